@@ -333,14 +333,9 @@ class IntervalJoinSpec(OperatorSpec):
 
 @dataclass(frozen=True)
 class WindowSpec(KeyedSpec):
-    """``key_by(...).window(assigner)`` with its trigger, evictor, allowed lateness, late
-    data tag and window function (Flink's ``WindowOperator``; ``window_all``: one subtask,
-    every record under one key).
-
-    ``function_kind`` is how the window's contents become output: ``reduce`` /
-    ``aggregate`` (``fn``, incrementally, optionally with a ``process_function`` that sees
-    the one result), ``process`` (a ProcessWindowFunction over the buffered records) or
-    ``apply`` (a WindowFunction)."""
+    """``key_by(...).window(assigner)`` (Flink's ``WindowOperator``; ``window_all``: one subtask).
+    ``function_kind``: ``reduce`` / ``aggregate`` (``fn``, incremental, optionally with a
+    ``process_function``), ``process`` or ``apply``."""
 
     kind: ClassVar[str] = "window"
     functions: ClassVar[tuple[str, ...]] = (

@@ -42,9 +42,8 @@ def _reason(exc: Exception) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit 0 when every transcript passed; 1 when one failed; 2 when a path or a
-    transcript could not be read or run (each is reported with its path and why, and the
-    run goes on with the others), or when no transcript was found at all."""
+    """Exit 0 when every transcript passed, 1 when one failed, 2 when a path or transcript could not
+    be read or run (each reported; the others still run) or none was found."""
     parser = argparse.ArgumentParser(prog="python -m winviz.conformance")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run transcripts and check (or print) what they cause")

@@ -1,8 +1,5 @@
-"""Loads transcripts, runs them step by step, and checks every ``expect*`` field.
-
-A transcript that cannot be executed (unknown field, bad value) raises ``TranscriptError``
-naming the file, the step and the field — it never passes silently.
-"""
+"""Loads transcripts, runs them step by step, and checks every ``expect*`` field; a transcript that
+cannot be executed raises ``TranscriptError`` naming file, step and field."""
 
 from __future__ import annotations
 
@@ -22,16 +19,13 @@ TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
 
 
 MAX_EXPANDED_NODES = 100_000
-"""The most YAML nodes a transcript may hold once its aliases are expanded (the largest
-shipped transcript has a few hundred). YAML aliases share a node, so nested ones (a "billion
-laughs": ``a: &a [x, x]``, ``b: &b [*a, *a]`` …) take little text and memory to parse but
-grow exponentially as soon as anything walks the values; ``load`` refuses them first."""
+"""The most YAML nodes a transcript may hold with its aliases expanded: nested aliases (a "billion
+laughs") grow exponentially, so ``load`` refuses them first."""
 
 
 def _expanded_size(root: yaml.Node, path: Path) -> None:
-    """Refuse a node graph that would hold more than ``MAX_EXPANDED_NODES`` nodes with its
-    aliases expanded: counted over the graph (each node once, its size remembered), so
-    without expanding anything."""
+    """Refuse a node graph of more than ``MAX_EXPANDED_NODES`` nodes with its aliases expanded,
+    counted without expanding anything."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()  # entered, not yet sized: met again, it contains itself
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
@@ -69,9 +63,7 @@ def _expanded_size(root: yaml.Node, path: Path) -> None:
 
 
 def _repeated_key(root: yaml.Node, path: Path) -> None:
-    """Refuse a mapping that repeats a key: ``yaml.safe_load`` keeps the last value silently,
-    so a step's second ``expect:`` would drop the first one unchecked. Read from the YAML
-    node graph (``yaml.compose``: no value is constructed)."""
+    """Refuse a mapping that repeats a key (``yaml.safe_load`` would keep the last silently)."""
     stack, seen_nodes = [root] if root is not None else [], set()
     while stack:
         node = stack.pop()
@@ -95,9 +87,8 @@ def _repeated_key(root: yaml.Node, path: Path) -> None:
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """Parse and validate one transcript file (the file name is kept as ``_file``). A file
-    that is not YAML, repeats a key in a mapping, or lacks the top-level fields raises
-    ``TranscriptError`` naming the file and what is wrong."""
+    """Parse and validate one transcript file (kept as ``_file``); ``TranscriptError`` names the
+    file and what is wrong."""
     path = Path(path)
     text = path.read_text()
     try:
@@ -162,11 +153,8 @@ def _canon(value: Any) -> str:
 
 
 def check_transcript(doc: dict[str, Any]) -> str | None:
-    """None when every expectation holds, else the first failure ``step N: ...``.
-
-    A step may say ``expect_error: "text"``: the operator must raise there (as Flink does),
-    with ``text`` in the message; it must be the last step.
-    """
+    """None when every expectation holds, else the first failure ``step N: ...``. A step may say
+    ``expect_error: "text"`` (the last step): the operator must raise there, with ``text``."""
     driver_cls = DRIVERS[doc["operator"]["kind"]]
     steps = doc["steps"]
     where = doc.get("_file", doc["name"])

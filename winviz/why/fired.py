@@ -1,8 +1,5 @@
-"""``why_fired``: each firing of a window — its cause (an element, an event-time timer, a
-processing-time timer, the end of input or of a key, a session merge), first firing or
-re-firing, late firing or not, and the input whose watermark advance raised the watermark
-(Flink's ``WindowOperator.onEventTime`` / ``onElement`` and ``StatusWatermarkValve``).
-"""
+"""``why_fired``: each firing of a window, its cause and what raised the watermark (Flink's
+``WindowOperator.onEventTime`` / ``onElement`` and ``StatusWatermarkValve``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The sentence of a why-answer, rendered from its claims only (``render``): one function per
-claim type, in the words of ``winviz.trace.vocabulary``; times printed by name (MIN, MAX).
-"""
+"""The sentence of a why-answer, rendered from its claims only: one function per claim type."""
 
 from __future__ import annotations
 

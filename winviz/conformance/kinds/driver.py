@@ -1,8 +1,6 @@
-"""The base of every transcript kind's driver (``Driver``: it checks a step's keys and runs it),
-and the reading of a transcript's values that all kinds share: integers that may be spelled as
-strings, ``MIN``/``MAX``, windows (``[start, end]`` or ``null`` for the ``GlobalWindow``),
-expected values, and the timer/state count check.
-"""
+"""The base of every transcript driver, and the value reading all kinds share: integers (or
+``MIN``/``MAX``), windows (``[start, end]``, ``null`` for the ``GlobalWindow``), expected values and
+the timer/state count check."""
 
 from __future__ import annotations
 
@@ -29,9 +27,8 @@ def parse_int_like(value: Any, where: str) -> int:
 
 
 def normalise_expected(value: Any, where: str = "expect") -> Any:
-    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively. A record's ``ts``
-    and a window's bounds are times: anything but an integer, "MIN" or "MAX" there is a
-    ``TranscriptError`` naming ``where`` (the file, step and field) and the value."""
+    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively; a record's ``ts`` and a
+    window's bounds must be times (else ``TranscriptError``)."""
     if isinstance(value, str) and value in ("MIN", "MAX"):
         return parse_int_like(value, "")
     if isinstance(value, (list, tuple)):
@@ -125,9 +122,7 @@ class Driver:
         return parse_int_like(values[name], self.at(index, field or name))
 
     def time_step(self, op: Any, step: dict[str, Any], index: int) -> None:
-        """A step of ``TIME_STEPS`` on an operator as its test harness runs it: a
-        ``watermark`` (``processWatermark``), a ``processing_time`` (the harness's
-        ``setProcessingTime``) or the ``end`` of input (the MAX watermark); else nothing."""
+        """A ``watermark``, ``processing_time`` or ``end`` step, as the harness runs it."""
         if "watermark" in step:
             op.process_watermark(self.int_in(index, step, "watermark"))
         elif "processing_time" in step:

@@ -1,8 +1,4 @@
-"""The input family of transcript kinds, how records reach an operator: ``partitioner`` (Flink's
-``KeyGroupStreamPartitioner`` / ``RebalancePartitioner`` choosing a channel) and ``two_input``
-(a ``KeyedCoProcessOperator`` combining its inputs' watermarks with an
-``IndexedCombinedWatermarkStatus``).
-"""
+"""The input kinds: ``partitioner`` (which channel a record goes to) and ``two_input``."""
 
 from __future__ import annotations
 
@@ -18,13 +14,8 @@ from winviz.partitioners import KeyGroupStreamPartitioner, RebalancePartitioner
 
 
 class PartitionerDriver(Driver):
-    """Kind ``partitioner``: which channel (downstream subtask) a record goes to.
-
-    ``partitioner: hash`` is Flink's ``KeyGroupStreamPartitioner`` (``key_by``): a step's ``key``
-    goes to key group ``murmur(hashCode) % max_parallelism`` and channel
-    ``key_group * parallelism // max_parallelism``. ``partitioner: rebalance`` is
-    ``RebalancePartitioner``: every step sends one record, round-robin from channel ``first``
-    (Flink draws that first channel at random; winviz's upstream subtask i starts at i)."""
+    """Kind ``partitioner``: ``hash`` is Flink's ``KeyGroupStreamPartitioner`` (a step's ``key`` →
+    key group and channel), ``rebalance`` the ``RebalancePartitioner`` from channel ``first``."""
 
     OPERATOR_KEYS = frozenset({"kind", "partitioner", "parallelism", "max_parallelism", "first"})
     STEP_KEYS = frozenset({"key", "record", "expect_channel", "expect_key_group"})
@@ -100,11 +91,8 @@ class _CoFunctionFromSteps(KeyedCoProcessFunction):
 
 
 class TwoInputDriver(Driver):
-    """Kind ``two_input``: a ``KeyedCoProcessOperator`` whose two inputs each have an input
-    gate with ``channels[i]`` channels (a ``StatusWatermarkValve`` each, as Flink's
-    ``StreamTwoInputProcessor``); the operator combines the two with an
-    ``IndexedCombinedWatermarkStatus`` (``AbstractStreamOperator.processWatermark1/2``,
-    ``processWatermarkStatus1/2``)."""
+    """Kind ``two_input``: a ``KeyedCoProcessOperator`` whose inputs each have a gate of
+    ``channels[i]`` channels, combined with an ``IndexedCombinedWatermarkStatus``."""
 
     OPERATOR_KEYS = frozenset({"kind", "channels"})
     STEP_KEYS = frozenset(

@@ -1,7 +1,5 @@
-"""The timer family of transcript kinds: ``timers`` (a ``KeyedProcessOperator`` whose function
-registers and deletes the timers the steps name) and ``timer_service`` (Flink's
-``InternalTimerServiceImpl`` on its own).
-"""
+"""The timer kinds: ``timers`` (a ``KeyedProcessOperator`` registering the steps' timers) and
+``timer_service`` (``InternalTimerServiceImpl`` alone)."""
 
 from __future__ import annotations
 

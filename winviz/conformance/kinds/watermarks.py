@@ -1,7 +1,4 @@
-"""The watermark family of transcript kinds: ``valve`` (Flink's ``StatusWatermarkValve``),
-``bounded_out_of_orderness`` (``BoundedOutOfOrdernessWatermarks``) and ``watermark_generator``
-(the other generators, with ``WatermarksWithIdleness``).
-"""
+"""The watermark kinds: ``valve``, ``bounded_out_of_orderness`` and ``watermark_generator``."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The window family of transcript kinds: ``window`` (Flink's ``WindowOperator`` in its test
-harness), ``trigger`` (``TriggerTestHarness``), ``assigner`` (a ``WindowAssigner``'s
-``assignWindows``) and ``merging_window_set`` (``MergingWindowSet``), with the builders that
-turn a transcript's ``operator:`` into the assigner, trigger, evictor and function.
-"""
+"""The window kinds: ``window`` (``WindowOperator``), ``trigger`` (``TriggerTestHarness``),
+``assigner`` and ``merging_window_set``, with the builders of assigner, trigger, evictor and
+function."""
 
 from __future__ import annotations
 
