@@ -230,17 +230,8 @@ class SumAggregate(AggregateFunction[Any, Any, Any]):
         return a + b
 
 
-class CountAggregate(AggregateFunction[Any, int, int]):
+class CountAggregate(SumAggregate):
     """Counts elements."""
 
-    def create_accumulator(self) -> int:
-        return 0
-
-    def add(self, value: Any, accumulator: int) -> int:
+    def add(self, value: Any, accumulator: Any) -> Any:
         return accumulator + 1
-
-    def get_result(self, accumulator: int) -> int:
-        return accumulator
-
-    def merge(self, a: int, b: int) -> int:
-        return a + b
