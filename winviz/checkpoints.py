@@ -252,9 +252,7 @@ def _check_parts(rt: JobRuntime, snapshot: CompletedCheckpoint) -> None:
 
 class CheckpointCoordinator:
     """Plans and takes the checkpoints of one run, injects the planned failures and restores
-    (Flink's ``CheckpointCoordinator`` plus the restart after a failure). The runtime calls
-    ``at_cut(n, next_arrival)`` between two source records; ``next_cut`` and ``next_trigger_time``
-    say where a batch of records must stop."""
+    (Flink's ``CheckpointCoordinator``); the runtime calls ``at_cut`` between two source records."""
 
     def __init__(
         self,
@@ -362,9 +360,7 @@ class CheckpointCoordinator:
     # -- restoring ------------------------------------------------------------------------------
 
     def restore_from(self, snapshot: Any) -> dict[str, int]:
-        """Start the run from ``snapshot`` (``execute(restore_from=...)``; the operators are
-        built and open): check that it belongs to the job, load it; returns the source
-        positions to read on from."""
+        """Start the run from ``snapshot`` (checked, then loaded); returns the source positions."""
         check_snapshot(self.runtime, snapshot)
         for what, cuts in (("at_records", self.planned), ("fail_at", self.failures)):
             if early := sorted(n for n in cuts if n < snapshot.source_records):

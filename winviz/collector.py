@@ -40,9 +40,8 @@ def paused() -> Iterator[None]:
 
 @contextmanager
 def fewer_full_collections(threshold: int | None) -> Iterator[None]:
-    """Raise ``gc``'s third threshold (young passes between two full ones) to ``threshold``
-    (when lower) for the ``with`` body, then restore it if nobody changed it meanwhile.
-    None leaves the collector alone."""
+    """Raise ``gc``'s third threshold to ``threshold`` for the ``with`` body, then restore it if
+    nobody changed it meanwhile; None leaves the collector alone."""
     before = gc.get_threshold()
     if threshold is None or before[2] >= threshold:
         yield

@@ -29,10 +29,8 @@ _COPY_HOOKS = (
 )
 _ITEMS = ("",)
 _RECORD_FIELDS: dict[type, tuple[str, ...] | None] = {}
-"""Per type: where its instances' values are when it may be an immutable record — ``("",)``
-for a namedtuple (its items); for a frozen dataclass its slots' names, with ``"__dict__"``
-first when its instances have a ``__dict__`` (all its values) — or None: never immutable,
-copied. Filled on first sight of a type (``_record_fields``)."""
+"""Per type: where its instances' values are when it may be an immutable record (``("",)`` for a
+namedtuple's items, a frozen dataclass's slots and ``"__dict__"``), or None: always copied."""
 
 
 def _record_fields(cls: type) -> tuple[str, ...] | None:
@@ -45,10 +43,9 @@ def _record_fields(cls: type) -> tuple[str, ...] | None:
 
 
 def _decide_record_fields(cls: type) -> tuple[str, ...] | None:
-    """The rule of ``_RECORD_FIELDS``: a class that takes over copying is never shared; a
-    tuple subclass whose instances have no ``__dict__`` (a namedtuple) is read as its items;
-    a class decorated with ``@dataclass(frozen=True)`` itself (not a subclass of one, which
-    may set attributes) by its ``__dict__`` and every slot of its classes."""
+    """The rule of ``_RECORD_FIELDS``: a class with copying hooks of its own is always copied; a
+    namedtuple is read as its items; a class itself decorated ``@dataclass(frozen=True)`` by its
+    ``__dict__`` and slots."""
     for klass in cls.__mro__[:-1]:  # (object's own hooks copy the state as it is)
         for hook in _COPY_HOOKS:
             f = klass.__dict__.get(hook)
@@ -80,10 +77,8 @@ def _record_immutable(value: Any, fields: tuple[str, ...]) -> bool:
 
 
 def is_immutable(value: Any) -> bool:
-    """True when nothing in ``value`` can be changed in place: an atomic value, a tuple or
-    frozenset whose items are immutable (to any depth), or an immutable record (a frozen
-    dataclass or namedtuple, see the module) whose values are. A tuple key such as
-    ``(("eu", "web"), 3)`` is immutable; a tuple holding a list is not."""
+    """True when nothing in ``value`` can be changed in place (atomic values, and tuples, frozensets
+    and immutable records of them, to any depth)."""
     cls = value.__class__
     if cls in _ATOMIC:
         return True

@@ -128,10 +128,8 @@ class StreamExecutionEnvironment:
         self.runtime_mode = RuntimeExecutionMode.STREAMING
 
     def set_runtime_mode(self, mode: RuntimeExecutionMode | str) -> StreamExecutionEnvironment:
-        """Flink's ``env.setRuntimeMode``: STREAMING (the default), BATCH, or AUTOMATIC (BATCH
-        when every source is bounded, which every winviz source is). In BATCH a keyed operator
-        gets its records grouped by key and sorted by timestamp, with no watermarks but MAX at
-        the end of each key (``winviz.batch_execution``)."""
+        """Flink's ``env.setRuntimeMode``: STREAMING (the default), BATCH or AUTOMATIC (BATCH: every
+        winviz source is bounded); see ``winviz.batch_execution``."""
         self.runtime_mode = runtime_mode(mode)
         return self
 
@@ -148,9 +146,8 @@ class StreamExecutionEnvironment:
         return self.parallelism
 
     def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
-        """Flink's ``env.setMaxParallelism``: the number of key groups of every keyed operator
-        that sets none (1..32768). Without it each operator uses Flink's default:
-        ``compute_default_max_parallelism(parallelism)``."""
+        """Flink's ``env.setMaxParallelism``: the key groups of every keyed operator that sets none
+        (1..32768; else ``compute_default_max_parallelism``)."""
         self.max_parallelism = check_max_parallelism(max_parallelism)
         return self
 
@@ -235,9 +232,8 @@ class StreamExecutionEnvironment:
         return self
 
     def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
-        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (3 by default): how many
-        update intervals' samples of a watermark alignment checks behind the latest; 0 checks
-        the latest watermark (Flink before 2.3). See ``winviz.alignment``."""
+        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (3 by default; 0: the latest
+        watermark, as before 2.3). See ``winviz.alignment``."""
         self.watermark_alignment_buffer_size = check_buffer_size(size)
         return self
 
@@ -277,9 +273,8 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Any] | None,
         where: str = "",
     ) -> Batch:
-        """The validated records as one ``Batch`` (arrival times, indices, values,
-        timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
-        the partition in error fields."""
+        """The validated records as one ``Batch``; ``where`` (e.g. ``[1]``) names the partition in
+        errors."""
         kinds = kinds_of(values)  # (also what all_immutable needs, found once)
         if _NONE_TYPE in kinds:
             index = next(i for i, v in enumerate(values) if v is None)
@@ -477,9 +472,7 @@ class StreamExecutionEnvironment:
 
 
 def _record_cuts(at_records: Any) -> tuple[int, ...]:
-    """``enable_checkpointing(at_records=...)``: several record counts (a list, a tuple, a
-    range), each an int >= 0, sorted and without repeats; one bare count, a str or a bool is
-    refused, saying what is expected."""
+    """``enable_checkpointing(at_records=...)``: record counts (ints >= 0), sorted, unique."""
     expected = "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]"
     if isinstance(at_records, (str, bytes, numbers.Number)) or not isinstance(at_records, Iterable):
         raise ArgumentTypeError(
@@ -581,9 +574,8 @@ class DataStream:
         return DataStream(self.env, self.env._add(PartitionSpec(FORWARD), FORWARD, [self.node]))
 
     def connect(self, other: DataStream) -> ConnectedStreams:
-        """Flink's ``connect``: two streams (of possibly different types) into one two-input
-        operator, ``.process(CoProcessFunction)`` — or ``.key_by(k1, k2).process(
-        KeyedCoProcessFunction)``. Its watermark is the minimum of the two inputs'."""
+        """Flink's ``connect``: two streams into one two-input operator (``.process`` /
+        ``.key_by(k1, k2).process``), whose watermark is the minimum of the two inputs'."""
         if not isinstance(other, DataStream):
             raise ArgumentTypeError(
                 "connect needs a DataStream of the same environment",
@@ -623,9 +615,8 @@ class DataStream:
         return self._then(FlatMapSpec(fn), "flat_map")
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
-        """Timestamps and watermarks from ``strategy``; right after a partitioned source
-        (``env.from_partitions``) one generator per partition (Flink's per-split
-        watermarks)."""
+        """Timestamps and watermarks from ``strategy``; right after a partitioned source one
+        generator per partition (Flink's per-split watermarks)."""
         if not isinstance(strategy, WatermarkStrategy):
             raise ArgumentTypeError(
                 "assign_timestamps_and_watermarks takes a WatermarkStrategy",
@@ -823,9 +814,7 @@ _NONE_TYPE = type(None)
 
 
 def _snapshot(value: Any) -> Any:
-    """A source record as it is now: ``copy_record``'s copy (the value itself when nothing
-    in it can change). A value no copy can be made of (a lock, an open file) stays itself,
-    as before: the job gets it as it is then."""
+    """A source record as it is now (``copy_record``); one that cannot be copied stays itself."""
     try:
         return copy_record(value)
     except (TypeError, copy.Error):

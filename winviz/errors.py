@@ -66,9 +66,7 @@ class KeySelectionError(InputError):
 
 
 class StateCopyError(WinvizError, TypeError):
-    """State that a checkpoint cannot copy (a lock, an open file, a generator): Flink
-    serializes every state value with its ``TypeSerializer`` and fails the checkpoint the
-    same way. Names the operator, the state entry and the cause."""
+    """State a checkpoint cannot copy (a lock, a file): Flink fails the checkpoint the same way."""
 
 
 class FunctionNotSerializableError(WinvizError, TypeError):
@@ -77,9 +75,8 @@ class FunctionNotSerializableError(WinvizError, TypeError):
 
 
 class FunctionResultError(WinvizError, TypeError):
-    """A user function returned something the operator cannot use (``flat_map`` returning
-    an int or None, ``reduce`` returning None, a watermark function returning a str):
-    names the function, the operator, the record and what was expected."""
+    """A user function returned something the operator cannot use (``flat_map`` an int, ``reduce``
+    None …)."""
 
     def __init__(
         self,
@@ -219,9 +216,7 @@ class SnapshotRestoreError(InputError):
 
 
 class SnapshotMismatchError(SnapshotRestoreError):
-    """The snapshot belongs to another job: another checkpoint format version, or operators
-    (names — winviz's uids —, kinds, parallelism, key groups), sources or exchanges that
-    differ; the message lists every difference."""
+    """The snapshot belongs to another job; the message lists every difference."""
 
 
 class DamagedSnapshotError(SnapshotRestoreError):

@@ -85,10 +85,9 @@ class AggregateFunction(Generic[IN, ACC, OUT]):
 
 
 class ProcessWindowFunction(Generic[IN, OUT]):
-    """Flink's ``ProcessWindowFunction``. ``context`` offers ``window()``,
-    ``current_watermark()``, ``current_processing_time()``, ``output(tag, value)``,
-    ``window_state()`` (per key and window; refused on merging windows, as Flink's
-    ``MergingWindowStateStore`` refuses it) and ``global_state()`` (per key)."""
+    """Flink's ``ProcessWindowFunction``. ``context``: ``window()``, ``current_watermark()``,
+    ``current_processing_time()``, ``output(tag, value)``, ``window_state()`` (refused on merging
+    windows, as Flink) and ``global_state()``."""
 
     def process(
         self, key: Any, context: Any, elements: list[IN], out: Collector
@@ -96,9 +95,8 @@ class ProcessWindowFunction(Generic[IN, OUT]):
         raise NotImplementedError
 
     def clear(self, context: Any) -> None:
-        """Called when the window is cleaned up (Flink's ``clearAllState`` calls it last).
-        Clear the window's ``context.window_state()`` here: the operator does not, and what
-        is left stays in the state for good."""
+        """Called when the window is cleaned up (Flink's ``clearAllState``): clear
+        ``context.window_state()`` here, the operator does not."""
 
 
 class KeyedProcessFunction(Generic[IN, OUT]):
@@ -117,9 +115,8 @@ class KeyedProcessFunction(Generic[IN, OUT]):
 
 
 class CoProcessFunction(Generic[IN, OUT]):
-    """Flink's ``CoProcessFunction``: one function for the two inputs of
-    ``a.connect(b).process(...)``. ``ctx`` offers ``timestamp()``, ``timer_service()`` (its
-    clocks only: setting timers needs keyed streams, as in Flink) and ``output(tag, value)``."""
+    """Flink's ``CoProcessFunction`` for ``a.connect(b).process(...)``; its ``ctx`` sets no timers
+    (that needs keyed streams, as in Flink)."""
 
     def open(self, ctx: Any) -> None:
         """Called once before the first element."""
@@ -182,9 +179,8 @@ class FlatJoinFunction(Generic[IN, OUT]):
 
 
 class CoGroupFunction(Generic[IN, OUT]):
-    """Flink's ``CoGroupFunction`` of a window coGroup: ``co_group(first, second, out)`` gets
-    the elements of both inputs in one window of one key (either list may be empty); a plain
-    function ``(first, second, out)`` works too."""
+    """Flink's ``CoGroupFunction``: ``co_group(first, second, out)`` per window and key (either list
+    may be empty); a plain function works too."""
 
     def co_group(
         self, first: list[Any], second: list[Any], out: Collector

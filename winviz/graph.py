@@ -448,9 +448,8 @@ class Node:
 
 
 class StreamGraph(Protocol):
-    """What the runtime reads of a job (Flink's ``StreamGraph``, from
-    ``env.getStreamGraph()``): the nodes in topological order and the job-wide settings.
-    ``StreamExecutionEnvironment`` is one."""
+    """What the runtime reads of a job (Flink's ``StreamGraph``): the nodes in topological order and
+    the job-wide settings."""
 
     nodes: list[Node]
     parallelism: int

@@ -92,11 +92,9 @@ def null_key_error(value: Any, index: int | None) -> KeySelectionError:
 
 
 class JavaKey(tuple):
-    """A key whose Java identity Python's ``==`` would lose (a bool, a float, or a tuple with
-    one in it): the tuple of that identity — its type and value per field, a Double by its
-    bits — so that ``JavaKey(True)`` is neither the int ``1`` nor the ``JavaKey`` of ``1.0``,
-    compared and hashed as a tuple (at C speed). No key equals one: a key cannot hold a type
-    object. ``value`` is the user's key; ``repr`` shows it."""
+    """A key whose Java identity Python's ``==`` would lose (a bool, a float, or a tuple with one):
+    the tuple of its type and value per field (a Double by its bits), compared and hashed as a
+    tuple. ``value`` is the user's key; ``repr`` shows it."""
 
     value: Any
 
@@ -229,9 +227,7 @@ def _bit_mix(x: int) -> int:
 
 
 def murmur_hash(code: int) -> int:
-    """Flink's ``MathUtils.murmurHash(int)``: a non-negative int. ``code`` is a key's Java
-    ``hashCode`` (``java_hash_code(key)``), not the key: another type raises
-    ``ArgumentTypeError``."""
+    """Flink's ``MathUtils.murmurHash(int)`` of a key's Java ``hashCode`` (a non-negative int)."""
     if isinstance(code, bool) or not isinstance(code, numbers.Integral):
         raise ArgumentTypeError(
             f"murmur_hash() takes a key's Java hashCode, not {type(code).__name__}",

@@ -69,9 +69,8 @@ class RebalancePartitioner:
 
 @dataclass
 class KeyGroupStreamPartitioner:
-    """``key_by``: key → key group (with the downstream's ``max_parallelism``) → subtask.
-    Key groups of keys already seen are cached (the hash is pure), by their internal key
-    (``winviz.keygroups.KeyRule``): ``1`` and ``True`` hash apart, as in Java."""
+    """``key_by``: key → key group (downstream ``max_parallelism``) → subtask, cached per internal
+    key (``1`` and ``True`` hash apart, as in Java)."""
 
     key_selector: Callable[[Any], Any]
     num_channels: int
@@ -79,9 +78,8 @@ class KeyGroupStreamPartitioner:
     _cache: dict[Any, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def route(self, key: Any, internal: Any = None) -> tuple[int, int]:
-        """``(key_group, channel)`` of a key; ``internal`` its internal key when it is not the key
-        itself (the cache's key). Without one only a str or int key is cached (Python's ``==``
-        merges ``1`` and ``True``, which Java keeps apart)."""
+        """``(key_group, channel)`` of a key, cached by ``internal`` (its internal key) when given,
+        else only for a str or int key."""
         cached = internal is not None or key.__class__ is str or key.__class__ is int
         cache_key = key if internal is None else internal
         hit = self._cache.get(cache_key) if cached else None

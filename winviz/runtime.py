@@ -83,9 +83,8 @@ from winviz.trace import Trace
 
 @dataclass
 class JobExecutionResult:
-    """What a run produced: each sink's records, each side output's records, per-operator
-    metrics and the trace; with checkpointing, the completed checkpoints and the restores
-    after failures."""
+    """What a run produced: sink and side-output records, per-operator metrics, the trace, and the
+    checkpoints and restores."""
 
     job_name: str
     outputs: dict[str, list[Record]] = field(default_factory=dict)
@@ -121,9 +120,8 @@ def _frame(records: list[Record]):
 
 
 class _FanOut(Output):
-    """Sends records, watermarks and watermark statuses to every downstream operator (or its
-    input channel, when it has several inputs); side outputs to the consumers of that tag and
-    to the result."""
+    """Sends records, watermarks and statuses to every downstream operator (or input channel); side
+    outputs to that tag's consumers and to the result."""
 
     def __init__(self, runtime: JobRuntime, node: Node) -> None:
         self.runtime = runtime
@@ -168,9 +166,7 @@ class _FanOut(Output):
 
 
 class _ToOne(_FanOut):
-    """A ``_FanOut`` with a single target, made when the job is wired (``_FanOut.wired``):
-    ``collect`` is that target's ``process_element`` itself, bound here (as
-    ``winviz.operators.inputs.InputChannel`` binds its operator's)."""
+    """A ``_FanOut`` with one target: ``collect`` is that target's ``process_element``, bound."""
 
     collect: Callable[[Any, int | None], None]
 
@@ -207,8 +203,7 @@ class JobRuntime:
 
     use_steady_loop = True
     """Whether batches without checkpointing and processing-time timers go through
-    ``_read_steady_batches`` (else ``_read_input``'s general loop); tests turn it off to
-    check the two against each other, trace byte for byte."""
+    ``_read_steady_batches``; tests turn it off to compare the two loops' traces."""
 
     gc_full_collection_threshold: int | None = 100
     """During ``run`` CPython's third GC threshold (young collections between two full ones) is
@@ -341,9 +336,8 @@ class JobRuntime:
 
     @staticmethod
     def _resolve(node: Node, partitioner: str | None = None) -> list[tuple[Node, str | None]]:
-        """The operators that feed ``node``'s consumer, one per input edge, with the
-        partitioner asked for on the way (``rebalance()`` / ``forward()``; the one nearest to
-        the consumer wins): unions and partitionings are no operators."""
+        """The operators that feed ``node``'s consumer, one per edge, with the partitioner asked for
+        on the way (the nearest wins): unions and partitionings are no operators."""
         if isinstance(node.spec, UnionSpec):
             return [e for parent in node.inputs for e in JobRuntime._resolve(parent, partitioner)]
         if isinstance(node.spec, PartitionSpec):
@@ -354,9 +348,8 @@ class JobRuntime:
     def _edges(
         self, node: Node, inputs: list[Node], key_selector: Any
     ) -> list[tuple[Node, str, Any]]:
-        """``(upstream node, partitioner, key selector)`` of each edge of one input of
-        ``node``: ``key_by`` (a key selector) always hashes; otherwise the partitioner asked
-        for, else Flink's default (forward for equal parallelisms, else rebalance)."""
+        """``(upstream node, partitioner, key selector)`` per edge of one input: ``key_by`` hashes,
+        else the partitioner asked for, else Flink's default."""
         down = self.parallelism[node]
         edges = []
         for parent, asked in (e for i in inputs for e in self._resolve(i)):
@@ -569,9 +562,8 @@ class JobRuntime:
     def _segments(
         self, positions: dict[str, int] | None = None
     ) -> Iterator[tuple[SourceOperator, int, int]]:
-        """Runs ``(source, start, end)`` of consecutive records of one source (and of one of
-        its partitions), in arrival order over all sources (equal arrival times: the source
-        defined first goes first), from each source's ``positions`` (a replay) or the start."""
+        """Runs ``(source, start, end)`` of one source (and partition), in arrival order over all
+        sources (ties: the source defined first), from ``positions`` (a replay) or the start."""
         for src, start, end in self._source_runs(positions or {}):
             parts = src.partitions
             if parts is None:
@@ -677,9 +669,8 @@ class JobRuntime:
         return self.result
 
     def _read_input(self, positions: dict[str, int] | None, batching: bool) -> None:
-        """Hand every source record over at its arrival time (from ``positions`` on, after a
-        restore). With checkpointing the coordinator sees every cut between two records, and
-        a batch never runs past a cut where it has something to do."""
+        """Hand every source record over at its arrival time (from ``positions`` on); a batch never
+        runs past a cut where the checkpoint coordinator has something to do."""
         job = self.job
         coordinator = self.coordinator
         checkpointing = coordinator.active

@@ -64,9 +64,7 @@ _STATE_TYPES: dict[type, str] = {
 
 
 def add_to_contents(desc: Any, current: Any, record: Any) -> Any:
-    """The contents of reducing or aggregating state after ``record`` is added to ``current``
-    (None: none yet; Flink's ``HeapReducingState`` / ``HeapAggregatingState.add``):
-    ``first_contents`` for the first record, else ``contents_step``'s step."""
+    """Reducing or aggregating contents after adding ``record`` to ``current`` (None: none yet)."""
     if current is None:
         return first_contents(desc, record)
     step, record_first = contents_step(desc)
@@ -83,9 +81,8 @@ def first_contents(desc: Any, record: Any) -> Any:
 
 
 def contents_step(desc: Any) -> tuple[Callable[[Any, Any], Any], bool]:
-    """How a record is added to contents there are already: the user's function (a loop calls
-    it with no frame in between) and whether it takes the record first — ``reduce(contents,
-    record)`` in reducing state, ``AggregateFunction.add(record, accumulator)`` in aggregating."""
+    """How a record is added to contents: the user's function, and whether it takes the record first
+    (``AggregateFunction.add(record, acc)``) or not (``reduce(contents, record)``)."""
     if desc.__class__ is ReducingStateDescriptor:
         return desc.reduce, False
     return desc.function.add, True
@@ -128,9 +125,7 @@ class KeyedStateBackend:
         return value
 
     def add(self, desc: StateDescriptor, key: Any, namespace: Any, value: Any) -> None:
-        """``AppendingState.add`` for reducing, list and aggregating state (Flink's
-        ``HeapReducingState`` / ``HeapAggregatingState`` / ``HeapListState.add``): the new
-        contents by ``add_to_contents``, or the list with ``value`` appended."""
+        """``AppendingState.add`` for reducing, list and aggregating state."""
         if not isinstance(
             desc, ReducingStateDescriptor | ListStateDescriptor | AggregatingStateDescriptor
         ):

@@ -44,9 +44,8 @@ def in_long_range(value: int) -> bool:
 
 
 def duration_ms(value: Any, *, what: str = "duration") -> int:
-    """A duration given as int milliseconds or ``timedelta`` (also pandas ``Timedelta``),
-    within Java's ``long`` range (``LongRangeError`` otherwise: Flink's ``long`` would wrap);
-    a float, bool or str is refused (``ArgumentTypeError``)."""
+    """A duration as int ms or a ``timedelta`` (pandas' too) in Java's ``long`` range
+    (``LongRangeError``); a float, bool or str: ``ArgumentTypeError``."""
     if value.__class__ is int:
         ms = value
     elif isinstance(value, bool) or not (
@@ -117,9 +116,8 @@ def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
 
 
 def _scaled(n: Any, unit_ms: int, what: str) -> int:
-    """``n`` units of ``unit_ms`` milliseconds, rounded to whole ms: ``n`` an int or a finite
-    float (no bool, str or None: ``ArgumentTypeError``), the result within Java's ``long``
-    (``LongRangeError``: ``Duration.toMillis`` throws ``ArithmeticException`` there)."""
+    """``n`` units of ``unit_ms`` ms, rounded (``n`` an int or finite float), in Java's ``long``
+    range."""
     if isinstance(n, bool) or not isinstance(n, numbers.Real):
         raise ArgumentTypeError(
             f"{what}() takes a number, not {type(n).__name__}",
