@@ -6,7 +6,7 @@ once."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from winviz.time import MIN
 
@@ -52,3 +52,38 @@ class CombinedWatermarkStatus:
             self.combined = candidate
             return True
         return False
+
+
+@dataclass
+class WatermarkOutputMultiplexer:
+    """Flink's ``WatermarkOutputMultiplexer``: a source combines its splits' watermarks, and is
+    marked idle when every split is; ``emitted`` collects ("watermark", w) and ("idle", None).
+    Generators write at once (``on_event``) or deferred (``on_periodic_emit``: every split
+    first, then ``update_combined()``)."""
+
+    status: CombinedWatermarkStatus
+    emitted: list[tuple[str, int | None]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, n: int) -> WatermarkOutputMultiplexer:
+        return cls(CombinedWatermarkStatus.of(n))
+
+    @property
+    def partials(self) -> list[PartialWatermark]:
+        return self.status.partials
+
+    @property
+    def combined(self) -> int:
+        return self.status.combined
+
+    def update_combined(self) -> None:
+        """What the multiplexer does with ``updateCombinedWatermark``'s result: an increase is
+        emitted; then, if every split is idle, the source is marked idle."""
+        if self.status.update_combined_watermark():
+            self.emitted.append(("watermark", self.status.combined))
+        if self.status.is_idle():
+            self.emitted.append(("idle", None))
+
+    def drain(self) -> list[tuple[str, int | None]]:
+        out, self.emitted = self.emitted, []
+        return out
