@@ -15,8 +15,7 @@ from winviz.time import duration_ms
 
 
 def checked_function(fn: Any, what: str, field: str, expected: str) -> Any:
-    """``fn`` when it can be called, else ``ArgumentTypeError`` (Flink's ``checkNotNull`` of a
-    function or key selector)."""
+    """``fn`` when it can be called, else ``ArgumentTypeError`` (Flink's ``checkNotNull``)."""
     if not callable(fn):
         raise ArgumentTypeError(
             f"{what}() takes a function; {type(fn).__name__} is not callable",
@@ -33,8 +32,8 @@ AGGREGATE_METHODS = ("create_accumulator", "add", "get_result")
 def checked_methods(
     obj: Any, what: str, field: str, methods: tuple[str, ...], expected: str
 ) -> Any:
-    """``obj`` when it has these methods (a Flink function interface's); else
-    ``ArgumentTypeError`` naming the first one missing, when the pipeline is built."""
+    """``obj`` when it has these methods, else ``ArgumentTypeError`` naming the first one
+    missing."""
     for method in methods:
         if not callable(getattr(obj, method, None)):
             raise ArgumentTypeError(
@@ -47,8 +46,8 @@ def checked_methods(
 
 
 def checked_window_function(function: Any, what: str, *, required: bool = False) -> Any:
-    """A window's ``ProcessWindowFunction`` (an object with ``process``, or a function
-    ``(key, context, elements, out)``), or None where it is optional."""
+    """A ``ProcessWindowFunction`` or a function ``(key, context, elements, out)``; None if
+    optional."""
     if function is None and not required:
         return None
     if callable(getattr(function, "process", None)) or callable(function):
@@ -109,8 +108,7 @@ def check_parallelism(parallelism: Any) -> int:
 
 
 def check_max_parallelism(max_parallelism: Any) -> int:
-    """A maximum parallelism (number of key groups): an int in 1..32768 (Flink's
-    ``OperatorValidationUtils.validateMaxParallelism``)."""
+    """A number of key groups in 1..32768 (Flink's ``validateMaxParallelism``)."""
     if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
         raise ArgumentTypeError(
             f"a maximum parallelism must be an int, not {type(max_parallelism).__name__}",

@@ -46,14 +46,13 @@ if TYPE_CHECKING:
 
 
 CHECKPOINT_VERSION = 2
-"""The layout of ``CompletedCheckpoint`` and of the operators' snapshots; a restore refuses a
-snapshot of another version."""
+"""The layout of checkpoints; a restore refuses a snapshot of another version."""
 
 
 @dataclass(frozen=True)
 class CheckpointConfig:
-    """When to checkpoint: every ``interval`` ms of simulated processing time, and/or at the
-    cuts in ``at_records`` (after that many source records, in arrival order)."""
+    """When to checkpoint: every ``interval`` ms of processing time and/or at the ``at_records``
+    cuts."""
 
     interval: int | None = None
     at_records: tuple[int, ...] = ()
@@ -78,14 +77,13 @@ class CompletedCheckpoint:
     state_descriptors: Mapping[str, Mapping[str, str]] = field(
         default_factory=lambda: MappingProxyType({})
     )
-    """Each operator subtask's registered state (``StreamOperator.state_descriptors``): the
-    meta info a restore checks, as Flink's ``KeyedBackendSerializationProxy`` writes it."""
+    """Each subtask's registered state (Flink's ``KeyedBackendSerializationProxy`` meta info)."""
 
 
 @dataclass(frozen=True)
 class Restore:
-    """A failure and what the job restarted from (``checkpoint_id`` None: the beginning);
-    ``failed_at`` None: the run started from a snapshot (``execute(restore_from=...)``)."""
+    """A failure (``failed_at``; None: ``restore_from``) and its checkpoint (None: the
+    beginning)."""
 
     failed_at: int | None
     checkpoint_id: int | None
@@ -105,8 +103,7 @@ def _read_only(snapshot: dict[str, Any]) -> Mapping[str, Any]:
 
 
 def _operator_state(name: str, snapshot: dict[str, Any], checkpoint_id: int) -> Mapping[str, Any]:
-    """``_read_only`` of an operator's snapshot; when a value cannot be copied, a
-    ``StateCopyError`` naming the operator and the state entry (name, key, namespace)."""
+    """A read-only copy of an operator's snapshot, else ``StateCopyError`` naming the entry."""
     try:
         return _read_only(snapshot)
     except Exception as exc:
@@ -270,8 +267,7 @@ class CheckpointCoordinator:
         self.next_trigger_time: int | None = None
         self._restored_at: int | None = None
         self.initial: CompletedCheckpoint | None = None
-        """The snapshot the run started from (``execute(restore_from=...)``), if any: the
-        latest completed checkpoint until a new one completes."""
+        """The snapshot the run started from (``restore_from``), if any."""
 
     @property
     def active(self) -> bool:
@@ -321,8 +317,7 @@ class CheckpointCoordinator:
             raise SimulatedFailure(consumed)
 
     def trigger(self, consumed: int) -> CompletedCheckpoint:
-        """Snapshot every operator now (all of them have seen exactly the records before the
-        barrier: an aligned checkpoint)."""
+        """Snapshot every operator now (each has seen exactly the records before the barrier)."""
         rt = self.runtime
         positions: dict[str, int] = {}
         for src in rt.sources:
@@ -377,8 +372,7 @@ class CheckpointCoordinator:
         return positions
 
     def _load(self, checkpoint: CompletedCheckpoint) -> dict[str, int]:
-        """Load ``checkpoint`` into the freshly built and opened operators, roll sinks and side
-        outputs back, set the clock; returns the source positions to replay from."""
+        """Load ``checkpoint`` into the fresh operators, sinks and side outputs and the clock."""
         rt = self.runtime
         part = "operator"
         name = ""

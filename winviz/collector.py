@@ -26,8 +26,8 @@ def promote_to_oldest() -> None:
 
 @contextmanager
 def paused() -> Iterator[None]:
-    """No cyclic collection during the ``with`` body; what it made joins the oldest generation
-    (see the module docstring). The collector is enabled afterwards only if it was before."""
+    """No cyclic collection during the ``with`` body; then what it made joins the oldest
+    generation."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -77,8 +77,7 @@ class WatermarkOutputMultiplexer:
         return self.status.combined
 
     def update_combined(self) -> None:
-        """What the multiplexer does with ``updateCombinedWatermark``'s result: an increase is
-        emitted; then, if every split is idle, the source is marked idle."""
+        """Emit an increase of the combined watermark; mark the source idle when every split is."""
         if self.status.update_combined_watermark():
             self.emitted.append(("watermark", self.status.combined))
         if self.status.is_idle():

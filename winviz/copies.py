@@ -131,8 +131,7 @@ def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool
 
 
 def kinds_of(values: Sequence[Any], width: int = 1) -> set[type]:
-    """``set(map(type, values))``, without hashing each type when the types repeat with
-    period ``width`` (one type; the items of tuples of one shape, one after another)."""
+    """``set(map(type, values))``, hashing each type once when they repeat with period ``width``."""
     types = list(map(type, values))
     head = types[:width]
     if width and len(types) % width == 0 and types == head * (len(types) // width):
@@ -141,8 +140,8 @@ def kinds_of(values: Sequence[Any], width: int = 1) -> set[type]:
 
 
 def _fields_of(kind: type) -> tuple[str, ...] | None:
-    """Where the values inside an instance of ``kind`` (not atomic) are: ``_ITEMS`` for a
-    tuple or frozenset, else ``_record_fields``."""
+    """Where the values inside a ``kind`` are: ``_ITEMS`` for a tuple or frozenset, else its
+    fields."""
     return _ITEMS if kind is tuple or kind is frozenset else _record_fields(kind)
 
 

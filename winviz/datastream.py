@@ -137,8 +137,8 @@ class StreamExecutionEnvironment:
         return self.runtime_mode
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
-        """Flink's ``env.setParallelism``: the parallelism of every operator that sets none
-        (non-parallel sources such as ``from_collection`` stay at 1, as in Flink)."""
+        """Flink's ``env.setParallelism``: for every operator that sets none (non-parallel ones
+        stay 1)."""
         self.parallelism = check_parallelism(parallelism)
         return self
 
@@ -171,8 +171,8 @@ class StreamExecutionEnvironment:
     # -- naming ---------------------------------------------------------------------------
 
     def _unique(self, base: str) -> str:
-        """A name for a new operator: ``base``, else ``base_2``, ``base_3``… (the first one
-        no operator has)."""
+        """A new operator's name: ``base``, else ``base_2``, ``base_3``… (the first no operator
+        has)."""
         taken = {node.name for node in self.nodes}
         n = self._names.get(base, 0)
         name = base if n == 0 else f"{base}_{n + 1}"
@@ -183,8 +183,7 @@ class StreamExecutionEnvironment:
         return name
 
     def _claim(self, name: Any, what: str, node: Node | None = None) -> str:
-        """``name`` exactly, for a sink or an operator the user names: a ``NameClashError``
-        when another operator has it already (never a silent rename)."""
+        """``name`` exactly (never a silent rename), else ``NameClashError`` naming its holder."""
         if not isinstance(name, str) or not name:
             raise ArgumentTypeError(
                 f"{what}: a name must be a non-empty str",
@@ -238,8 +237,8 @@ class StreamExecutionEnvironment:
         return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
-        """Flink's ``ExecutionConfig.setAutoWatermarkInterval``: ms (or a timedelta) of
-        processing time between periodic watermarks, >= 0 (0 turns them off)."""
+        """Flink's ``setAutoWatermarkInterval``: ms (or a timedelta) between watermarks, >= 0 (0:
+        none)."""
         self.auto_watermark_interval = checked_watermark_interval(interval)
         return self
 
@@ -515,8 +514,7 @@ class DataStream:
         return DataStream(self.env, self.env._add(spec, base, [self.node, other.node]))
 
     def _same_environment(self, other: Any, what: str) -> DataStream:
-        """``other`` when it is a stream of this environment, else ``ArgumentTypeError``
-        (a window join / coGroup needs one)."""
+        """``other`` when it is a stream of this environment, else ``ArgumentTypeError``."""
         if not isinstance(other, DataStream) or other.env is not self.env:
             raise ArgumentTypeError(
                 f"{what}() needs a DataStream of the same environment",
@@ -556,21 +554,19 @@ class DataStream:
         return self
 
     def set_max_parallelism(self, max_parallelism: int) -> DataStream:
-        """Flink's ``setMaxParallelism``: the number of key groups of this operator (1..32768,
-        at least its parallelism); ``key_by`` routes by the consuming operator's."""
+        """Flink's ``setMaxParallelism``: this operator's key groups (1..32768, >= its
+        parallelism)."""
         self._operator_node("max_parallelism").max_parallelism = check_max_parallelism(
             max_parallelism
         )
         return self
 
     def rebalance(self) -> DataStream:
-        """Flink's ``rebalance()``: records go round-robin to the subtasks of the next
-        operator (see ``winviz.partitioners``); watermarks go to all of them."""
+        """Flink's ``rebalance()``: records round-robin to the next operator's subtasks."""
         return DataStream(self.env, self.env._add(PartitionSpec(REBALANCE), REBALANCE, [self.node]))
 
     def forward(self) -> DataStream:
-        """Flink's ``forward()``: subtask ``i`` feeds subtask ``i`` of the next operator; the
-        two parallelisms must be equal (checked when the job is built)."""
+        """Flink's ``forward()``: subtask ``i`` feeds subtask ``i`` (equal parallelisms)."""
         return DataStream(self.env, self.env._add(PartitionSpec(FORWARD), FORWARD, [self.node]))
 
     def connect(self, other: DataStream) -> ConnectedStreams:
@@ -590,13 +586,12 @@ class DataStream:
         return ConnectedStreams(self, other)
 
     def join(self, other: DataStream) -> Any:
-        """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)`` (see
-        ``winviz.joins``; built over the window operator, as Flink builds it)."""
+        """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
+        (``winviz.joins``)."""
         return JoinedStreams(self, self._same_environment(other, "join"))
 
     def co_group(self, other: DataStream) -> Any:
-        """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
-        with a ``CoGroupFunction`` (see ``winviz.joins``)."""
+        """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``."""
         return CoGroupedStreams(self, self._same_environment(other, "co_group"))
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
@@ -656,8 +651,8 @@ class DataStream:
         return KeyedStream(self, key_selector)
 
     def window_all(self, assigner: WindowAssigner) -> WindowedStream:
-        """Windows over the whole (non-keyed) stream: every record has the same key (None).
-        Not parallel (Flink's ``windowAll`` runs in one subtask)."""
+        """Windows over the whole stream, every record under the key None, in one subtask
+        (``windowAll``)."""
         windowed = WindowedStream(self, lambda _: None, assigner)
         windowed.spec = replace(windowed.spec, window_all=True)
         return windowed
@@ -674,8 +669,8 @@ class DataStream:
         return DataStream(self.env, node)
 
     def sink_to(self, name: str) -> DataStream:
-        """Collect this stream into ``result.outputs[name]``. The sink's operator has that
-        name exactly: a name another sink or operator has is refused (``NameClashError``)."""
+        """Collect into ``result.outputs[name]``; the sink is named ``name`` (``NameClashError``
+        if taken)."""
         env = self.env
         node = Node(SinkSpec(), env._claim(name, f"sink_to({name!r})"), [self.node])
         env.nodes.append(node)
@@ -699,8 +694,7 @@ class KeyedStream:
         return WindowedStream(self.stream, self.key_selector, assigner)
 
     def interval_join(self, other: KeyedStream) -> Any:
-        """Flink's ``KeyedStream.intervalJoin``: join with another keyed stream on event time,
-        ``.between(lower, upper).process(ProcessJoinFunction)`` (see ``winviz.joins``)."""
+        """Flink's ``intervalJoin``: ``.between(lower, upper).process(fn)`` (``winviz.joins``)."""
         if not isinstance(other, KeyedStream):
             raise ArgumentTypeError(
                 "interval_join takes a KeyedStream",
@@ -789,8 +783,7 @@ class ConnectedStreams:
     def key_by(
         self, key_selector1: Callable[[Any], Any], key_selector2: Callable[[Any], Any]
     ) -> ConnectedStreams:
-        """Key both inputs (records of equal keys meet in the same subtask and share keyed
-        state and timers)."""
+        """Key both inputs: equal keys meet in one subtask and share keyed state and timers."""
         for i, ks in enumerate((key_selector1, key_selector2), start=1):
             checked_function(ks, "key_by", f"key_selector{i}", "a function of one record")
         return ConnectedStreams(self.first, self.second, (key_selector1, key_selector2))

@@ -42,18 +42,15 @@ class InputError(WinvizError, ValueError):
 
 
 class LongRangeError(InputError):
-    """A time, duration or timer outside Java's ``long`` range [-2**63, 2**63-1] ms: Flink
-    keeps every time in a ``long`` and could not hold it (it would wrap silently)."""
+    """A time, duration or timer outside Java's ``long`` range: Flink could not hold it."""
 
 
 class ArgumentTypeError(InputError, TypeError):
-    """A value of the wrong type: a float, bool or str where int milliseconds or a count are
-    expected, a callable that is none, and the like."""
+    """A value of the wrong type (a float, bool or str where int ms are expected, and the like)."""
 
 
 class PositionError(InputError, IndexError):
-    """A position outside a sequence (``trace[i]`` past its records): an ``IndexError`` that
-    says which positions there are."""
+    """A position outside a sequence (``trace[i]``), saying which positions there are."""
 
 
 class NameClashError(InputError):
@@ -61,8 +58,7 @@ class NameClashError(InputError):
 
 
 class KeySelectionError(InputError):
-    """A key Flink could not route: null (Flink's "Assigned key must not be null!"), NaN or
-    of a type Java cannot hash the way winviz does."""
+    """A key Flink could not route: null, or of a type Java cannot hash as winviz does."""
 
 
 class StateCopyError(WinvizError, TypeError):
@@ -70,8 +66,7 @@ class StateCopyError(WinvizError, TypeError):
 
 
 class FunctionNotSerializableError(WinvizError, TypeError):
-    """A user function (or trigger, assigner, strategy …) that cannot be copied for the subtasks:
-    Flink refuses a function that is not serializable (``InvalidProgramException``)."""
+    """A user function that cannot be copied for the subtasks (Flink: not serializable)."""
 
 
 class FunctionResultError(WinvizError, TypeError):
@@ -174,8 +169,7 @@ class UserFunctionError(WinvizError, RuntimeError):
 
 
 class IllegalStateError(WinvizError, RuntimeError):
-    """An internal contract was broken (Flink's IllegalStateException), e.g. a trigger
-    returned something that is not a TriggerResult."""
+    """An internal contract was broken (Flink's ``IllegalStateException``)."""
 
 
 class TimerLoopError(IllegalStateError):
@@ -201,18 +195,15 @@ class TimerLoopError(IllegalStateError):
 
 
 class UnsupportedOperationError(WinvizError, RuntimeError):
-    """Flink's UnsupportedOperationException, e.g. a session merge that would end a window
-    before the current watermark."""
+    """Flink's ``UnsupportedOperationException``."""
 
 
 class TraceFileError(InputError):
-    """A file that is not a trace this winviz can read (``winviz.load_trace``): the message
-    names the file and what was expected."""
+    """A file that is not a trace this winviz can read (``winviz.load_trace``)."""
 
 
 class SnapshotRestoreError(InputError):
-    """A snapshot (``CompletedCheckpoint``) that ``execute(restore_from=...)`` cannot load
-    into this job (Flink fails a restore from a checkpoint or savepoint the same way)."""
+    """A snapshot that ``execute(restore_from=...)`` cannot load into this job."""
 
 
 class SnapshotMismatchError(SnapshotRestoreError):

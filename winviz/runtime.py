@@ -134,8 +134,7 @@ class _FanOut(Output):
             t.process_element(value, ts)
 
     def wired(self) -> _FanOut:
-        """The output the operator gets once the job is wired: this one, or with a single
-        target a ``_ToOne`` (the same calls, one Python frame less per record)."""
+        """This output, or with a single target a ``_ToOne`` (one frame less per record)."""
         return _ToOne(self) if len(self.targets) == 1 else self
 
     def collect_side(self, tag, value, ts):
@@ -189,8 +188,8 @@ def _is_window_all(node: Node) -> bool:
 
 
 def _null_byte_key(_: Any) -> int:
-    """Flink's ``NullByteKeySelector`` (``windowAll`` routes every record by the key
-    ``(byte) 0``, whose Java hash code is 0)."""
+    """Flink's ``NullByteKeySelector``: ``windowAll`` routes every record by the key ``(byte)
+    0``."""
     return 0
 
 
@@ -198,8 +197,7 @@ class JobRuntime:
     """Builds and runs one execution of a job graph."""
 
     use_batches = True
-    """Whether records may go through in batches (see ``run``); tests turn it off to check
-    the batched paths against the one-by-one path, trace byte for byte."""
+    """Whether records may go through in batches; tests turn it off to compare the traces."""
 
     use_steady_loop = True
     """Whether batches without checkpointing and processing-time timers go through
@@ -242,8 +240,8 @@ class JobRuntime:
         self.rebuild()
 
     def rebuild(self) -> None:
-        """Build every operator from the job graph (again, after a failure: Flink restarts
-        the tasks with fresh operators and then loads their state)."""
+        """Build every operator from the job graph (again after a failure, as Flink restarts
+        tasks)."""
         self.operators: dict[Node, StreamOperator] = {}
         self.order: list[StreamOperator] = []
         self.sources: list[SourceOperator] = []
@@ -267,15 +265,13 @@ class JobRuntime:
         )
 
     def set_clock(self, now: int) -> None:
-        """The clock of a restored job: the watermark generators (built anew, at MIN) start
-        their periodic emission from it, as Flink's ``open()`` registers ``now + interval``."""
+        """The clock of a restored job; the generators start their periodic emission from it."""
         self.job.now = now
         for g in self.generators:
             g.start(now)
 
     def restart(self) -> None:
-        """Fresh operators, opened, the clock at the run's start (after a failure); the old
-        ones dropped as ``close`` drops them."""
+        """Fresh operators, opened, the clock at the run's start (after a failure)."""
         self._drop_parts()
         self.rebuild()
         self.start(self.origin)
@@ -320,8 +316,7 @@ class JobRuntime:
         return mp
 
     def _make(self, node: Node, subtask: int, parallelism: int, name: str) -> StreamOperator:
-        """One subtask's fresh operator, built by the node's spec (``winviz.graph``) with
-        the subtask's own copy of the user's functions (``OperatorSpec.shipped``)."""
+        """One subtask's fresh operator, with its own copy of the user's functions."""
         return node.spec.shipped(node.name).build(
             BuildContext(
                 name,
@@ -547,8 +542,8 @@ class JobRuntime:
             job.now = target
 
     def _skip_quiet_periods(self, g: TimestampsAndWatermarksOperator, target: int) -> None:
-        """A generator without idleness that saw no event emits the same watermark again
-        (and it is dropped): jump over such periods up to the next thing that is due."""
+        """A generator without idleness that saw no event would repeat its watermark: skip such
+        periods."""
         if g.strategy.idle_timeout is not None or g.events_since_emit:
             return
         timers = [t for op in self.timer_owners if (t := op.next_processing_timer()) is not None]
@@ -627,8 +622,8 @@ class JobRuntime:
         vars(self).clear()
 
     def _drop_parts(self) -> None:
-        """What ``close`` does to the operators, gates and exchanges (``restart`` does it to
-        those it replaces)."""
+        """Drop what the operators, gates and exchanges hold (``close``; ``restart`` for the old
+        ones)."""
         for part in (*self.order, *self.gates.values(), *self.exchanges.values()):
             vars(part).clear()
 

@@ -97,8 +97,7 @@ class KeyedStateBackend:
         self.slots: dict[tuple[str, Any], dict[Any, Any]] = {}
 
     def slot(self, name: str, namespace: Any) -> dict[Any, Any]:
-        """The dict key → value of ``name`` in ``namespace``, created if missing (a hot
-        loop writes into it; ``clear`` removes it again once empty)."""
+        """The dict key → value of ``name`` in ``namespace``, created if missing."""
         slot = self.slots.get((name, namespace))
         if slot is None:
             slot = self.slots[(name, namespace)] = {}
@@ -142,8 +141,7 @@ class KeyedStateBackend:
     def merge_namespaces(
         self, desc: StateDescriptor, key: Any, target: Any, sources: Iterable[Any]
     ) -> None:
-        """Fold the sources' state into the target's and remove the sources (Flink's
-        ``InternalMergingState.mergeNamespaces``: sources first, then into the target)."""
+        """Fold the sources' state into the target's and remove them (``mergeNamespaces``)."""
         merged = None
         for source in sources:
             state = self.pop(desc.name, key, source)

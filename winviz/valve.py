@@ -18,14 +18,12 @@ from dataclasses import dataclass
 from winviz.time import MAX, MIN, count_arg
 
 _NOT_ALIGNED = MAX + 1
-"""A channel's entry in ``StatusWatermarkValve._aligned`` while it is not aligned: above
-every watermark, so it is never the minimum."""
+"""A channel's ``_aligned`` entry while not aligned: above every watermark, never the minimum."""
 
 
 @dataclass(frozen=True, slots=True)
 class InputChannelStatus:
-    """One channel's state: its watermark, whether it is active and whether it is aligned
-    (takes part in the minimum)."""
+    """One channel's state: watermark, active, aligned (in the minimum)."""
 
     watermark: int = MIN
     active: bool = True

@@ -85,8 +85,7 @@ class PunctuatedWatermarks(WatermarkGenerator):
 
 
 class NoWatermarksGenerator(WatermarkGenerator):
-    """Emits nothing (``WatermarkStrategy.no_watermarks()``): event-time windows never fire
-    until the end of a bounded input."""
+    """Emits nothing (``WatermarkStrategy.no_watermarks()``)."""
 
 
 class WatermarksWithIdleness(WatermarkGenerator):

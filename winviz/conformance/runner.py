@@ -24,8 +24,7 @@ laughs") grow exponentially, so ``load`` refuses them first."""
 
 
 def _expanded_size(root: yaml.Node, path: Path) -> None:
-    """Refuse a node graph of more than ``MAX_EXPANDED_NODES`` nodes with its aliases expanded,
-    counted without expanding anything."""
+    """Refuse a node graph of more than ``MAX_EXPANDED_NODES`` nodes with its aliases expanded."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()  # entered, not yet sized: met again, it contains itself
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]

@@ -44,8 +44,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
 def firings_of(
     trace: Trace, op: str, max_ts: int, fired: np.ndarray, *, earlier: int = 0
 ) -> list[Firing]:
-    """The ``Firing`` claims of one window's ``fired`` rows (in seq order; ``earlier``
-    firings of it came before the first)."""
+    """The ``Firing`` claims of one window's ``fired`` rows (``earlier`` firings came before)."""
     c = trace.columns()
     calls, timer_rows = firing_causes(c, fired)
     _, named, event = timer_domains(c, timer_rows)

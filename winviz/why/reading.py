@@ -58,8 +58,7 @@ def window_bounds(window: Any) -> tuple[int, int]:
 
 
 def trace_of(source: Any) -> Trace:
-    """The trace of a ``Trace`` or of a result with ``.trace``; a clear error for anything
-    else."""
+    """The trace of a ``Trace`` or of a result with ``.trace``, else ``ArgumentTypeError``."""
     trace = source if isinstance(source, Trace) else getattr(source, "trace", None)
     if not isinstance(trace, Trace):
         raise ArgumentTypeError(

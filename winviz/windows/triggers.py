@@ -41,8 +41,7 @@ class Trigger:
     """Base class. Subclasses override the calls they care about."""
 
     uses_processing_time = True
-    """Whether the trigger may register processing-time timers (assumed for user triggers;
-    the event-time triggers below say False, which lets the runtime batch records)."""
+    """May it register processing-time timers (False lets the runtime batch records)."""
 
     def on_element(
         self, element: Any, timestamp: int | None, window: Any, ctx: Any
@@ -198,8 +197,7 @@ class _ContinuousTrigger(Trigger):
         raise NotImplementedError
 
     def _fire_if_next(self, time: int, window: Any, ctx: Any) -> TriggerResult:
-        """A timer at ``time``: FIRE and register the next one when ``time`` is the kept fire
-        time, else CONTINUE."""
+        """FIRE and register the next timer when ``time`` is the kept fire time, else CONTINUE."""
         fire_time = ctx.get_partitioned_state(self.state_desc)
         if fire_time.get() == time:
             fire_time.clear()
@@ -332,8 +330,8 @@ class NeverTrigger(Trigger):
 
 
 class EndOfStreamTrigger(Trigger):
-    """Fires once, when the watermark reaches MAX at the end of a bounded input
-    (GlobalWindows.createWithEndOfStreamTrigger)."""
+    """Fires once, at the end of a bounded input
+    (``GlobalWindows.createWithEndOfStreamTrigger``)."""
 
     uses_processing_time = False
 

@@ -48,8 +48,7 @@ def _timer_entries(entries: Any, where: str) -> list[tuple[int, Any]]:
 def apply_timer_ops(
     step: dict[str, Any], service: InternalTimerService, where: str, void_namespace: bool = True
 ) -> None:
-    """register_* / delete_* of a step (``_TIMER_OPS``, in that order), on the service's
-    ``<field>_timer``, for its current key."""
+    """A step's register_* / delete_* (``_TIMER_OPS`` order) for the service's current key."""
     for field in _TIMER_OPS:
         call = getattr(service, f"{field}_timer")
         for ts, ns in _timer_entries(step.get(field, []), f"{where}{field}"):

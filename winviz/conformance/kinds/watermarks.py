@@ -97,8 +97,8 @@ class BoundedOutOfOrdernessDriver(Driver):
         return {"watermarks": out.watermarks, "status": out.status}
 
     def drive(self, step, index, out: _GeneratorOutput) -> None:
-        """One step on the generator: the processing time first (idleness reads it), then
-        an event (``onEvent``), then a periodic emit (``onPeriodicEmit``)."""
+        """One step: the processing time first (idleness reads it), then an event, then a
+        periodic emit."""
         self.clock = self.int_in(index, step, "processing_time", self.clock)
         if "event_ts" in step:
             self.generator.on_event(None, self.int_in(index, step, "event_ts"), out)
