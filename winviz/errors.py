@@ -98,16 +98,19 @@ class FunctionResultError(WinvizError, TypeError):
     def __str__(self) -> str:
         """Built when shown: an operator may fill in ``index`` on the way out (a batch loop
         knows the record's index only then)."""
-        parts = [
-            f"{self.function} in operator {self.operator!r} {self.message}: got {self.value!r}"
-        ]
-        if self.index is not None:
-            parts.append(f"record {self.index}")
-        if self.key is not None:
-            parts.append(f"key {self.key!r}")
-        if self.record is not ...:
-            parts.append(f"value {self.record!r}")
-        return "; ".join(parts) + f" (expected {self.expected})"
+        head = f"{self.function} in operator {self.operator!r} {self.message}: got {self.value!r}"
+        where = _where(self.index, self.key, None, self.record)
+        return "; ".join([head, *where]) + f" (expected {self.expected})"
+
+
+def _where(index: int | None, key: Any, window: Any, record: Any) -> list[str]:
+    """The record index, key, window and value a function error names (``...``: no value)."""
+    parts = [] if index is None else [f"record {index}"]
+    if key is not None:
+        parts.append(f"key {key!r}")
+    if window is not None:
+        parts.append(f"window {window}")
+    return parts if record is ... else [*parts, f"value {record!r}"]
 
 
 def returned_value_error(
@@ -156,16 +159,9 @@ class UserFunctionError(WinvizError, RuntimeError):
         self.window = window
         self.record = record
         self.index = index
-        parts = [f"{function} in operator {operator!r} raised {type(cause).__name__}: {cause}"]
-        if index is not None:
-            parts.append(f"record {index}")
-        if key is not None:
-            parts.append(f"key {key!r}")
-        if window is not None:
-            parts.append(f"window {window}")
-        if record is not None:
-            parts.append(f"value {record!r}")
-        super().__init__("; ".join(parts))
+        head = f"{function} in operator {operator!r} raised {type(cause).__name__}: {cause}"
+        where = _where(index, key, window, ... if record is None else record)
+        super().__init__("; ".join([head, *where]))
 
 
 class IllegalStateError(WinvizError, RuntimeError):
