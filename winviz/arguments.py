@@ -7,9 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
-from winviz.functions import (
-    OutputTag,
-)
+from winviz.functions import OutputTag
 from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.time import duration_ms
 

@@ -40,12 +40,7 @@ from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
 from winviz.copies import all_immutable, copy_record, kinds_of
 from winviz.errors import ArgumentTypeError, InputError, NameClashError
-from winviz.functions import (
-    AggregateFunction,
-    CoProcessFunction,
-    KeyedProcessFunction,
-    OutputTag,
-)
+from winviz.functions import AggregateFunction, CoProcessFunction, KeyedProcessFunction, OutputTag
 from winviz.graph import (
     CoProcessSpec,
     FilterSpec,

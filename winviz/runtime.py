@@ -57,17 +57,10 @@ from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.batch import Batch
 from winviz.operators.chaining import chain_operators, install_kernel
-from winviz.operators.co_process import (
-    CoInput,
-    CoInputGate,
-)
+from winviz.operators.co_process import CoInput, CoInputGate
 from winviz.operators.exchange import Exchange
 from winviz.operators.inputs import InputGate
-from winviz.operators.simple import (
-    Record,
-    SinkOperator,
-    _new_record,
-)
+from winviz.operators.simple import Record, _new_record
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
 from winviz.partitioners import (
     FORWARD,
@@ -242,11 +235,9 @@ class JobRuntime:
     def rebuild(self) -> None:
         """Build every operator from the job graph (again after a failure, as Flink restarts
         tasks)."""
-        self.operators: dict[Node, StreamOperator] = {}
         self.order: list[StreamOperator] = []
         self.sources: list[SourceOperator] = []
         self.generators: list[TimestampsAndWatermarksOperator] = []
-        self.sinks: list[SinkOperator] = []
         self.gates: dict[str, InputGate] = {}
         self.result.outputs.clear()
         self.result.side_outputs.clear()
@@ -392,7 +383,6 @@ class JobRuntime:
                     op.key_rule = rule  # type: ignore[attr-defined]
             for i, op in enumerate(subs):
                 op.logical_name, op.subtask, op.parallelism = node.name, i, par
-                self.operators.setdefault(node, op)
                 self.order.append(op)
                 outputs[op] = op.output = _FanOut(self, node)  # type: ignore[assignment]
                 if isinstance(op, SourceOperator):
@@ -400,8 +390,6 @@ class JobRuntime:
                     self.sources.append(op)
                 elif isinstance(op, TimestampsAndWatermarksOperator):
                     self.generators.append(op)
-                elif isinstance(op, SinkOperator):
-                    self.sinks.append(op)
             if isinstance(node.spec, SourceSpec):
                 logical += 1
             if node.side_of is not None:  # a side output: subtask i of its producer feeds i

@@ -7,13 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from winviz.conformance.runner import (
-    TranscriptError,
-    check_transcript,
-    iter_steps,
-    load,
-    public,
-)
+from winviz.conformance.runner import TranscriptError, check_transcript, iter_steps, load, public
 from winviz.errors import WinvizError
 
 
