@@ -50,8 +50,9 @@ def java_hash_code(key: Any) -> int:
             raise InputError("an int key must fit Java's long", value=key)
         unsigned = key & 0xFFFFFFFFFFFFFFFF
         return _int32(unsigned ^ (unsigned >> 32))
-    if isinstance(key, float):
-        return _double_hash_code(key)
+    if isinstance(key, float):  # Double.hashCode: (int) (bits ^ (bits >>> 32))
+        bits = _double_bits(key)
+        return _int32(bits ^ (bits >> 32))
     if isinstance(key, str):
         h = 0
         data = key.encode("utf-16-be")
@@ -71,13 +72,6 @@ def java_hash_code(key: Any) -> int:
 
 
 _CANONICAL_NAN_BITS = 0x7FF8000000000000
-
-
-def _double_hash_code(x: float) -> int:
-    """``Double.hashCode``: ``(int) (bits ^ (bits >>> 32))`` of ``doubleToLongBits(x)``
-    (which maps every NaN to the canonical ``0x7ff8000000000000L``)."""
-    bits = _double_bits(x)
-    return _int32(bits ^ (bits >> 32))
 
 
 def null_key_error(value: Any, index: int | None) -> KeySelectionError:
