@@ -134,6 +134,26 @@ class Driver:
         raise NotImplementedError
 
 
+def counted(
+    count: Any, step: dict[str, Any], scope: str, parse: Any = None
+) -> dict[str, dict[str, Any]]:
+    """A step result's ``counts`` (``count(...)``: of everything) and ``_counts_by`` (also of the
+    ``scope`` its ``expect_counts`` names, read by ``parse``) for ``check_counts``."""
+    by = {"all": count(...)}
+    named = (step.get("expect_counts") or {}).get(scope)
+    if named is not None:
+        by[repr(named)] = count(named if parse is None else parse(named))
+    return {"counts": by["all"], "_counts_by": by}
+
+
+def timer_counts(service: Any, namespace: Any) -> dict[str, int]:
+    """How many event-time and processing-time timers ``service`` has (in ``namespace``)."""
+    return {
+        "event": service.num_event_time_timers(namespace),
+        "processing": service.num_processing_time_timers(namespace),
+    }
+
+
 def check_counts(expected: dict[str, Any], result: dict[str, Any]) -> str | None:
     counts = result.get("_counts_by", {})
     scope = expected.get("namespace", expected.get("window", ...))

@@ -11,7 +11,9 @@ from winviz.conformance.kinds.driver import (
     TIME_STEPS,
     Driver,
     check_counts,
+    counted,
     parse_int_like,
+    timer_counts,
 )
 from winviz.operators.base import JobContext
 from winviz.operators.keyed_process import KeyedProcessOperator
@@ -138,17 +140,5 @@ class TimerServiceDriver(Driver):
             self.service.advance_watermark(self.int_in(index, step, "watermark"))
         if "processing_time" in step:
             self.service.advance_processing_time(self.int_in(index, step, "processing_time"))
-        s = self.service
-        counts = {
-            "all": {
-                "event": s.num_event_time_timers(),
-                "processing": s.num_processing_time_timers(),
-            }
-        }
-        ns = (step.get("expect_counts") or {}).get("namespace")
-        if ns is not None:
-            counts[repr(ns)] = {
-                "event": s.num_event_time_timers(ns),
-                "processing": s.num_processing_time_timers(ns),
-            }
-        return {"timers": self.target.fired, "counts": counts["all"], "_counts_by": counts}
+        counts = counted(lambda ns: timer_counts(self.service, ns), step, "namespace")
+        return {"timers": self.target.fired, **counts}

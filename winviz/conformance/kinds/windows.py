@@ -11,9 +11,11 @@ from winviz.conformance.kinds.driver import (
     TIME_STEPS,
     Driver,
     check_counts,
+    counted,
     normalise_expected,
     parse_int_like,
     parse_window,
+    timer_counts,
     window_json,
 )
 from winviz.functions import CountAggregate, OutputTag
@@ -343,22 +345,12 @@ class TriggerDriver(Driver):
         if "clear" in step:
             ctx.window = parse_window(step["clear"], self.at(index, "clear"))
             self.trigger.clear(ctx.window, ctx)
-        counts = {"all": self._counts(...)}
-        w = (step.get("expect_counts") or {}).get("window")
-        if w is not None:
-            counts[repr(w)] = self._counts(parse_window(w, self.at(index, "expect_counts")))
-        result["counts"] = counts["all"]
-        result["_counts_by"] = counts
-        return result
+        where = self.at(index, "expect_counts")
+        return {**result, **counted(self._counts, step, "window", lambda w: parse_window(w, where))}
 
     def _counts(self, window: Any) -> dict[str, int]:
-        t = self.op.timers
         state = self.op.state.count() if window is ... else self.op.state.count(namespace=window)
-        return {
-            "state_entries": state,
-            "event": t.num_event_time_timers(window),
-            "processing": t.num_processing_time_timers(window),
-        }
+        return {"state_entries": state, **timer_counts(self.op.timers, window)}
 
 
 class AssignerDriver(Driver):
