@@ -83,47 +83,38 @@ def checked_watermark_interval(interval: Any) -> int:
     return ms
 
 
-def check_parallelism(parallelism: Any) -> int:
-    """A parallelism: an int in 1..32768 (Flink: "The parallelism of an operator must be at
-    least 1", and no more than the largest max parallelism); another type raises
-    ``ArgumentTypeError`` (a ``TypeError`` and an ``InputError``)."""
-    if isinstance(parallelism, bool) or not isinstance(parallelism, int):
+def _one_to_upper_bound(value: Any, field: str, noun: str, too_low: str, too_high: str) -> int:
+    """``value`` when it is an int in 1..32768, else ``ArgumentTypeError`` naming the ``noun``
+    (another type) or ``InputError`` (out of range)."""
+    upper = UPPER_BOUND_MAX_PARALLELISM
+    if isinstance(value, bool) or not isinstance(value, int):
         raise ArgumentTypeError(
-            f"a parallelism must be an int, not {type(parallelism).__name__}",
-            field="parallelism",
-            value=parallelism,
-            expected=f"an int in 1..{UPPER_BOUND_MAX_PARALLELISM}",
+            f"{noun} must be an int, not {type(value).__name__}",
+            field=field,
+            value=value,
+            expected=f"an int in 1..{upper}",
         )
-    if not 1 <= parallelism <= UPPER_BOUND_MAX_PARALLELISM:
-        raise InputError(
-            "The parallelism of an operator must be at least 1 and at most the largest "
-            "maximum parallelism",
-            field="parallelism",
-            value=parallelism,
-            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
-        )
-    return parallelism
+    if not 1 <= value <= upper:
+        message = too_low if value < 1 else too_high
+        raise InputError(message, field=field, value=value, expected=f"1..{upper}")
+    return value
+
+
+def check_parallelism(parallelism: Any) -> int:
+    """A parallelism in 1..32768 (Flink: at least 1, at most the largest max parallelism)."""
+    message = (
+        "The parallelism of an operator must be at least 1 and at most the largest maximum "
+        "parallelism"
+    )
+    return _one_to_upper_bound(parallelism, "parallelism", "a parallelism", message, message)
 
 
 def check_max_parallelism(max_parallelism: Any) -> int:
     """A number of key groups in 1..32768 (Flink's ``validateMaxParallelism``)."""
-    if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
-        raise ArgumentTypeError(
-            f"a maximum parallelism must be an int, not {type(max_parallelism).__name__}",
-            field="max_parallelism",
-            value=max_parallelism,
-            expected=f"an int in 1..{UPPER_BOUND_MAX_PARALLELISM}",
-        )
-    if not 1 <= max_parallelism <= UPPER_BOUND_MAX_PARALLELISM:
-        message = (
-            "The maximum parallelism must be greater than 0."
-            if max_parallelism < 1
-            else f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}"
-        )
-        raise InputError(
-            message,
-            field="max_parallelism",
-            value=max_parallelism,
-            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
-        )
-    return max_parallelism
+    return _one_to_upper_bound(
+        max_parallelism,
+        "max_parallelism",
+        "a maximum parallelism",
+        "The maximum parallelism must be greater than 0.",
+        f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}",
+    )
