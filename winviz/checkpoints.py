@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from winviz.copies import first_uncopyable
 from winviz.errors import (
     ArgumentTypeError,
     DamagedSnapshotError,
@@ -109,16 +110,10 @@ def _operator_state(name: str, snapshot: dict[str, Any], checkpoint_id: int) -> 
     except Exception as exc:
         where = f"its {next(iter(snapshot), 'state')!r}"
         for part, value in snapshot.items():
-            entries = value.items() if isinstance(value, dict) else [(part, value)]
-            for entry, item in entries:
-                try:
-                    copy.deepcopy(item)
-                except Exception:
-                    where = f"{part} entry {entry!r} = {item!r}"
-                    break
-            else:
-                continue
-            break
+            found = first_uncopyable(value.items() if isinstance(value, dict) else [(part, value)])
+            if found is not None:
+                where = f"{part} entry {found[0]!r} = {found[1]!r}"
+                break
         raise StateCopyError(
             f"checkpoint {checkpoint_id}: the state of operator {name!r} cannot be copied "
             f"({where}): {type(exc).__name__}: {exc}. Flink serializes state with its type's "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -160,3 +160,14 @@ def _inside(level: Sequence[Any], kinds: set[type]) -> list[Any]:
             else:
                 extend(map(getattr, of_kind, repeat(name), repeat(None)))
     return inside
+
+
+def first_uncopyable(named: Iterable[tuple[Any, Any]]) -> tuple[Any, Any] | None:
+    """The first ``(name, value)`` whose value ``copy.deepcopy`` refuses (None: every one copies),
+    for an error that names what cannot be copied."""
+    for name, value in named:
+        try:
+            copy.deepcopy(value)
+        except Exception:
+            return name, value
+    return None

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol
 
+from winviz.copies import first_uncopyable
 from winviz.errors import FunctionNotSerializableError
 from winviz.functions import AggregateFunction, CoProcessFunction, KeyedProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
@@ -79,29 +80,18 @@ class OperatorSpec:
         try:
             copied = copy.deepcopy(values)
         except Exception as exc:
-            raise self._not_serializable(operator, values, exc) from exc
+            named = zip(self.functions, values, strict=True)
+            field, value = first_uncopyable(named) or (self.functions[0], values[0])
+            what = type(value).__qualname__
+            raise FunctionNotSerializableError(
+                f"the {_FIELD_WORDS.get(field, field)} of operator {operator!r} (a {what}) cannot "
+                f"be copied for its subtasks: {type(exc).__name__}: {exc}. Flink ships every "
+                f"subtask its own deserialized copy of the job's functions and refuses this one "
+                f"(InvalidProgramException: the implementation of {what} is not serializable); "
+                "keep plain data in function objects and create locks, files or generators "
+                "inside the function's methods"
+            ) from exc
         return replace(self, **dict(zip(self.functions, copied, strict=True)))
-
-    def _not_serializable(
-        self, operator: str, values: tuple[Any, ...], exc: Exception
-    ) -> FunctionNotSerializableError:
-        """The error naming the first of ``values`` that cannot be copied."""
-        field, value = self.functions[0], values[0]
-        for name, candidate in zip(self.functions, values, strict=True):
-            try:
-                copy.deepcopy(candidate)
-            except Exception:
-                field, value = name, candidate
-                break
-        what = type(value).__qualname__
-        return FunctionNotSerializableError(
-            f"the {_FIELD_WORDS.get(field, field)} of operator {operator!r} (a {what}) cannot be "
-            f"copied for its subtasks: {type(exc).__name__}: {exc}. Flink ships every subtask "
-            f"its own deserialized copy of the job's functions and refuses this one "
-            f"(InvalidProgramException: the implementation of {what} is not serializable); "
-            "keep plain data in function objects and create locks, files or generators "
-            "inside the function's methods"
-        )
 
     two_inputs: ClassVar[bool] = False
     """True for a two-input operator (``connect``, an interval join): input ``k`` of the node

@@ -99,16 +99,6 @@ class StatusWatermarkValve:
         self.active = active
         self.emitted.append(("status", "active" if active else "idle"))
 
-    def _output_min_of_aligned(self) -> None:
-        low = self._low
-        if low != _NOT_ALIGNED and low > self.last_output_watermark:
-            self._emit_watermark(low)
-
-    def _output_max_of_all(self) -> None:
-        top = max(self._watermarks)
-        if top > self.last_output_watermark:
-            self._emit_watermark(top)
-
     # -- inputs -----------------------------------------------------------------------------
 
     def input_watermark(self, watermark: int, channel: int) -> None:
@@ -140,12 +130,13 @@ class StatusWatermarkValve:
         self._set_aligned(channel, _NOT_ALIGNED)
         self._num_active -= 1
         watermark = self._watermarks[channel]
+        if watermark == self.last_output_watermark:  # it may have held the output back
+            # all idle: flush the largest watermark seen; else the minimum of the aligned
+            out = max(self._watermarks) if not self._num_active else self._low
+            if out != _NOT_ALIGNED and out > self.last_output_watermark:
+                self._emit_watermark(out)
         if not self._num_active:
-            if watermark == self.last_output_watermark:
-                self._output_max_of_all()
             self._emit_status(False)
-        elif watermark == self.last_output_watermark:
-            self._output_min_of_aligned()
 
     def input_active(self, channel: int) -> None:
         if self._active[channel]:
