@@ -6,8 +6,7 @@ from typing import Any
 
 from winviz.conformance.errors import TranscriptError
 from winviz.conformance.kinds.driver import Driver, parse_int_like
-from winviz.conformance.kinds.timers import _TIMER_OPS, apply_timer_ops
-from winviz.functions import KeyedCoProcessFunction
+from winviz.conformance.kinds.timers import _TIMER_OPS, FunctionFromSteps
 from winviz.operators.base import CollectingOutput, JobContext
 from winviz.operators.co_process import CoInput, CoInputGate, KeyedCoProcessOperator
 from winviz.partitioners import KeyGroupStreamPartitioner, RebalancePartitioner
@@ -60,36 +59,6 @@ class PartitionerDriver(Driver):
         return {"channel": self.rebalance.select_channel(step.get("record"))}
 
 
-class _CoFunctionFromSteps(KeyedCoProcessFunction):
-    """The KeyedCoProcessFunction of kind ``two_input``: records the watermark it sees in
-    ``process_element1/2``, registers / deletes what the step says, records timers firing."""
-
-    def __init__(self) -> None:
-        self.step: dict[str, Any] = {}
-        self.seen: int | None = None
-        self.fired: list[dict[str, Any]] = []
-
-    def _element(self, ctx: Any) -> None:
-        service = ctx.timer_service()
-        self.seen = service.current_watermark()
-        apply_timer_ops(self.step, service._internal, "")
-
-    def process_element1(self, value, ctx, out):
-        self._element(ctx)
-
-    def process_element2(self, value, ctx, out):
-        self._element(ctx)
-
-    def on_timer(self, timestamp, ctx, out):
-        self.fired.append(
-            {
-                "key": ctx.get_current_key(),
-                "ts": timestamp,
-                "watermark": ctx.timer_service().current_watermark(),
-            }
-        )
-
-
 class TwoInputDriver(Driver):
     """Kind ``two_input``: a ``KeyedCoProcessOperator`` whose inputs each have a gate of
     ``channels[i]`` channels, combined with an ``IndexedCombinedWatermarkStatus``."""
@@ -125,7 +94,7 @@ class TwoInputDriver(Driver):
         counts = [parse_int_like(c, f"{where}: operator.channels") for c in channels]
         if min(counts) < 1:
             raise TranscriptError(f"{where}: operator.channels must be >= 1, got {channels!r}")
-        self.function = _CoFunctionFromSteps()
+        self.function = FunctionFromSteps(domain=False)
         self.op = KeyedCoProcessOperator("co", lambda e: e[0], lambda e: e[0], self.function)
         self.output = CollectingOutput()
         self.op.output = self.output

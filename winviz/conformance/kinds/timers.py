@@ -15,24 +15,37 @@ from winviz.conformance.kinds.driver import (
     parse_int_like,
     timer_counts,
 )
+from winviz.functions import KeyedCoProcessFunction
 from winviz.operators.base import JobContext
 from winviz.operators.keyed_process import KeyedProcessOperator
 from winviz.timers import InternalTimerService
 
 
-class _FunctionFromSteps:
-    """The KeyedProcessFunction of kind ``timers``: registers what the current step says."""
+class FunctionFromSteps(KeyedCoProcessFunction):
+    """The keyed (co-)process function of kinds ``timers`` and ``two_input``: registers and
+    deletes what the current ``step`` says, records the watermark an element ``seen`` and each
+    timer ``fired`` (with its ``domain``, else the watermark then)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, domain: bool) -> None:
+        self.domain = domain
         self.step: dict[str, Any] = {}
+        self.seen: int | None = None
         self.fired: list[dict[str, Any]] = []
 
     def process_element(self, value, ctx, out):
-        apply_timer_ops(self.step, ctx.timer_service()._internal, "")
+        service = ctx.timer_service()
+        self.seen = service.current_watermark()
+        apply_timer_ops(self.step, service._internal, "")
+
+    process_element1 = process_element2 = process_element
 
     def on_timer(self, ts, ctx, out):
-        domain = "event" if ctx.time_domain() == "EVENT_TIME" else "processing"
-        self.fired.append({"key": ctx.get_current_key(), "ts": ts, "domain": domain})
+        fired: dict[str, Any] = {"key": ctx.get_current_key(), "ts": ts}
+        if self.domain:
+            fired["domain"] = "event" if ctx.time_domain() == "EVENT_TIME" else "processing"
+        else:
+            fired["watermark"] = ctx.timer_service().current_watermark()
+        self.fired.append(fired)
 
 
 def _timer_entries(entries: Any, where: str) -> list[tuple[int, Any]]:
@@ -74,7 +87,7 @@ class TimersDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.function = _FunctionFromSteps()
+        self.function = FunctionFromSteps(domain=True)
         self.op = KeyedProcessOperator("timers", lambda e: e[0], self.function)
         self.op.open(JobContext())
 
