@@ -288,10 +288,8 @@ class StreamExecutionEnvironment:
         indices: Sequence[int] = range(n)
         increasing = False  # known to be non-decreasing without a check
         if arrival_times is None:
-            # i * arrival_interval, without a Python loop for an int step (0: all at 0)
-            if arrival_interval.__class__ is not int:
-                arrivals = [i * arrival_interval for i in range(n)]
-            elif arrival_interval:
+            # i * arrival_interval without a Python loop (0: all at 0)
+            if arrival_interval:
                 arrivals = range(0, n * arrival_interval, arrival_interval)
                 increasing = arrival_interval > 0
             else:
