@@ -23,8 +23,9 @@ MAX_EXPANDED_NODES = 100_000
 laughs") grow exponentially, so ``load`` refuses them first."""
 
 
-def _expanded_size(root: yaml.Node, path: Path) -> None:
-    """Refuse a node graph of more than ``MAX_EXPANDED_NODES`` nodes with its aliases expanded."""
+def _check_nodes(root: yaml.Node, path: Path) -> None:
+    """Refuse a node graph of more than ``MAX_EXPANDED_NODES`` nodes with its aliases expanded,
+    or with a mapping that repeats a key (``yaml.safe_load`` would keep the last silently)."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()  # entered, not yet sized: met again, it contains itself
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
@@ -42,6 +43,8 @@ def _expanded_size(root: yaml.Node, path: Path) -> None:
             open_nodes.add(id(node))
         if isinstance(node, yaml.MappingNode):
             children = [n for pair in node.value for n in pair]
+            if not children_done:
+                _repeated_key(node, path)
         elif isinstance(node, yaml.SequenceNode):
             children = list(node.value)
         else:
@@ -61,28 +64,17 @@ def _expanded_size(root: yaml.Node, path: Path) -> None:
         sizes[id(node)] = size
 
 
-def _repeated_key(root: yaml.Node, path: Path) -> None:
-    """Refuse a mapping that repeats a key (``yaml.safe_load`` would keep the last silently)."""
-    stack, seen_nodes = [root] if root is not None else [], set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen_nodes:
-            continue
-        seen_nodes.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            first: dict[tuple[str, str], yaml.Node] = {}
-            for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
-                    was = first.setdefault((key.tag, key.value), key)
-                    if was is not key:
-                        raise TranscriptError(
-                            f"{path}: line {key.start_mark.line + 1}: the key {key.value!r} "
-                            f"appears twice in one mapping (first on line "
-                            f"{was.start_mark.line + 1}); each field may appear once"
-                        )
-                stack.extend((key, value))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
+def _repeated_key(node: yaml.MappingNode, path: Path) -> None:
+    first: dict[tuple[str, str], yaml.Node] = {}
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode):
+            was = first.setdefault((key.tag, key.value), key)
+            if was is not key:
+                raise TranscriptError(
+                    f"{path}: line {key.start_mark.line + 1}: the key {key.value!r} appears "
+                    f"twice in one mapping (first on line {was.start_mark.line + 1}); each "
+                    "field may appear once"
+                )
 
 
 def load(path: str | Path) -> dict[str, Any]:
@@ -93,8 +85,7 @@ def load(path: str | Path) -> dict[str, Any]:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)  # the node graph: nothing built
         if root is not None:
-            _expanded_size(root, path)
-            _repeated_key(root, path)
+            _check_nodes(root, path)
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
