@@ -1,13 +1,7 @@
-"""CPython's cyclic garbage collector around winviz's bulk work.
-
-winviz's hot paths make no reference cycles, but the collector's passes still visit objects: a
-young pass every container made since the last, a full pass every container alive (a 1M-event
-trace's slots, again and again). Both tools below put the collector back as they found it, and
-results and traces never depend on them:
-
-* ``paused()`` — no pass while a bulk step runs; what it made then joins the oldest generation.
-* ``fewer_full_collections(threshold)`` — while a job runs, full passes come after at least
-  ``threshold`` young passes instead of CPython's 10."""
+"""CPython's cyclic garbage collector around winviz's bulk work: winviz's hot paths make no
+cycles, but the collector's passes would visit every container made (young passes) or alive (full
+passes). ``paused()`` stops passes during a bulk step; ``fewer_full_collections`` spaces out full
+passes while a job runs. Both put the collector back as they found it."""
 
 from __future__ import annotations
 

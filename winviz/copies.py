@@ -1,12 +1,7 @@
-"""Records handed to user functions are copies (Flink's default: object reuse disabled, each chained
-operator gets a copy from ``CopyingChainingOutput``), so a function that changes its input changes
-nothing upstream, nor the trace.
-
-Immutable records are handed over as they are: None, bool, int, float, str, bytes, tuples and
-frozensets of those, and instances of a frozen dataclass or namedtuple whose attributes are
-immutable (decided once per class, ``_record_fields``: no copying hooks of its own). Anything else
-is copied: ``copy_record`` copies dicts and lists of immutable values at C speed, the rest with
-``copy.deepcopy``."""
+"""Records handed to user functions are copies (Flink's default: object reuse disabled), so a
+function that changes its input changes nothing upstream, nor the trace. Immutable records —
+atomic values, tuples and frozensets of them, frozen dataclasses and namedtuples of them — are
+handed over as they are (``is_immutable``); the rest is copied (``copy_record``)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,13 @@
-"""Key → key group → subtask, exactly as Flink assigns them (``KeyGroupRangeAssignment``):
-``murmur(hashCode(key)) % max_parallelism`` picks a key group, and each subtask owns a contiguous
-range of key groups.
+"""Key → key group → subtask, exactly as Flink's ``KeyGroupRangeAssignment``: the key's Java
+``hashCode`` (``String``, ``Integer`` / ``Long``, ``Boolean``, ``Double`` by ``doubleToLongBits``,
+``TupleN`` with a None field → 0), murmur-hashed modulo ``max_parallelism``; each subtask owns a
+contiguous range of key groups.
 
-Java ``hashCode`` rules: ``str`` → ``String.hashCode`` (UTF-16 units); ``int`` →
-``Integer.hashCode`` in 32 bits, else ``Long.hashCode``; ``bool`` → ``Boolean.hashCode``; ``float``
-→ ``Double.hashCode`` of ``doubleToLongBits`` (-0.0 its own bits, every NaN the canonical one);
-``tuple`` → ``TupleN.hashCode`` (a None field → 0).
-
-``KeyRule`` (one per keyed operator, at every parallelism) refuses None ("Assigned key must not be
-null!"), unhashable keys and types without a Java ``hashCode`` rule, and keeps apart what Java's
-``equals`` does although Python's ``==`` does not (``1`` / ``True``, ``2`` / ``2.0``, ``0.0`` /
-``-0.0``, also inside tuples). The engine keys state and timers by the *internal key*: the key
-itself for a str, an int or a tuple of str, int and None, else a ``JavaKey`` carrying its Java
-identity. Whatever the user sees is the user's key (``user_key``)."""
+``KeyRule`` refuses None, unhashable keys and types without a Java ``hashCode``, and keeps apart
+what Java's ``equals`` does but Python's ``==`` does not (``1`` / ``True``, ``2`` / ``2.0``,
+``0.0`` / ``-0.0``): state and timers are keyed by the *internal key*, the key itself when it is
+a str, int or tuple of str, int and None, else a ``JavaKey``. Users see their own key
+(``user_key``)."""
 
 from __future__ import annotations
 

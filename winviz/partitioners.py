@@ -1,15 +1,8 @@
-"""Stream partitioners: which downstream subtask (channel) a record goes to across an exchange
-(Flink's ``StreamPartitioner`` subclasses):
-
-* ``forward`` — subtask ``i`` to subtask ``i``; refused when the parallelisms differ.
-* ``RebalancePartitioner`` — round-robin. Flink starts each upstream subtask at a random channel;
-  winviz's subtask ``i`` starts at channel ``i mod n``.
-* ``KeyGroupStreamPartitioner`` — ``key_by``: the key's key group with the *downstream* operator's
-  max parallelism decides the subtask (``assignKeyToParallelOperator``).
-
-Watermarks and statuses are broadcast to every channel. Without a partitioner named, Flink's
-``StreamGraph.addEdgeInternal`` picks forward for equal parallelisms, else rebalance
-(``default_partitioner``)."""
+"""Stream partitioners (Flink's ``StreamPartitioner``s): which downstream subtask a record goes
+to. ``forward``: subtask ``i`` to ``i`` (equal parallelisms only); ``RebalancePartitioner``:
+round-robin, winviz's subtask ``i`` starting at channel ``i mod n`` (Flink: at random);
+``KeyGroupStreamPartitioner``: ``key_by``, by key group with the *downstream* max parallelism.
+Without one named, forward for equal parallelisms, else rebalance (``default_partitioner``)."""
 
 from __future__ import annotations
 

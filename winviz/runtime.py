@@ -1,25 +1,17 @@
-"""The simulated-clock executor: builds operators from the job graph, replays the sources'
-records in arrival order and writes the trace.
+"""The simulated-clock executor (Flink's task execution): builds operator subtasks from the job
+graph, replays the sources' records in arrival order on a simulated, deterministic processing clock
+and writes the trace.
 
-The processing clock is simulated and deterministic: before a record is handed over at its
-arrival time, the clock steps through every earlier moment something was due (a periodic
-watermark emission, a processing-time timer), in time order; at equal times sources first, then
-operators upstream to downstream. At the end of the input every source emits the watermark MAX.
+Before a record is handed over at its arrival time, the clock steps through every earlier moment
+something was due (periodic watermark emissions, processing-time timers); at equal times sources
+first, then operators upstream to downstream. At the end of input every source emits MAX.
 
-An operator of parallelism ``n`` runs as subtasks ``op#0`` … ``op#n-1`` (``op`` when ``n = 1``),
-each with its own state, timers and watermark. Records cross exchanges
-(``winviz.operators.exchange``: ``key_by`` by key group, ``rebalance()`` round-robin,
-``forward()`` ``i`` to ``i``); watermarks and statuses are broadcast. A subtask with several
-input channels combines them with an ``InputGate`` and its ``StatusWatermarkValve``. Partition
-``p`` of a partitioned source is read by reader ``p % n``.
-
-Interleaving (Flink runs subtasks concurrently; winviz one event at a time, so the same input
-gives the same trace): source records go one at a time in arrival order (equal arrivals: sources
-in definition order, then by partition), each travelling depth-first through the job before the
-next; a watermark or status goes to the downstream subtasks in subtask order. So a parallel
-sink's records, ``result.outputs[name]``, come in a fixed order.
-
-Checkpoints and planned failures: ``winviz.checkpoints``."""
+An operator of parallelism ``n`` runs as subtasks ``op#0`` … ``op#n-1`` (``op`` when ``n = 1``).
+Records cross exchanges (``winviz.operators.exchange``); watermarks and statuses are broadcast; a
+subtask with several input channels combines them in an ``InputGate``. Flink runs subtasks
+concurrently; winviz runs one event at a time so the same input gives the same trace: a record
+travels depth-first through the job before the next, and a watermark reaches the downstream
+subtasks in subtask order."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
-"""Flink's ``StatusWatermarkValve``: one watermark out of many input channels.
-
-The output is the **minimum** over the aligned active channels, emitted only when it increases. Idle
-channels drop out of the minimum; when every channel is idle the valve flushes the largest watermark
-seen and reports IDLE. A channel active again rejoins the minimum ("is aligned") once its watermark
-has caught up with the output.
-
-At parallelism ``p`` a watermark crosses ``p * p`` channels, so a channel watermark costs O(1): the
-valve keeps the minimum of the aligned channels and how many are at it, and looks for the minimum
-again (one pass at C speed) only when the last channel at it moves on. Channel states are lists;
-``channels`` gives them as ``InputChannelStatus`` records."""
+"""Flink's ``StatusWatermarkValve``: one watermark out of many input channels, the **minimum**
+over the aligned active channels, emitted when it rises. Idle channels drop out; when all are
+idle the largest watermark seen is flushed and the valve reports IDLE; a channel active again
+rejoins ("is aligned") once it has caught up with the output. A channel watermark costs O(1): the
+valve keeps the minimum and how many channels are at it, and looks again only when the last one
+leaves."""
 
 from __future__ import annotations
 
