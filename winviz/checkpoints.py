@@ -1,28 +1,22 @@
 """Checkpoints: consistent snapshots of a whole job, and recovery from them (Flink's
-``CheckpointCoordinator``, checkpoint barriers and operator state snapshotting).
+``CheckpointCoordinator``, barriers and operator state snapshots).
 
-The engine is synchronous, so a barrier reaches every operator at once: a checkpoint is taken at
-a **cut**, "after the first ``n`` source records, in arrival order" (a periodic one triggered at
-processing time ``T`` before the first record arriving at or after ``T``). It holds the source
-positions (per subtask and partition), each operator subtask's metrics and state (keyed state,
-windows, triggers, timers), each rebalance exchange's position, the clock, and what sinks and
-side outputs received (rolled back on a restore, as Flink's exactly-once sinks).
-
-**Watermarks are not checkpointed** (Flink 2.3): a restored job starts every watermark at MIN
-(operators, valves, two-input operators, new source generators), so a record late before the
-failure can be on time in the replay and fire its window again. The trace shows a ``restore``
-record, then a ``watermark`` record at MIN (input ``"restore"``) for each subtask that was above.
-Unlike Flink, a ``rebalance`` exchange resumes its round robin where it was.
+The engine is synchronous, so a checkpoint is taken at a **cut**: "after the first ``n`` source
+records, in arrival order" (a periodic one triggered at ``T`` before the first record arriving at or
+after ``T``). It holds every source position, operator subtask state and metrics, rebalance exchange
+position, the clock, and what sinks and side outputs received (rolled back on a restore, as Flink's
+exactly-once sinks). **Watermarks are not checkpointed** (Flink 2.3): a restored job starts every
+watermark at MIN, so a record late before the failure can be on time in the replay. The trace shows
+a ``restore`` record, then a ``watermark`` record at MIN (input ``"restore"``) for each subtask that
+was above. Unlike Flink, a rebalance exchange resumes its round robin.
 
     env.enable_checkpointing(1000)               # every 1000 ms of simulated processing time
     env.enable_checkpointing(at_records=[3, 8])  # or at cuts: after 3 and after 8 records
     result = env.execute(fail_at=6)              # fail after 6 records; restore; replay
     env.execute(restore_from=result.checkpoints[-1])  # Flink's ``flink run -s <path>``
 
-A failure "at ``k``" happens once, after the first ``k`` records (after a checkpoint at the same
-cut). A restore checks the snapshot is of this job (``check_snapshot``): ``SnapshotMismatchError``
-lists every difference, ``DamagedSnapshotError`` names a missing or unloadable part. Key types
-are not checked, and winviz does not rescale."""
+A planned failure happens once. A restore checks the snapshot is of this job (``check_snapshot``:
+``SnapshotMismatchError``, ``DamagedSnapshotError``); winviz does not rescale."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """The job graph: Flink's ``StreamGraph`` of nodes, each holding a frozen operator spec (Flink's
-``StreamOperatorFactory``). Nothing runs until ``env.execute()``, which asks each spec to ``build``
-one fresh operator per subtask, so one pipeline can run again and again; the Spark twin
-(``winviz.spark.builder``) reads the same specs.
-
-As Flink ships each task its own deserialized copy of the job's functions, the runtime builds every
-subtask from ``OperatorSpec.shipped``: a deep copy of the spec's user functions, the caller's never
-changed; one that cannot be copied raises ``FunctionNotSerializableError``. ``UnionSpec`` and
-``PartitionSpec`` nodes are no operators (Flink's virtual nodes)."""
+``StreamOperatorFactory``) that ``build``s one fresh operator per subtask at ``env.execute()``,
+so a pipeline can run again and again. As Flink ships each task its own copy of the job's
+functions, each subtask is built from ``OperatorSpec.shipped`` (a deep copy; one that cannot be
+copied raises ``FunctionNotSerializableError``). Unions and partitionings are no operators."""
 
 from __future__ import annotations
 
