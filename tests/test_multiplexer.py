@@ -1,6 +1,6 @@
 """Flink's WatermarkOutputMultiplexer: how split watermarks combine into a source's."""
 
-from winviz.multiplexer import WatermarkOutputMultiplexer
+from winviz.combined_watermark import WatermarkOutputMultiplexer
 from winviz.time import MIN
 
 

@@ -281,7 +281,7 @@ def test_a_run_raises_the_full_collection_threshold_and_puts_it_back() -> None:
 @pytest.mark.parametrize("threshold", [100, None])
 def test_a_run_starts_with_what_exists_in_the_oldest_generation(threshold) -> None:
     """The trace's buffer and the sink's list, made before the run, are in no young
-    generation while it runs (``_promote_to_oldest``): the young passes do not visit what
+    generation while it runs (``collector.promote_to_oldest``): the young passes do not visit what
     they hold. With the collector turned off nothing else moves them; a threshold of None
     leaves the collector alone; frozen objects keep the collector as it is."""
     import gc

@@ -46,13 +46,7 @@ from winviz.functions import (
     SumAggregate,
     TimeDomain,
 )
-from winviz.joins import (
-    CoGroupedStreams,
-    IntervalJoin,
-    IntervalJoined,
-    JoinedStreams,
-    TaggedUnion,
-)
+from winviz.joins import CoGroupedStreams, IntervalJoin, IntervalJoined, JoinedStreams, TaggedUnion
 from winviz.keygroups import (
     assign_key_to_subtask,
     assign_to_key_group,

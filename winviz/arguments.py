@@ -1,28 +1,19 @@
-"""The checks the DataStream API makes of its arguments when the pipeline is built, not when the
-first record fails at run time (Flink's Java API checks them in the builder: ``checkNotNull``
-of a function, ``OperatorValidationUtils`` for parallelisms): functions and function objects,
-window functions, output tags, the auto-watermark interval and (max) parallelisms. Each raises
-``ArgumentTypeError`` / ``InputError`` naming the field, the value and what was expected. The
-windowed stream's own checks are in ``winviz.windows.arguments``.
-"""
+"""The checks the DataStream API makes of its arguments when the pipeline is built (Flink's
+builders: ``checkNotNull``, ``OperatorValidationUtils``), each raising ``ArgumentTypeError`` /
+``InputError`` naming the field, the value and what was expected."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
-from winviz.functions import (
-    OutputTag,
-)
+from winviz.functions import OutputTag
 from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.time import duration_ms
 
 
 def checked_function(fn: Any, what: str, field: str, expected: str) -> Any:
-    """``fn`` when it can be called; else ``ArgumentTypeError`` when the pipeline is built,
-    not a failure of the first record at run time (Flink's Java API cannot take a
-    non-function there, and refuses null: ``ReducingStateDescriptor``'s
-    ``checkNotNull(reduceFunction)``, ``KeyedStream``'s ``checkNotNull(keySelector)``)."""
+    """``fn`` when it can be called, else ``ArgumentTypeError`` (Flink's ``checkNotNull``)."""
     if not callable(fn):
         raise ArgumentTypeError(
             f"{what}() takes a function; {type(fn).__name__} is not callable",
@@ -39,8 +30,8 @@ AGGREGATE_METHODS = ("create_accumulator", "add", "get_result")
 def checked_methods(
     obj: Any, what: str, field: str, methods: tuple[str, ...], expected: str
 ) -> Any:
-    """``obj`` when it has these methods (a Flink function interface's); else
-    ``ArgumentTypeError`` naming the first one missing, when the pipeline is built."""
+    """``obj`` when it has these methods, else ``ArgumentTypeError`` naming the first one
+    missing."""
     for method in methods:
         if not callable(getattr(obj, method, None)):
             raise ArgumentTypeError(
@@ -53,8 +44,8 @@ def checked_methods(
 
 
 def checked_window_function(function: Any, what: str, *, required: bool = False) -> Any:
-    """A window's ``ProcessWindowFunction`` (an object with ``process``, or a function
-    ``(key, context, elements, out)``), or None where it is optional."""
+    """A ``ProcessWindowFunction`` or a function ``(key, context, elements, out)``; None if
+    optional."""
     if function is None and not required:
         return None
     if callable(getattr(function, "process", None)) or callable(function):
@@ -92,48 +83,38 @@ def checked_watermark_interval(interval: Any) -> int:
     return ms
 
 
-def check_parallelism(parallelism: Any) -> int:
-    """A parallelism: an int in 1..32768 (Flink: "The parallelism of an operator must be at
-    least 1", and no more than the largest max parallelism); another type raises
-    ``ArgumentTypeError`` (a ``TypeError`` and an ``InputError``)."""
-    if isinstance(parallelism, bool) or not isinstance(parallelism, int):
+def _one_to_upper_bound(value: Any, field: str, noun: str, too_low: str, too_high: str) -> int:
+    """``value`` when it is an int in 1..32768, else ``ArgumentTypeError`` naming the ``noun``
+    (another type) or ``InputError`` (out of range)."""
+    upper = UPPER_BOUND_MAX_PARALLELISM
+    if isinstance(value, bool) or not isinstance(value, int):
         raise ArgumentTypeError(
-            f"a parallelism must be an int, not {type(parallelism).__name__}",
-            field="parallelism",
-            value=parallelism,
-            expected=f"an int in 1..{UPPER_BOUND_MAX_PARALLELISM}",
+            f"{noun} must be an int, not {type(value).__name__}",
+            field=field,
+            value=value,
+            expected=f"an int in 1..{upper}",
         )
-    if not 1 <= parallelism <= UPPER_BOUND_MAX_PARALLELISM:
-        raise InputError(
-            "The parallelism of an operator must be at least 1 and at most the largest "
-            "maximum parallelism",
-            field="parallelism",
-            value=parallelism,
-            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
-        )
-    return parallelism
+    if not 1 <= value <= upper:
+        message = too_low if value < 1 else too_high
+        raise InputError(message, field=field, value=value, expected=f"1..{upper}")
+    return value
+
+
+def check_parallelism(parallelism: Any) -> int:
+    """A parallelism in 1..32768 (Flink: at least 1, at most the largest max parallelism)."""
+    message = (
+        "The parallelism of an operator must be at least 1 and at most the largest maximum "
+        "parallelism"
+    )
+    return _one_to_upper_bound(parallelism, "parallelism", "a parallelism", message, message)
 
 
 def check_max_parallelism(max_parallelism: Any) -> int:
-    """A maximum parallelism (number of key groups): an int in 1..32768 (Flink's
-    ``OperatorValidationUtils.validateMaxParallelism``)."""
-    if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int):
-        raise ArgumentTypeError(
-            f"a maximum parallelism must be an int, not {type(max_parallelism).__name__}",
-            field="max_parallelism",
-            value=max_parallelism,
-            expected=f"an int in 1..{UPPER_BOUND_MAX_PARALLELISM}",
-        )
-    if not 1 <= max_parallelism <= UPPER_BOUND_MAX_PARALLELISM:
-        message = (
-            "The maximum parallelism must be greater than 0."
-            if max_parallelism < 1
-            else f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}"
-        )
-        raise InputError(
-            message,
-            field="max_parallelism",
-            value=max_parallelism,
-            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
-        )
-    return max_parallelism
+    """A number of key groups in 1..32768 (Flink's ``validateMaxParallelism``)."""
+    return _one_to_upper_bound(
+        max_parallelism,
+        "max_parallelism",
+        "a maximum parallelism",
+        "The maximum parallelism must be greater than 0.",
+        f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}",
+    )

@@ -1,59 +1,22 @@
 """Checkpoints: consistent snapshots of a whole job, and recovery from them (Flink's
-``CheckpointCoordinator``, checkpoint barriers and operator state snapshotting).
+``CheckpointCoordinator``, barriers and operator state snapshots).
 
-In Flink the coordinator triggers checkpoint *n* periodically (``env.enableCheckpointing``);
-every source puts a **barrier** into its stream and writes down its position; each operator,
-once the barrier has reached it on all inputs, snapshots its state — keyed state, window
-contents, trigger state, both timer queues of every timer service
-(``InternalTimerServiceSerializationProxy``) — and passes the barrier on. On a failure every
-operator is built anew, loads its part of the latest completed checkpoint
-(``initializeState``) and the sources re-read from the saved positions; timers registered
-before the checkpoint fire after the restore.
-
-**Watermarks are not checkpointed** (Flink 2.3): a restored job starts with every watermark at
-MIN — the operators' (``AbstractStreamOperator``, ``InternalTimerServiceImpl``), every
-``StatusWatermarkValve`` channel, both inputs of a two-input operator, and the sources'
-generators (``TimestampsAndWatermarksOperator.open()`` / ``SourceOperator.open()`` build new
-ones, with a new ``WatermarkOutputMultiplexer``, the first periodic emission one interval
-after the current time). So a record late before the failure can be on time in the replay:
-it is added to its window (a new one if the old one was cleaned up) and the window fires
-again; an event-time timer of the checkpoint fires only when the new watermark passes it.
-
-Here the engine is synchronous and the processing clock simulated, so a barrier reaches every
-operator at once: a checkpoint is a snapshot taken at a **cut** — "after the first ``n``
-source records, in arrival order". It holds the source positions (per subtask and partition),
-every operator subtask's metrics and own state (no watermark, generator or valve), the
-position of every rebalance exchange, the simulated clock, and what the sinks and side
-outputs received so far: on a restore they roll back, as Flink's exactly-once
-(two-phase-commit) sinks commit only what a completed checkpoint covers. Metrics are restored
-with the state (winviz's totals; Flink's restart at 0). One difference from Flink: a
-``rebalance`` exchange resumes its round robin where it was (Flink's ``RebalancePartitioner``
-starts at a random channel), so the same input gives the same trace. The trace shows the
-restart: a ``restore`` record, then a ``watermark`` record at MIN (input ``"restore"``) for
-every operator subtask whose watermark was above MIN.
+The engine is synchronous, so a checkpoint is taken at a **cut**: "after the first ``n`` source
+records, in arrival order" (a periodic one triggered at ``T`` before the first record arriving at or
+after ``T``). It holds every source position, operator subtask state and metrics, rebalance exchange
+position, the clock, and what sinks and side outputs received (rolled back on a restore, as Flink's
+exactly-once sinks). **Watermarks are not checkpointed** (Flink 2.3): a restored job starts every
+watermark at MIN, so a record late before the failure can be on time in the replay. The trace shows
+a ``restore`` record, then a ``watermark`` record at MIN (input ``"restore"``) for each subtask that
+was above. Unlike Flink, a rebalance exchange resumes its round robin.
 
     env.enable_checkpointing(1000)               # every 1000 ms of simulated processing time
     env.enable_checkpointing(at_records=[3, 8])  # or at cuts: after 3 and after 8 records
     result = env.execute(fail_at=6)              # fail after 6 records; restore; replay
     env.execute(restore_from=result.checkpoints[-1])  # Flink's ``flink run -s <path>``
 
-A restore checks that the job built anew is the one the snapshot was taken of: the format
-version (``CHECKPOINT_VERSION``), every operator subtask (name — winviz's uid —, kind, key
-groups), the sources and exchanges, and what Flink's state backend checks: a state of the
-snapshot registered again (``StreamOperator.state_descriptors``) must keep its state type and
-namespace serializer (else Flink's ``StateMigrationException``). It raises
-``SnapshotMismatchError`` listing every difference, ``DamagedSnapshotError`` naming a missing
-or unloadable part. What Flink accepts is accepted: another trigger, lateness or window size
-with the same state; a session assigner in place of tumbling windows (the merging-window set
-is operator state, restored empty). Key types are not checked (Python keys have no
-serializer). Flink could also rescale by redistributing key groups; winviz does not.
-
-A periodic checkpoint triggered at processing time ``T`` (the run's start plus a multiple of
-the interval) puts its barrier before the first record arriving at or after ``T``. A failure
-"at ``k``" happens after the first ``k`` records (after a checkpoint at the same cut); the job
-restarts from the latest completed checkpoint, or from the beginning. Each planned failure
-happens once.
-"""
+A planned failure happens once. A restore checks the snapshot is of this job (``check_snapshot``:
+``SnapshotMismatchError``, ``DamagedSnapshotError``); winviz does not rescale."""
 
 from __future__ import annotations
 
@@ -61,8 +24,9 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from winviz.copies import first_uncopyable
 from winviz.errors import (
     ArgumentTypeError,
     DamagedSnapshotError,
@@ -72,61 +36,18 @@ from winviz.errors import (
 )
 from winviz.time import MIN
 
-
-class Participant(Protocol):
-    """Anything whose state a checkpoint holds: an operator subtask or a rebalance exchange
-    (Flink's ``CheckpointedFunction`` / operator state handles)."""
-
-    def snapshot(self) -> Any: ...
-
-    def restore(self, snap: Any) -> None: ...
-
-
-class CheckpointedJob(Protocol):
-    """What the coordinator sees of a running job (``winviz.runtime.JobRuntime`` is one): its
-    participants by name, its sources' read positions, its side outputs, its clock and trace,
-    and a restart with fresh operators. Nothing else of the runtime is reached into."""
-
-    trace: Any
-
-    def operator_subtasks(self) -> Sequence[Any]:
-        """Every operator subtask (``name``, ``snapshot()``, ``restore()``), upstream first."""
-        ...
-
-    def exchange_participants(self) -> Mapping[str, Participant]: ...
-
-    def source_subtasks(self) -> Sequence[Any]:
-        """The source subtasks: ``name``, ``position``, ``records``, ``partitions``,
-        ``partition_positions()``, ``logical_name``."""
-        ...
-
-    def manifest(self) -> dict[str, str]:
-        """Each operator subtask by name → what it is (see ``job_manifest``)."""
-        ...
-
-    def side_outputs(self) -> dict[str, list[Any]]: ...
-
-    def clock(self) -> int: ...
-
-    def set_clock(self, now: int) -> None:
-        """Set the simulated clock of a restored job; the watermark generators start their
-        periodic emission from it (as Flink's operators do in ``open()`` at a restart)."""
-        ...
-
-    def restart(self) -> None:
-        """Build every operator anew and start them (Flink restarts the tasks)."""
-        ...
+if TYPE_CHECKING:
+    from winviz.runtime import JobRuntime
 
 
 CHECKPOINT_VERSION = 2
-"""The layout of ``CompletedCheckpoint`` and of the operators' snapshots; a restore refuses a
-snapshot of another version."""
+"""The layout of checkpoints; a restore refuses a snapshot of another version."""
 
 
 @dataclass(frozen=True)
 class CheckpointConfig:
-    """When to checkpoint: every ``interval`` ms of simulated processing time, and/or at the
-    cuts in ``at_records`` (after that many source records, in arrival order)."""
+    """When to checkpoint: every ``interval`` ms of processing time and/or at the ``at_records``
+    cuts."""
 
     interval: int | None = None
     at_records: tuple[int, ...] = ()
@@ -134,18 +55,10 @@ class CheckpointConfig:
 
 @dataclass(frozen=True)
 class CompletedCheckpoint:
-    """One completed checkpoint (Flink's ``CompletedCheckpoint``).
-
-    ``source_records`` is the cut (how many source records went in before the barrier);
-    ``positions`` the offset of every source (and ``"name[p]"`` of every partition);
-    ``operator_states`` each operator's (each subtask's) snapshot by name (no watermarks:
-    see the module docstring); ``side_outputs`` what each side output received;
-    ``exchange_states`` the round-robin position of every rebalance exchange; ``operators``
-    the job it was taken of (subtask name → kind, see ``job_manifest``) and ``version`` the
-    checkpoint format (``CHECKPOINT_VERSION``), which a restore checks.
-    Everything is a deep copy behind read-only mappings: running on never changes it, and a
-    restore copies it again, so one checkpoint can be restored any number of times.
-    """
+    """One completed checkpoint (Flink's ``CompletedCheckpoint``): the cut ``source_records``,
+    each source's (and ``"name[p]"`` partition's) position, each subtask's state by name, the side
+    outputs, the exchanges' positions, the job's manifest (``job_manifest``) and format
+    ``version``. Deep copies behind read-only mappings: it can be restored any number of times."""
 
     checkpoint_id: int
     source_records: int
@@ -159,14 +72,13 @@ class CompletedCheckpoint:
     state_descriptors: Mapping[str, Mapping[str, str]] = field(
         default_factory=lambda: MappingProxyType({})
     )
-    """Each operator subtask's registered state (``StreamOperator.state_descriptors``): the
-    meta info a restore checks, as Flink's ``KeyedBackendSerializationProxy`` writes it."""
+    """Each subtask's registered state (Flink's ``KeyedBackendSerializationProxy`` meta info)."""
 
 
 @dataclass(frozen=True)
 class Restore:
-    """A failure and what the job restarted from (``checkpoint_id`` None: the beginning);
-    ``failed_at`` None: the run started from a snapshot (``execute(restore_from=...)``)."""
+    """A failure (``failed_at``; None: ``restore_from``) and its checkpoint (None: the
+    beginning)."""
 
     failed_at: int | None
     checkpoint_id: int | None
@@ -186,23 +98,16 @@ def _read_only(snapshot: dict[str, Any]) -> Mapping[str, Any]:
 
 
 def _operator_state(name: str, snapshot: dict[str, Any], checkpoint_id: int) -> Mapping[str, Any]:
-    """``_read_only`` of an operator's snapshot; when a value cannot be copied, a
-    ``StateCopyError`` naming the operator and the state entry (name, key, namespace)."""
+    """A read-only copy of an operator's snapshot, else ``StateCopyError`` naming the entry."""
     try:
         return _read_only(snapshot)
     except Exception as exc:
         where = f"its {next(iter(snapshot), 'state')!r}"
         for part, value in snapshot.items():
-            entries = value.items() if isinstance(value, dict) else [(part, value)]
-            for entry, item in entries:
-                try:
-                    copy.deepcopy(item)
-                except Exception:
-                    where = f"{part} entry {entry!r} = {item!r}"
-                    break
-            else:
-                continue
-            break
+            found = first_uncopyable(value.items() if isinstance(value, dict) else [(part, value)])
+            if found is not None:
+                where = f"{part} entry {found[0]!r} = {found[1]!r}"
+                break
         raise StateCopyError(
             f"checkpoint {checkpoint_id}: the state of operator {name!r} cannot be copied "
             f"({where}): {type(exc).__name__}: {exc}. Flink serializes state with its type's "
@@ -212,10 +117,8 @@ def _operator_state(name: str, snapshot: dict[str, Any], checkpoint_id: int) -> 
 
 
 def job_manifest(operators: Iterable[tuple[Sequence[Any], int]]) -> dict[str, str]:
-    """Each operator subtask of the job by name (winviz's uid: names are unique) → its kind
-    (the operator class), with its number of key groups when keyed: what a snapshot must
-    match to be restored into the job. ``operators``: each operator's subtasks with its
-    number of key groups."""
+    """Each operator subtask by name (winviz's uid) → its class, subtask count and key groups when
+    keyed: what a snapshot must match. ``operators``: each operator's subtasks and key groups."""
     manifest: dict[str, str] = {}
     for subs, key_groups in operators:
         groups = f", {key_groups} key groups" if subs[0].is_keyed else ""
@@ -228,10 +131,9 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(repr(n) for n in sorted(names))
 
 
-def check_snapshot(rt: CheckpointedJob, snapshot: Any) -> None:
-    """Raise unless ``snapshot`` is a complete snapshot of the job ``rt`` runs (see the
-    module docstring): ``SnapshotMismatchError`` listing every difference from the job,
-    ``DamagedSnapshotError`` naming a missing part."""
+def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
+    """Raise unless ``snapshot`` is a complete snapshot of the job ``rt`` runs: same version,
+    operators (name, kind, key groups), sources, exchanges and registered state types."""
     if not isinstance(snapshot, CompletedCheckpoint):
         raise ArgumentTypeError(
             "restore_from takes a snapshot of this job",
@@ -269,12 +171,9 @@ def check_snapshot(rt: CheckpointedJob, snapshot: Any) -> None:
     _check_parts(rt, snapshot)
 
 
-def _state_differences(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> list[str]:
-    """What Flink's state backend refuses on a restore: a state (or timer service) of the
-    snapshot that an operator of the job registers again under the same name with another
-    type or namespace serializer (``StateMigrationException``: "incompatible state types",
-    "new namespace serializer ... incompatible"). A state only the job has starts empty; a
-    state only the snapshot has is not read — Flink accepts both."""
+def _state_differences(rt: JobRuntime, snapshot: CompletedCheckpoint) -> list[str]:
+    """Flink's ``StateMigrationException``: a state of the snapshot that the job registers again
+    with another type or namespace serializer. A state only one side has is accepted."""
     held = snapshot.state_descriptors
     if not isinstance(held, Mapping):
         raise DamagedSnapshotError(
@@ -282,7 +181,7 @@ def _state_differences(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> li
             f"{type(held).__name__}, not a mapping"
         )
     differences = []
-    for op in rt.operator_subtasks():
+    for op in rt.order:
         theirs = held.get(op.name, {})
         for state, ours in op.state_descriptors().items():
             if state in theirs and theirs[state] != ours:
@@ -293,17 +192,17 @@ def _state_differences(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> li
     return differences
 
 
-def _check_parts(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> None:
+def _check_parts(rt: JobRuntime, snapshot: CompletedCheckpoint) -> None:
     """Every part the job needs is in the snapshot (the manifest matched)."""
     cid = snapshot.checkpoint_id
-    operators, sources = rt.operator_subtasks(), rt.source_subtasks()
+    operators, sources = rt.order, rt.sources
 
     def damaged(what: str) -> DamagedSnapshotError:
         return DamagedSnapshotError(f"checkpoint {cid} is damaged: {what}")
 
     parts = (
         ("operator_states", snapshot.operator_states, [op.name for op in operators]),
-        ("exchange_states", snapshot.exchange_states, list(rt.exchange_participants())),
+        ("exchange_states", snapshot.exchange_states, list(rt.exchanges)),
         ("positions", snapshot.positions, [src.name for src in sources]),
     )
     for part, held, needed in parts:
@@ -339,16 +238,11 @@ def _check_parts(rt: CheckpointedJob, snapshot: CompletedCheckpoint) -> None:
 
 class CheckpointCoordinator:
     """Plans and takes the checkpoints of one run, injects the planned failures and restores
-    (Flink's ``CheckpointCoordinator`` plus the restart that follows a failure).
-
-    The runtime calls ``at_cut(n, next_arrival)`` between two source records (``next_arrival``
-    None after the last one); ``next_cut`` and ``next_trigger_time`` tell it where a batch of
-    records must stop so that no cut with something to do is skipped.
-    """
+    (Flink's ``CheckpointCoordinator``); the runtime calls ``at_cut`` between two source records."""
 
     def __init__(
         self,
-        runtime: CheckpointedJob,
+        runtime: JobRuntime,
         config: CheckpointConfig | None,
         fail_at: Iterable[int] = (),
     ) -> None:
@@ -362,8 +256,7 @@ class CheckpointCoordinator:
         self.next_trigger_time: int | None = None
         self._restored_at: int | None = None
         self.initial: CompletedCheckpoint | None = None
-        """The snapshot the run started from (``execute(restore_from=...)``), if any: the
-        latest completed checkpoint until a new one completes."""
+        """The snapshot the run started from (``restore_from``), if any."""
 
     @property
     def active(self) -> bool:
@@ -413,11 +306,10 @@ class CheckpointCoordinator:
             raise SimulatedFailure(consumed)
 
     def trigger(self, consumed: int) -> CompletedCheckpoint:
-        """Snapshot every operator now (all of them have seen exactly the records before the
-        barrier: an aligned checkpoint)."""
+        """Snapshot every operator now (each has seen exactly the records before the barrier)."""
         rt = self.runtime
         positions: dict[str, int] = {}
-        for src in rt.source_subtasks():
+        for src in rt.sources:
             positions[src.name] = src.position
             if src.partitions is not None:
                 for p, n in src.partition_positions().items():
@@ -428,38 +320,31 @@ class CheckpointCoordinator:
         checkpoint = CompletedCheckpoint(
             checkpoint_id=checkpoint_id,
             source_records=consumed,
-            processing_time=rt.clock(),
+            processing_time=rt.job.now,
             positions=MappingProxyType(positions),
             operator_states=MappingProxyType(
-                {
-                    op.name: _operator_state(op.name, op.snapshot(), checkpoint_id)
-                    for op in rt.operator_subtasks()
-                }
+                {op.name: _operator_state(op.name, op.snapshot(), checkpoint_id) for op in rt.order}
             ),
             side_outputs=MappingProxyType(
-                {tag: tuple(copy.deepcopy(recs)) for tag, recs in rt.side_outputs().items()}
+                {tag: tuple(copy.deepcopy(recs)) for tag, recs in rt.result.side_outputs.items()}
             ),
-            exchange_states=_read_only(
-                {name: x.snapshot() for name, x in rt.exchange_participants().items()}
-            ),
+            exchange_states=_read_only({name: x.snapshot() for name, x in rt.exchanges.items()}),
             operators=MappingProxyType(rt.manifest()),
             state_descriptors=MappingProxyType(
-                {op.name: MappingProxyType(op.state_descriptors()) for op in rt.operator_subtasks()}
+                {op.name: MappingProxyType(op.state_descriptors()) for op in rt.order}
             ),
         )
         self.completed.append(checkpoint)
         if rt.trace is not None:
             rt.trace.writer.checkpoint(
-                rt.clock(), None, "job", checkpoint.checkpoint_id, consumed, dict(positions)
+                rt.job.now, None, "job", checkpoint.checkpoint_id, consumed, dict(positions)
             )
         return checkpoint
 
     # -- restoring ------------------------------------------------------------------------------
 
     def restore_from(self, snapshot: Any) -> dict[str, int]:
-        """Start the run from ``snapshot`` (``execute(restore_from=...)``; the operators are
-        built and open): check that it belongs to the job, load it; returns the source
-        positions to read on from."""
+        """Start the run from ``snapshot`` (checked, then loaded); returns the source positions."""
         check_snapshot(self.runtime, snapshot)
         for what, cuts in (("at_records", self.planned), ("fail_at", self.failures)):
             if early := sorted(n for n in cuts if n < snapshot.source_records):
@@ -476,17 +361,16 @@ class CheckpointCoordinator:
         return positions
 
     def _load(self, checkpoint: CompletedCheckpoint) -> dict[str, int]:
-        """Load ``checkpoint`` into the freshly built and opened operators, roll sinks and side
-        outputs back, set the clock; returns the source positions to replay from."""
+        """Load ``checkpoint`` into the fresh operators, sinks and side outputs and the clock."""
         rt = self.runtime
         part = "operator"
         name = ""
         try:
-            for op in rt.operator_subtasks():
+            for op in rt.order:
                 name = op.name
                 op.restore(copy.deepcopy(dict(checkpoint.operator_states[op.name])))
             part = "exchange"
-            for name, exchange in rt.exchange_participants().items():
+            for name, exchange in rt.exchanges.items():
                 exchange.restore(checkpoint.exchange_states[name])
             part, name = "side outputs", ""
             side_outputs = {
@@ -497,11 +381,11 @@ class CheckpointCoordinator:
                 f"checkpoint {checkpoint.checkpoint_id} is damaged: the state of {part} "
                 f"{name!r} cannot be loaded ({type(exc).__name__}: {exc})"
             ) from exc
-        rt.side_outputs().update(side_outputs)
+        rt.result.side_outputs.update(side_outputs)
         rt.set_clock(checkpoint.processing_time)
         self._schedule_after(checkpoint.processing_time)
         self._restored_at = checkpoint.source_records
-        return {src.name: src.position for src in rt.source_subtasks()}
+        return {src.name: src.position for src in rt.sources}
 
     def _emit_restore(
         self,
@@ -516,26 +400,22 @@ class CheckpointCoordinator:
         if rt.trace is not None:
             shown = dict(checkpoint.positions) if checkpoint is not None else positions
             rt.trace.writer.restore(
-                rt.clock(), None, "job", checkpoint_id, consumed, shown, failed_at
+                rt.job.now, None, "job", checkpoint_id, consumed, shown, failed_at
             )
 
     # -- after a failure ----------------------------------------------------------------------
 
     def recover(self, failure: SimulatedFailure) -> dict[str, int]:
-        """Restart the job from the latest completed checkpoint (the snapshot it started from
-        when none completed since): build every operator anew (every watermark at MIN), load
-        its snapshot, roll sinks and side outputs back, set the clock; returns the source
-        positions to replay from."""
+        """Restart from the latest completed checkpoint (or the run's snapshot, or the beginning):
+        fresh operators, every watermark at MIN; returns the source positions to replay from."""
         rt = self.runtime
         checkpoint = self.completed[-1] if self.completed else self.initial
         above_min = [
-            op.name
-            for op in rt.operator_subtasks()
-            if op.traces_watermarks and op.current_watermark() > MIN
+            op.name for op in rt.order if op.traces_watermarks and op.current_watermark() > MIN
         ]
         rt.restart()
         if checkpoint is None:  # no checkpoint yet: start over
-            positions: dict[str, int] = {src.name: 0 for src in rt.source_subtasks()}
+            positions: dict[str, int] = {src.name: 0 for src in rt.sources}
             self._schedule_after(self.origin)
             self._restored_at = None
             consumed = 0
@@ -545,5 +425,5 @@ class CheckpointCoordinator:
         self._emit_restore(checkpoint, consumed, positions, failure.failed_at)
         if rt.trace is not None:  # every watermark starts again at MIN (module docstring)
             for name in above_min:
-                rt.trace.writer.watermark(rt.clock(), MIN, name, None, MIN, "restore")
+                rt.trace.writer.watermark(rt.job.now, MIN, name, None, MIN, "restore")
         return positions

@@ -1,23 +1,12 @@
-"""Flink's ``CombinedWatermarkStatus``: one watermark out of several partial ones.
-
-Wherever Flink combines the watermarks of several inputs that may each go idle — the splits
-(Kafka partitions) of one source reader (``WatermarkOutputMultiplexer``) and the two inputs of
-a two-input operator (``IndexedCombinedWatermarkStatus``) — it keeps one ``PartialWatermark``
-per input and computes, in ``updateCombinedWatermark``:
-
-* the **minimum over the partial watermarks that are not idle**;
-* when **every** partial is idle, the **maximum over all** of them, so that what was seen is
-  flushed before the whole goes idle (Flink 2.3; checked against the Flink jar by
-  ``tests/flink``);
-
-and the combined watermark only ever rises. A partial that receives a watermark is active
-again at once: it counts in the minimum, so it can hold the combined watermark back, though
-never move it backwards.
-"""
+"""Flink's ``CombinedWatermarkStatus``: one watermark out of several partial ones that may each go
+idle (a source's splits, the two inputs of a two-input operator). ``updateCombinedWatermark`` takes
+the **minimum over the active partials**, or, when every partial is idle, the **maximum over all**
+(Flink 2.3), and keeps it only when it rises. A partial that receives a watermark is active again at
+once."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from winviz.time import MIN
 
@@ -63,3 +52,37 @@ class CombinedWatermarkStatus:
             self.combined = candidate
             return True
         return False
+
+
+@dataclass
+class WatermarkOutputMultiplexer:
+    """Flink's ``WatermarkOutputMultiplexer``: a source combines its splits' watermarks, and is
+    marked idle when every split is; ``emitted`` collects ("watermark", w) and ("idle", None).
+    Generators write at once (``on_event``) or deferred (``on_periodic_emit``: every split
+    first, then ``update_combined()``)."""
+
+    status: CombinedWatermarkStatus
+    emitted: list[tuple[str, int | None]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, n: int) -> WatermarkOutputMultiplexer:
+        return cls(CombinedWatermarkStatus.of(n))
+
+    @property
+    def partials(self) -> list[PartialWatermark]:
+        return self.status.partials
+
+    @property
+    def combined(self) -> int:
+        return self.status.combined
+
+    def update_combined(self) -> None:
+        """Emit an increase of the combined watermark; mark the source idle when every split is."""
+        if self.status.update_combined_watermark():
+            self.emitted.append(("watermark", self.status.combined))
+        if self.status.is_idle():
+            self.emitted.append(("idle", None))
+
+    def drain(self) -> list[tuple[str, int | None]]:
+        out, self.emitted = self.emitted, []
+        return out

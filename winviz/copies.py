@@ -1,30 +1,13 @@
-"""Records handed to user functions are copies (Flink's default: object reuse disabled).
-
-With ``ExecutionConfig.enableObjectReuse()`` off — Flink's default — every chained operator
-gets its own copy of a record (``CopyingChainingOutput`` copies it with the type's
-serializer), so a user function that changes its input changes nothing upstream. winviz
-keeps the records it traces as they were: a map, filter, flat_map, KeyedProcessFunction or
-window function gets a copy of a record that could be changed in place (a dict, a list, an
-object), and the first record of a window's reduce state is a copy too. Immutable records —
-None, bool, int, float, str, bytes and tuples (or frozensets) of those, nested to any depth —
-are handed over as they are (no copy, no cost): a copy of a value that cannot be changed is
-unobservable. So are *immutable records*: instances of a frozen dataclass or of a
-namedtuple whose every attribute is itself immutable (``Click(user="u1", ...)``; a frozen
-dataclass holding a list is copied). Whether a type can be such a record is decided once
-and cached (``_record_fields``): the class itself is a ``@dataclass(frozen=True)`` or a
-tuple subclass whose instances have no ``__dict__`` (a namedtuple), and it does not take
-over copying (no ``__deepcopy__``, ``__copy__``, ``__reduce__``, ``__reduce_ex__``,
-``__getstate__`` or ``__setstate__`` of its own, but a dataclass's own slot state); each
-instance's values are then looked into as a tuple's items are. Mutable dataclasses, lists,
-dicts, sets and any other object are copied. ``copy_record`` copies dicts and lists of
-immutable values at C speed and anything else with ``copy.deepcopy``.
-"""
+"""Records handed to user functions are copies (Flink's default: object reuse disabled), so a
+function that changes its input changes nothing upstream, nor the trace. Immutable records —
+atomic values, tuples and frozensets of them, frozen dataclasses and namedtuples of them — are
+handed over as they are (``is_immutable``); the rest is copied (``copy_record``)."""
 
 from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -41,10 +24,8 @@ _COPY_HOOKS = (
 )
 _ITEMS = ("",)
 _RECORD_FIELDS: dict[type, tuple[str, ...] | None] = {}
-"""Per type: where its instances' values are when it may be an immutable record — ``("",)``
-for a namedtuple (its items); for a frozen dataclass its slots' names, with ``"__dict__"``
-first when its instances have a ``__dict__`` (all its values) — or None: never immutable,
-copied. Filled on first sight of a type (``_record_fields``)."""
+"""Per type: where its instances' values are when it may be an immutable record (``("",)`` for a
+namedtuple's items, a frozen dataclass's slots and ``"__dict__"``), or None: always copied."""
 
 
 def _record_fields(cls: type) -> tuple[str, ...] | None:
@@ -57,10 +38,9 @@ def _record_fields(cls: type) -> tuple[str, ...] | None:
 
 
 def _decide_record_fields(cls: type) -> tuple[str, ...] | None:
-    """The rule of ``_RECORD_FIELDS``: a class that takes over copying is never shared; a
-    tuple subclass whose instances have no ``__dict__`` (a namedtuple) is read as its items;
-    a class decorated with ``@dataclass(frozen=True)`` itself (not a subclass of one, which
-    may set attributes) by its ``__dict__`` and every slot of its classes."""
+    """The rule of ``_RECORD_FIELDS``: a class with copying hooks of its own is always copied; a
+    namedtuple is read as its items; a class itself decorated ``@dataclass(frozen=True)`` by its
+    ``__dict__`` and slots."""
     for klass in cls.__mro__[:-1]:  # (object's own hooks copy the state as it is)
         for hook in _COPY_HOOKS:
             f = klass.__dict__.get(hook)
@@ -92,10 +72,8 @@ def _record_immutable(value: Any, fields: tuple[str, ...]) -> bool:
 
 
 def is_immutable(value: Any) -> bool:
-    """True when nothing in ``value`` can be changed in place: an atomic value, a tuple or
-    frozenset whose items are immutable (to any depth), or an immutable record (a frozen
-    dataclass or namedtuple, see the module) whose values are. A tuple key such as
-    ``(("eu", "web"), 3)`` is immutable; a tuple holding a list is not."""
+    """True when nothing in ``value`` can be changed in place (atomic values, and tuples, frozensets
+    and immutable records of them, to any depth)."""
     cls = value.__class__
     if cls in _ATOMIC:
         return True
@@ -129,14 +107,9 @@ def copy_record(value: Any) -> Any:
 
 
 def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool:
-    """True when ``copy_record`` would hand every value over as it is, so loops over a batch
-    of such values skip the copies (``Batch.immutable``): ``is_immutable`` of each value,
-    decided a level at a time rather than value by value. Each level is a few passes over its
-    values at C speed (a flat tuple's items are one level): atomic values are done, the items
-    of tuples, frozensets and namedtuples and the values of frozen dataclasses
-    (``_RECORD_FIELDS``, decided once per type) make the next level, and any other type
-    makes it False. ``kinds``: the values' types, when the caller has them already
-    (``kinds_of(values)``)."""
+    """True when ``copy_record`` would hand every value over as it is (``Batch.immutable``):
+    ``is_immutable`` of each value, decided a level at a time with a few passes at C speed per
+    level. ``kinds``: the values' types, when the caller has them (``kinds_of(values)``)."""
     level = values
     if kinds is None:
         kinds = kinds_of(level)
@@ -153,8 +126,7 @@ def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool
 
 
 def kinds_of(values: Sequence[Any], width: int = 1) -> set[type]:
-    """``set(map(type, values))``, without hashing each type when the types repeat with
-    period ``width`` (one type; the items of tuples of one shape, one after another)."""
+    """``set(map(type, values))``, hashing each type once when they repeat with period ``width``."""
     types = list(map(type, values))
     head = types[:width]
     if width and len(types) % width == 0 and types == head * (len(types) // width):
@@ -163,16 +135,14 @@ def kinds_of(values: Sequence[Any], width: int = 1) -> set[type]:
 
 
 def _fields_of(kind: type) -> tuple[str, ...] | None:
-    """Where the values inside an instance of ``kind`` (not atomic) are: ``_ITEMS`` for a
-    tuple or frozenset, else ``_record_fields``."""
+    """Where the values inside a ``kind`` are: ``_ITEMS`` for a tuple or frozenset, else its
+    fields."""
     return _ITEMS if kind is tuple or kind is frozenset else _record_fields(kind)
 
 
 def _inside(level: Sequence[Any], kinds: set[type]) -> list[Any]:
-    """The values inside the values of ``level`` that are not atomic (``kinds``: the types
-    of ``level``'s values, none of them ``_fields_of`` None), as ``is_immutable`` looks
-    into them: a tuple's, frozenset's or namedtuple's items, a frozen dataclass's
-    ``__dict__`` values and slots (None for an unset slot)."""
+    """The values inside the non-atomic values of ``level`` (``kinds``: their types), as
+    ``is_immutable`` looks into them (None for an unset slot)."""
     inside: list[Any] = []
     extend = inside.extend  # (``any`` runs it over every value: it returns None)
     for kind in kinds - _ATOMIC:
@@ -185,3 +155,14 @@ def _inside(level: Sequence[Any], kinds: set[type]) -> list[Any]:
             else:
                 extend(map(getattr, of_kind, repeat(name), repeat(None)))
     return inside
+
+
+def first_uncopyable(named: Iterable[tuple[Any, Any]]) -> tuple[Any, Any] | None:
+    """The first ``(name, value)`` whose value ``copy.deepcopy`` refuses (None: every one copies),
+    for an error that names what cannot be copied."""
+    for name, value in named:
+        try:
+            copy.deepcopy(value)
+        except Exception:
+            return name, value
+    return None

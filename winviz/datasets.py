@@ -1,16 +1,7 @@
-"""The lessons' datasets, loaded with validation.
-
-Every loader checks each row and raises ``DatasetError`` naming the file, the line and the field
-of a malformed one. Times come back as epoch milliseconds (``winviz.time`` rules):
-
-* ``late_data()`` — seed 002's records; ``createTime`` is China time (Asia/Shanghai).
-* ``clickstream()`` — the seeded clickstream of ``data/generate_clickstream.py``.
-* ``seattle_temps()`` — hourly Seattle temperatures of 2010 from the ``vega_datasets``
-  package (public-domain NOAA data), read as Seattle wall-clock time, with seeded arrival
-  delays so it can be replayed as a stream.
-
-Loading files is I/O: this module is outside the engine core, which never imports it.
-"""
+"""The lessons' datasets, validated row by row (``DatasetError`` names file, line and field), times
+as epoch ms: ``late_data()`` (seed 002, China time), ``clickstream()``
+(``data/generate_clickstream.py``) and ``seattle_temps()`` (2010 NOAA hourly readings from
+``vega_datasets``, with seeded arrival delays). I/O: the engine core never imports it."""
 
 from __future__ import annotations
 

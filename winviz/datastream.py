@@ -1,8 +1,6 @@
-"""The fluent API: Flink's DataStream API in snake_case.
-
-Calls build a job graph of ``Node``s, each holding the frozen spec of its operator
-(``winviz.graph``); nothing runs until ``env.execute()``, which builds fresh operators from the
-specs (so one pipeline can be executed again and again, e.g. by a slider) and runs them::
+"""The fluent API: Flink's DataStream API in snake_case. Calls build a job graph (``winviz.graph``);
+nothing runs until ``env.execute()``, which builds fresh operators, so one pipeline can be executed
+again and again::
 
     env = StreamExecutionEnvironment()
     (env.from_collection(events, arrival_times=arrivals)
@@ -14,12 +12,7 @@ specs (so one pipeline can be executed again and again, e.g. by a slider) and ru
         .side_output_late_data(late)
         .reduce(lambda a, b: {**a, "n": a["n"] + b["n"]})
         .sink_to("totals"))
-    result = env.execute()
-
-Parallelism (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``,
-``set_max_parallelism``), the exchanges ``key_by`` / ``rebalance()`` / ``forward()`` and
-``a.connect(b).process(...)`` build parallel jobs; ``winviz.runtime`` says how they run.
-"""
+    result = env.execute()"""
 
 from __future__ import annotations
 
@@ -47,12 +40,7 @@ from winviz.checkpoints import CheckpointConfig
 from winviz.collector import paused
 from winviz.copies import all_immutable, copy_record, kinds_of
 from winviz.errors import ArgumentTypeError, InputError, NameClashError
-from winviz.functions import (
-    AggregateFunction,
-    CoProcessFunction,
-    KeyedProcessFunction,
-    OutputTag,
-)
+from winviz.functions import AggregateFunction, CoProcessFunction, KeyedProcessFunction, OutputTag
 from winviz.graph import (
     CoProcessSpec,
     FilterSpec,
@@ -94,9 +82,8 @@ def _records_of(
     field: str,
     expected: str = "an iterable of records (a list, a tuple, a generator)",
 ) -> tuple[Any, ...]:
-    """The records of ``data`` as they are now (a tuple), made with the cyclic collector
-    paused: a young-generation pass would otherwise visit every record once
-    (winviz.collector). Not an iterable: ``ArgumentTypeError`` naming ``field``."""
+    """The records of ``data`` as a tuple, made with the cyclic collector paused; not an iterable:
+    ``ArgumentTypeError`` naming ``field``."""
     try:
         with paused():
             return tuple(data)
@@ -110,15 +97,8 @@ def _records_of(
 
 class StreamExecutionEnvironment:
     """Where a job is defined and executed (Flink's ``StreamExecutionEnvironment``).
-
-    ``auto_watermark_interval`` — ms of simulated processing time between periodic watermark
-    emissions (0 turns periodic emission off). ``trace`` — record a trace (on by default).
-    ``tz`` — the time zone naive timestamps are read in (UTC when None).
-
-    ``set_parallelism(n)`` is the default number of parallel subtasks of every operator (1 by
-    default), ``set_max_parallelism(m)`` the default number of key groups; see
-    ``winviz.runtime`` for how subtasks, exchanges and valves are built.
-    """
+    ``auto_watermark_interval``: ms of processing time between periodic watermarks (0: none);
+    ``trace``: record a trace; ``tz``: the zone naive timestamps are read in (UTC when None)."""
 
     def __init__(
         self, *, auto_watermark_interval: int = 200, trace: bool = True, tz: str | None = None
@@ -143,10 +123,8 @@ class StreamExecutionEnvironment:
         self.runtime_mode = RuntimeExecutionMode.STREAMING
 
     def set_runtime_mode(self, mode: RuntimeExecutionMode | str) -> StreamExecutionEnvironment:
-        """Flink's ``env.setRuntimeMode``: STREAMING (the default), BATCH, or AUTOMATIC (BATCH
-        when every source is bounded, which every winviz source is). In BATCH a keyed operator
-        gets its records grouped by key and sorted by timestamp, with no watermarks but MAX at
-        the end of each key (``winviz.batch_execution``)."""
+        """Flink's ``env.setRuntimeMode``: STREAMING (the default), BATCH or AUTOMATIC (BATCH: every
+        winviz source is bounded); see ``winviz.batch_execution``."""
         self.runtime_mode = runtime_mode(mode)
         return self
 
@@ -154,8 +132,8 @@ class StreamExecutionEnvironment:
         return self.runtime_mode
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
-        """Flink's ``env.setParallelism``: the parallelism of every operator that sets none
-        (non-parallel sources such as ``from_collection`` stay at 1, as in Flink)."""
+        """Flink's ``env.setParallelism``: for every operator that sets none (non-parallel ones
+        stay 1)."""
         self.parallelism = check_parallelism(parallelism)
         return self
 
@@ -163,9 +141,8 @@ class StreamExecutionEnvironment:
         return self.parallelism
 
     def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
-        """Flink's ``env.setMaxParallelism``: the number of key groups of every keyed operator
-        that sets none (1..32768). Without it each operator uses Flink's default:
-        ``compute_default_max_parallelism(parallelism)``."""
+        """Flink's ``env.setMaxParallelism``: the key groups of every keyed operator that sets none
+        (1..32768; else ``compute_default_max_parallelism``)."""
         self.max_parallelism = check_max_parallelism(max_parallelism)
         return self
 
@@ -173,10 +150,9 @@ class StreamExecutionEnvironment:
         return self.max_parallelism
 
     def set_timer_firing_budget(self, budget: int) -> StreamExecutionEnvironment:
-        """How many timers of one key and window (or namespace), each registered by an
-        earlier firing of the same advance, one advance of the watermark or processing time
-        may fire before the run ends with ``TimerLoopError`` (``winviz.timers``; default
-        ``DEFAULT_FIRING_BUDGET``). Not a Flink setting: Flink would keep firing."""
+        """How many timers of one key and namespace, each registered by an earlier firing of the
+        same advance, one advance may fire before ``TimerLoopError`` (``winviz.timers``). Not a
+        Flink setting: Flink would keep firing."""
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InputError(
                 "a timer firing budget must be a positive int",
@@ -190,8 +166,8 @@ class StreamExecutionEnvironment:
     # -- naming ---------------------------------------------------------------------------
 
     def _unique(self, base: str) -> str:
-        """A name for a new operator: ``base``, else ``base_2``, ``base_3``… (the first one
-        no operator has)."""
+        """A new operator's name: ``base``, else ``base_2``, ``base_3``… (the first no operator
+        has)."""
         taken = {node.name for node in self.nodes}
         n = self._names.get(base, 0)
         name = base if n == 0 else f"{base}_{n + 1}"
@@ -202,8 +178,7 @@ class StreamExecutionEnvironment:
         return name
 
     def _claim(self, name: Any, what: str, node: Node | None = None) -> str:
-        """``name`` exactly, for a sink or an operator the user names: a ``NameClashError``
-        when another operator has it already (never a silent rename)."""
+        """``name`` exactly (never a silent rename), else ``NameClashError`` naming its holder."""
         if not isinstance(name, str) or not name:
             raise ArgumentTypeError(
                 f"{what}: a name must be a non-empty str",
@@ -236,11 +211,9 @@ class StreamExecutionEnvironment:
     def enable_checkpointing(
         self, interval: Any = None, *, at_records: Iterable[int] = ()
     ) -> StreamExecutionEnvironment:
-        """Take checkpoints of the whole job (Flink's ``enableCheckpointing(interval)``, on
-        the simulated clock): every ``interval`` ms of processing time — the barrier goes in
-        before the first record arriving at or after each trigger time — and/or at the cuts
-        ``at_records`` (after that many source records, in arrival order). Together with
-        ``execute(fail_at=...)``, see ``winviz.checkpoints``."""
+        """Flink's ``enableCheckpointing(interval)`` on the simulated clock: every ``interval`` ms
+        of processing time and/or at the cuts ``at_records`` (after that many source records); see
+        ``winviz.checkpoints``."""
         ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
         if ms is not None and ms <= 0:
             raise InputError(
@@ -253,15 +226,14 @@ class StreamExecutionEnvironment:
         return self
 
     def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
-        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (3 by default): how many
-        update intervals' samples of a watermark alignment checks behind the latest; 0 checks
-        the latest watermark (Flink before 2.3). See ``winviz.alignment``."""
+        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (3 by default; 0: the latest
+        watermark, as before 2.3). See ``winviz.alignment``."""
         self.watermark_alignment_buffer_size = check_buffer_size(size)
         return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
-        """Flink's ``ExecutionConfig.setAutoWatermarkInterval``: ms (or a timedelta) of
-        processing time between periodic watermarks, >= 0 (0 turns them off)."""
+        """Flink's ``setAutoWatermarkInterval``: ms (or a timedelta) between watermarks, >= 0 (0:
+        none)."""
         self.auto_watermark_interval = checked_watermark_interval(interval)
         return self
 
@@ -277,17 +249,10 @@ class StreamExecutionEnvironment:
         name: str = "source",
     ) -> DataStream:
         """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
-        non-decreasing), or at ``i * arrival_interval`` when no arrival times are given.
-        ``timestamps`` optionally gives each record a source timestamp (like Kafka's).
-
-        The records are taken as they are now, as Flink's ``FromElementsFunction`` serializes
-        its elements when the source is made: a record that can be changed in place (a dict,
-        a list) is copied, so changing the caller's data afterwards — before ``execute`` or
-        after it — changes neither the job nor its trace and outputs.
-
-        A None record is refused, naming its index (``InputError``), as Flink's
-        ``StreamExecutionEnvironment.fromCollection`` refuses a null element ("The collection
-        contains a null element", ``FromElementsFunction.checkCollection``)."""
+        non-decreasing), or at ``i * arrival_interval``; ``timestamps`` optionally gives source
+        timestamps (like Kafka's). The records are copied as they are now, as Flink's
+        ``FromElementsFunction`` serializes them; a None record is refused, naming its index
+        (``FromElementsFunction.checkCollection``)."""
         values = _records_of(data, "from_collection", "data")
         records = self._records(values, arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
@@ -302,9 +267,8 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Any] | None,
         where: str = "",
     ) -> Batch:
-        """The validated records as one ``Batch`` (arrival times, indices, values,
-        timestamps): the form the runtime hands to operators. ``where`` (e.g. ``[1]``) names
-        the partition in error fields."""
+        """The validated records as one ``Batch``; ``where`` (e.g. ``[1]``) names the partition in
+        errors."""
         kinds = kinds_of(values)  # (also what all_immutable needs, found once)
         if _NONE_TYPE in kinds:
             index = next(i for i, v in enumerate(values) if v is None)
@@ -324,10 +288,8 @@ class StreamExecutionEnvironment:
         indices: Sequence[int] = range(n)
         increasing = False  # known to be non-decreasing without a check
         if arrival_times is None:
-            # i * arrival_interval, without a Python loop for an int step (0: all at 0)
-            if arrival_interval.__class__ is not int:
-                arrivals = [i * arrival_interval for i in range(n)]
-            elif arrival_interval:
+            # i * arrival_interval without a Python loop (0: all at 0)
+            if arrival_interval:
                 arrivals = range(0, n * arrival_interval, arrival_interval)
                 increasing = arrival_interval > 0
             else:
@@ -381,24 +343,13 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Sequence[Any]] | None = None,
         name: str = "source",
     ) -> DataStream:
-        """A bounded source with several partitions (Flink's source splits, e.g. the
-        partitions of a Kafka topic). ``partitions[p]`` holds partition ``p``'s records;
-        ``arrival_times[p]`` / ``timestamps[p]`` are given per partition as in
-        ``from_collection`` (record ``i`` of a partition arrives at ``i * arrival_interval``
-        when no arrival times are given). Records of all partitions enter the job in arrival
-        order (equal arrival times: the lower partition first).
-
-        ``assign_timestamps_and_watermarks`` applied right after this source generates
-        watermarks **per partition** (``winviz.operators.split_watermarks``); applied after
-        any other operator, once for the whole stream.
-
-        With a parallelism above 1 (``set_parallelism`` on this stream or on its watermark
-        assignment, or the environment's) the source has that many reader subtasks and
-        partition ``p`` is read by subtask ``p % parallelism`` (Flink's Kafka enumerator
-        assigns ``(start + p) % parallelism`` with ``start`` from the topic name's hash;
-        winviz uses ``start = 0``). A reader without partitions never emits a watermark: it
-        holds back everything downstream unless the strategy has ``with_idleness``, which marks
-        it idle (as Flink's Kafka source docs warn)."""
+        """A bounded source with several partitions (Flink's source splits, e.g. Kafka partitions):
+        ``partitions[p]``, ``arrival_times[p]`` and ``timestamps[p]`` as in ``from_collection``.
+        Records of all partitions enter in arrival order (ties: the lower partition first).
+        ``assign_timestamps_and_watermarks`` right after it generates watermarks per partition. With
+        parallelism ``n`` partition ``p`` is read by subtask ``p % n`` (Flink's Kafka enumerator,
+        with ``start = 0``); a reader without partitions holds back everything downstream unless the
+        strategy has ``with_idleness``."""
         partitions = _records_of(
             partitions,
             "from_partitions",
@@ -481,22 +432,11 @@ class StreamExecutionEnvironment:
         restore_from: Any = None,
     ):
         """Run the job to the end of its bounded input; returns a ``JobExecutionResult``.
-
-        ``until_processing_time`` moves the simulated clock on to that time before the end of
-        input (processing-time timers due by then fire; Flink never fires processing-time
-        timers that are still pending when a bounded job ends).
-
-        ``fail_at`` injects a failure after that many source records (or one after each of
-        several counts): the job restarts from the latest completed checkpoint
-        (``enable_checkpointing``), or from the beginning without one, and replays the input
-        from the saved source positions. The outputs are those of a run without failures.
-
-        ``restore_from`` starts the run from a snapshot of this job (a ``CompletedCheckpoint``
-        of an earlier run), as Flink starts a job from a checkpoint or savepoint (see
-        ``winviz.checkpoints``).
-
-        While the job runs, the garbage collector's oldest-generation threshold is raised
-        and then restored (``JobRuntime.gc_full_collection_threshold``; None turns it off)."""
+        ``until_processing_time``: move the clock on to that time before the end of input (Flink
+        never fires processing-time timers still pending at the end of a bounded job). ``fail_at``:
+        fail after that many source records (or each of several counts), restart from the latest
+        checkpoint and replay. ``restore_from``: start from a ``CompletedCheckpoint`` of an earlier
+        run (see ``winviz.checkpoints``)."""
         from winviz.runtime import JobRuntime
 
         until = None
@@ -524,9 +464,7 @@ class StreamExecutionEnvironment:
 
 
 def _record_cuts(at_records: Any) -> tuple[int, ...]:
-    """``enable_checkpointing(at_records=...)``: several record counts (a list, a tuple, a
-    range), each an int >= 0, sorted and without repeats; one bare count, a str or a bool is
-    refused, saying what is expected."""
+    """``enable_checkpointing(at_records=...)``: record counts (ints >= 0), sorted, unique."""
     expected = "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]"
     if isinstance(at_records, (str, bytes, numbers.Number)) or not isinstance(at_records, Iterable):
         raise ArgumentTypeError(
@@ -569,8 +507,7 @@ class DataStream:
         return DataStream(self.env, self.env._add(spec, base, [self.node, other.node]))
 
     def _same_environment(self, other: Any, what: str) -> DataStream:
-        """``other`` when it is a stream of this environment, else ``ArgumentTypeError``
-        (a window join / coGroup needs one)."""
+        """``other`` when it is a stream of this environment, else ``ArgumentTypeError``."""
         if not isinstance(other, DataStream) or other.env is not self.env:
             raise ArgumentTypeError(
                 f"{what}() needs a DataStream of the same environment",
@@ -595,10 +532,8 @@ class DataStream:
         return node
 
     def set_parallelism(self, parallelism: int) -> DataStream:
-        """Flink's ``setParallelism``: how many parallel subtasks run this operator. On
-        ``assign_timestamps_and_watermarks`` right after a partitioned source it sets the
-        source's (the watermarks are generated inside the source reader, as Flink's
-        ``env.fromSource(source, strategy, name).setParallelism(n)``)."""
+        """Flink's ``setParallelism``; on ``assign_timestamps_and_watermarks`` right after a
+        partitioned source it sets the source's (the watermarks are made in the reader)."""
         node = self._operator_node("parallelism")
         n = check_parallelism(parallelism)
         if node.non_parallel and n != 1:
@@ -612,27 +547,24 @@ class DataStream:
         return self
 
     def set_max_parallelism(self, max_parallelism: int) -> DataStream:
-        """Flink's ``setMaxParallelism``: the number of key groups of this operator (1..32768,
-        at least its parallelism); ``key_by`` routes by the consuming operator's."""
+        """Flink's ``setMaxParallelism``: this operator's key groups (1..32768, >= its
+        parallelism)."""
         self._operator_node("max_parallelism").max_parallelism = check_max_parallelism(
             max_parallelism
         )
         return self
 
     def rebalance(self) -> DataStream:
-        """Flink's ``rebalance()``: records go round-robin to the subtasks of the next
-        operator (see ``winviz.partitioners``); watermarks go to all of them."""
+        """Flink's ``rebalance()``: records round-robin to the next operator's subtasks."""
         return DataStream(self.env, self.env._add(PartitionSpec(REBALANCE), REBALANCE, [self.node]))
 
     def forward(self) -> DataStream:
-        """Flink's ``forward()``: subtask ``i`` feeds subtask ``i`` of the next operator; the
-        two parallelisms must be equal (checked when the job is built)."""
+        """Flink's ``forward()``: subtask ``i`` feeds subtask ``i`` (equal parallelisms)."""
         return DataStream(self.env, self.env._add(PartitionSpec(FORWARD), FORWARD, [self.node]))
 
     def connect(self, other: DataStream) -> ConnectedStreams:
-        """Flink's ``connect``: two streams (of possibly different types) into one two-input
-        operator, ``.process(CoProcessFunction)`` — or ``.key_by(k1, k2).process(
-        KeyedCoProcessFunction)``. Its watermark is the minimum of the two inputs'."""
+        """Flink's ``connect``: two streams into one two-input operator (``.process`` /
+        ``.key_by(k1, k2).process``), whose watermark is the minimum of the two inputs'."""
         if not isinstance(other, DataStream):
             raise ArgumentTypeError(
                 "connect needs a DataStream of the same environment",
@@ -647,13 +579,12 @@ class DataStream:
         return ConnectedStreams(self, other)
 
     def join(self, other: DataStream) -> Any:
-        """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)`` (see
-        ``winviz.joins``; built over the window operator, as Flink builds it)."""
+        """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
+        (``winviz.joins``)."""
         return JoinedStreams(self, self._same_environment(other, "join"))
 
     def co_group(self, other: DataStream) -> Any:
-        """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
-        with a ``CoGroupFunction`` (see ``winviz.joins``)."""
+        """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``."""
         return CoGroupedStreams(self, self._same_environment(other, "co_group"))
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
@@ -672,9 +603,8 @@ class DataStream:
         return self._then(FlatMapSpec(fn), "flat_map")
 
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
-        """Timestamps and watermarks from ``strategy``; right after a partitioned source
-        (``env.from_partitions``) one generator per partition (Flink's per-split
-        watermarks)."""
+        """Timestamps and watermarks from ``strategy``; right after a partitioned source one
+        generator per partition (Flink's per-split watermarks)."""
         if not isinstance(strategy, WatermarkStrategy):
             raise ArgumentTypeError(
                 "assign_timestamps_and_watermarks takes a WatermarkStrategy",
@@ -690,10 +620,8 @@ class DataStream:
         return self._then(WatermarksSpec(strategy), "watermarks")
 
     def union(self, *others: DataStream) -> DataStream:
-        """Flink's ``DataStream.union``: one stream of the records of all of them. Not an
-        operator: the next operator gets one input channel per stream (a stream united with
-        itself gives two, so every record twice), combined by its ``InputGate``
-        (``winviz.operators.inputs``)."""
+        """Flink's ``DataStream.union``: not an operator; the next operator gets one input channel
+        per stream (a stream united with itself: every record twice)."""
         for other in others:
             if not isinstance(other, DataStream):
                 raise ArgumentTypeError(
@@ -716,8 +644,8 @@ class DataStream:
         return KeyedStream(self, key_selector)
 
     def window_all(self, assigner: WindowAssigner) -> WindowedStream:
-        """Windows over the whole (non-keyed) stream: every record has the same key (None).
-        Not parallel (Flink's ``windowAll`` runs in one subtask)."""
+        """Windows over the whole stream, every record under the key None, in one subtask
+        (``windowAll``)."""
         windowed = WindowedStream(self, lambda _: None, assigner)
         windowed.spec = replace(windowed.spec, window_all=True)
         return windowed
@@ -734,8 +662,8 @@ class DataStream:
         return DataStream(self.env, node)
 
     def sink_to(self, name: str) -> DataStream:
-        """Collect this stream into ``result.outputs[name]``. The sink's operator has that
-        name exactly: a name another sink or operator has is refused (``NameClashError``)."""
+        """Collect into ``result.outputs[name]``; the sink is named ``name`` (``NameClashError``
+        if taken)."""
         env = self.env
         node = Node(SinkSpec(), env._claim(name, f"sink_to({name!r})"), [self.node])
         env.nodes.append(node)
@@ -759,8 +687,7 @@ class KeyedStream:
         return WindowedStream(self.stream, self.key_selector, assigner)
 
     def interval_join(self, other: KeyedStream) -> Any:
-        """Flink's ``KeyedStream.intervalJoin``: join with another keyed stream on event time,
-        ``.between(lower, upper).process(ProcessJoinFunction)`` (see ``winviz.joins``)."""
+        """Flink's ``intervalJoin``: ``.between(lower, upper).process(fn)`` (``winviz.joins``)."""
         if not isinstance(other, KeyedStream):
             raise ArgumentTypeError(
                 "interval_join takes a KeyedStream",
@@ -825,9 +752,8 @@ class WindowedStream:
         )
 
     def process(self, process_function: Any) -> DataStream:
-        if process_function is None:
-            checked_window_function(None, "process", required=True)
-        return self._function("process", None, checked_window_function(process_function, "process"))
+        fn = checked_window_function(process_function, "process", required=True)
+        return self._function("process", None, fn)
 
     def apply(self, fn: Callable[[Any, Any, list[Any], Any], None]) -> DataStream:
         fn = checked_function(fn, "apply", "fn", "a function (key, window, elements, out)")
@@ -850,8 +776,7 @@ class ConnectedStreams:
     def key_by(
         self, key_selector1: Callable[[Any], Any], key_selector2: Callable[[Any], Any]
     ) -> ConnectedStreams:
-        """Key both inputs (records of equal keys meet in the same subtask and share keyed
-        state and timers)."""
+        """Key both inputs: equal keys meet in one subtask and share keyed state and timers."""
         for i, ks in enumerate((key_selector1, key_selector2), start=1):
             checked_function(ks, "key_by", f"key_selector{i}", "a function of one record")
         return ConnectedStreams(self.first, self.second, (key_selector1, key_selector2))
@@ -875,9 +800,7 @@ _NONE_TYPE = type(None)
 
 
 def _snapshot(value: Any) -> Any:
-    """A source record as it is now: ``copy_record``'s copy (the value itself when nothing
-    in it can change). A value no copy can be made of (a lock, an open file) stays itself,
-    as before: the job gets it as it is then."""
+    """A source record as it is now (``copy_record``); one that cannot be copied stays itself."""
     try:
         return copy_record(value)
     except (TypeError, copy.Error):

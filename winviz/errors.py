@@ -1,10 +1,6 @@
-"""Errors that name what went wrong and keep what happened before it.
-
-Every error the engine raises for bad input names the record (index), the field and the value,
-and says what was expected. Errors raised while a job runs carry the trace written up to the
-failure (``error.trace``) and the outputs collected so far (``error.partial_result``), so a
-learner can still look at everything that happened before it.
-"""
+"""Errors that name the record (index), field and value and say what was expected. An error raised
+while a job runs carries the trace so far (``error.trace``) and the outputs collected
+(``error.partial_result``)."""
 
 from __future__ import annotations
 
@@ -46,18 +42,15 @@ class InputError(WinvizError, ValueError):
 
 
 class LongRangeError(InputError):
-    """A time, duration or timer outside Java's ``long`` range [-2**63, 2**63-1] ms: Flink
-    keeps every time in a ``long`` and could not hold it (it would wrap silently)."""
+    """A time, duration or timer outside Java's ``long`` range: Flink could not hold it."""
 
 
 class ArgumentTypeError(InputError, TypeError):
-    """A value of the wrong type: a float, bool or str where int milliseconds or a count are
-    expected, a callable that is none, and the like."""
+    """A value of the wrong type (a float, bool or str where int ms are expected, and the like)."""
 
 
 class PositionError(InputError, IndexError):
-    """A position outside a sequence (``trace[i]`` past its records): an ``IndexError`` that
-    says which positions there are."""
+    """A position outside a sequence (``trace[i]``), saying which positions there are."""
 
 
 class NameClashError(InputError):
@@ -65,28 +58,20 @@ class NameClashError(InputError):
 
 
 class KeySelectionError(InputError):
-    """A key Flink could not route: null (Flink's "Assigned key must not be null!"), NaN or
-    of a type Java cannot hash the way winviz does."""
+    """A key Flink could not route: null, or of a type Java cannot hash as winviz does."""
 
 
 class StateCopyError(WinvizError, TypeError):
-    """State that a checkpoint cannot copy (a lock, an open file, a generator): Flink
-    serializes every state value with its ``TypeSerializer`` and fails the checkpoint the
-    same way. Names the operator, the state entry and the cause."""
+    """State a checkpoint cannot copy (a lock, a file): Flink fails the checkpoint the same way."""
 
 
 class FunctionNotSerializableError(WinvizError, TypeError):
-    """A user function (or trigger, assigner, watermark strategy …) that cannot be copied for
-    the subtasks of a job: Flink serializes the job's functions and ships every subtask its
-    own deserialized copy, and refuses a function that is not serializable
-    (``InvalidProgramException``: "... is not serializable"). Names the operator, the
-    function and the cause."""
+    """A user function that cannot be copied for the subtasks (Flink: not serializable)."""
 
 
 class FunctionResultError(WinvizError, TypeError):
-    """A user function returned something the operator cannot use (``flat_map`` returning
-    an int or None, ``reduce`` returning None, a watermark function returning a str):
-    names the function, the operator, the record and what was expected."""
+    """A user function returned something the operator cannot use (``flat_map`` an int, ``reduce``
+    None …)."""
 
     def __init__(
         self,
@@ -113,16 +98,19 @@ class FunctionResultError(WinvizError, TypeError):
     def __str__(self) -> str:
         """Built when shown: an operator may fill in ``index`` on the way out (a batch loop
         knows the record's index only then)."""
-        parts = [
-            f"{self.function} in operator {self.operator!r} {self.message}: got {self.value!r}"
-        ]
-        if self.index is not None:
-            parts.append(f"record {self.index}")
-        if self.key is not None:
-            parts.append(f"key {self.key!r}")
-        if self.record is not ...:
-            parts.append(f"value {self.record!r}")
-        return "; ".join(parts) + f" (expected {self.expected})"
+        head = f"{self.function} in operator {self.operator!r} {self.message}: got {self.value!r}"
+        where = _where(self.index, self.key, None, self.record)
+        return "; ".join([head, *where]) + f" (expected {self.expected})"
+
+
+def _where(index: int | None, key: Any, window: Any, record: Any) -> list[str]:
+    """The record index, key, window and value a function error names (``...``: no value)."""
+    parts = [] if index is None else [f"record {index}"]
+    if key is not None:
+        parts.append(f"key {key!r}")
+    if window is not None:
+        parts.append(f"window {window}")
+    return parts if record is ... else [*parts, f"value {record!r}"]
 
 
 def returned_value_error(
@@ -135,12 +123,9 @@ def returned_value_error(
     index: int | None = None,
     record: Any = ...,
 ) -> FunctionResultError:
-    """A process function (``ProcessWindowFunction.process``, a ``WindowFunction`` of
-    ``apply``, ``KeyedProcessFunction.process_element`` / ``on_timer``, a
-    ``(Keyed)CoProcessFunction``) returned something other than None. In Flink these methods
-    are ``void``: results go only through the ``Collector``; winviz refuses the value rather
-    than drop it silently. ``when`` says what was being processed (e.g. " when window [0, 1000)
-    fired")."""
+    """A process function (``process``, ``apply``, ``process_element``, ``on_timer``) returned
+    something other than None: Flink's are ``void``, results go through the ``Collector``. ``when``
+    says what was being processed (e.g. " when window [0, 1000) fired")."""
     return FunctionResultError(
         f"returned a value{when}, which Flink never reads",
         function=function,
@@ -174,28 +159,18 @@ class UserFunctionError(WinvizError, RuntimeError):
         self.window = window
         self.record = record
         self.index = index
-        parts = [f"{function} in operator {operator!r} raised {type(cause).__name__}: {cause}"]
-        if index is not None:
-            parts.append(f"record {index}")
-        if key is not None:
-            parts.append(f"key {key!r}")
-        if window is not None:
-            parts.append(f"window {window}")
-        if record is not None:
-            parts.append(f"value {record!r}")
-        super().__init__("; ".join(parts))
+        head = f"{function} in operator {operator!r} raised {type(cause).__name__}: {cause}"
+        where = _where(index, key, window, ... if record is None else record)
+        super().__init__("; ".join([head, *where]))
 
 
 class IllegalStateError(WinvizError, RuntimeError):
-    """An internal contract was broken (Flink's IllegalStateException), e.g. a trigger
-    returned something that is not a TriggerResult."""
+    """An internal contract was broken (Flink's ``IllegalStateException``)."""
 
 
 class TimerLoopError(IllegalStateError):
-    """A timer that re-registers itself at the time it fires, with nothing changing: the run
-    could never end (``winviz.timers`` gives the exact criterion; Flink hangs, see
-    FLINK-35069). ``key``, ``namespace`` (the window), ``timestamp``, ``domain`` and
-    ``operator`` say which timer."""
+    """A timer that re-registers itself at the time it fires, with nothing changing
+    (``winviz.timers``; Flink hangs, FLINK-35069); the attributes say which timer."""
 
     def __init__(
         self,
@@ -216,24 +191,19 @@ class TimerLoopError(IllegalStateError):
 
 
 class UnsupportedOperationError(WinvizError, RuntimeError):
-    """Flink's UnsupportedOperationException, e.g. a session merge that would end a window
-    before the current watermark."""
+    """Flink's ``UnsupportedOperationException``."""
 
 
 class TraceFileError(InputError):
-    """A file that is not a trace this winviz can read (``winviz.load_trace``): the message
-    names the file and what was expected."""
+    """A file that is not a trace this winviz can read (``winviz.load_trace``)."""
 
 
 class SnapshotRestoreError(InputError):
-    """A snapshot (``CompletedCheckpoint``) that ``execute(restore_from=...)`` cannot load
-    into this job (Flink fails a restore from a checkpoint or savepoint the same way)."""
+    """A snapshot that ``execute(restore_from=...)`` cannot load into this job."""
 
 
 class SnapshotMismatchError(SnapshotRestoreError):
-    """The snapshot belongs to another job: another checkpoint format version, or operators
-    (names — winviz's uids —, kinds, parallelism, key groups), sources or exchanges that
-    differ; the message lists every difference."""
+    """The snapshot belongs to another job; the message lists every difference."""
 
 
 class DamagedSnapshotError(SnapshotRestoreError):
@@ -242,7 +212,5 @@ class DamagedSnapshotError(SnapshotRestoreError):
 
 
 class AlignmentStallError(WinvizError):
-    """Every record left is held back by watermark alignment and nothing can release it: the
-    group's minimum is held by a source (or partition) that sends no more watermarks. Real
-    Flink would wait forever here; ``with_idleness`` lets the quiet one be left out
-    (``winviz.alignment``)."""
+    """Every record left is held back by watermark alignment and nothing can release it (Flink would
+    wait forever; ``with_idleness`` leaves the quiet source out)."""

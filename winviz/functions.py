@@ -1,21 +1,8 @@
-"""The user functions a pipeline is built from, named as Flink names them.
-
-* ``ReduceFunction`` — ``reduce(a, b)``: incremental, state holds one value per window.
-* ``AggregateFunction`` — ``create_accumulator / add / get_result / merge``: incremental,
-  state holds one accumulator per window.
-* ``ProcessWindowFunction`` — ``process(key, context, elements, out)``: sees every element
-  (state holds the full list), or, combined with a reduce/aggregate, the single pre-aggregate.
-* ``KeyedProcessFunction`` — ``process_element(value, ctx, out)`` and
-  ``on_timer(timestamp, ctx, out)``: per-key logic with timers.
-* ``CoProcessFunction`` / ``KeyedCoProcessFunction`` — ``process_element1`` /
-  ``process_element2`` for the two inputs of ``a.connect(b)`` (plus ``on_timer`` when keyed).
-* ``ProcessJoinFunction`` — ``process_element(left, right, ctx, out)`` per pair of an interval
-  join; ``JoinFunction`` / ``FlatJoinFunction`` / ``CoGroupFunction`` for window joins
-  (``winviz.joins``).
-
-Plain Python callables are accepted where Flink accepts a lambda (a reduce function, a key
-selector, a map function).
-"""
+"""The user functions a pipeline is built from, named as Flink names them: ``ReduceFunction``,
+``AggregateFunction``, ``ProcessWindowFunction``, ``KeyedProcessFunction``, ``CoProcessFunction`` /
+``KeyedCoProcessFunction``, ``ProcessJoinFunction`` and the window joins' ``JoinFunction`` /
+``FlatJoinFunction`` / ``CoGroupFunction`` (``winviz.joins``). Plain callables are accepted where
+Flink accepts a lambda."""
 
 from __future__ import annotations
 
@@ -31,11 +18,8 @@ OUT = TypeVar("OUT")
 
 @dataclass(frozen=True)
 class OutputTag:
-    """Names a side output (Flink's ``org.apache.flink.util.OutputTag``); tags with the same
-    id are the same. The id is a non-empty str: Flink's constructor refuses null ("OutputTag
-    id cannot be null.") and an empty id ("OutputTag id must not be empty."); here None or
-    another type raises ``ArgumentTypeError`` (a TypeError) and ``""`` ``InputError`` (a
-    ValueError, Flink's IllegalArgumentException)."""
+    """Names a side output (Flink's ``OutputTag``); tags with the same id are the same. None or a
+    non-str id raises ``ArgumentTypeError``, ``""`` ``InputError``, as Flink's constructor."""
 
     id: str
 
@@ -101,10 +85,9 @@ class AggregateFunction(Generic[IN, ACC, OUT]):
 
 
 class ProcessWindowFunction(Generic[IN, OUT]):
-    """Flink's ``ProcessWindowFunction``. ``context`` offers ``window()``,
-    ``current_watermark()``, ``current_processing_time()``, ``output(tag, value)``,
-    ``window_state()`` (per key and window; refused on merging windows, as Flink's
-    ``MergingWindowStateStore`` refuses it) and ``global_state()`` (per key)."""
+    """Flink's ``ProcessWindowFunction``. ``context``: ``window()``, ``current_watermark()``,
+    ``current_processing_time()``, ``output(tag, value)``, ``window_state()`` (refused on merging
+    windows, as Flink) and ``global_state()``."""
 
     def process(
         self, key: Any, context: Any, elements: list[IN], out: Collector
@@ -112,9 +95,8 @@ class ProcessWindowFunction(Generic[IN, OUT]):
         raise NotImplementedError
 
     def clear(self, context: Any) -> None:
-        """Called when the window is cleaned up (Flink's ``clearAllState`` calls it last).
-        Clear the window's ``context.window_state()`` here: the operator does not, and what
-        is left stays in the state for good."""
+        """Called when the window is cleaned up (Flink's ``clearAllState``): clear
+        ``context.window_state()`` here, the operator does not."""
 
 
 class KeyedProcessFunction(Generic[IN, OUT]):
@@ -133,9 +115,8 @@ class KeyedProcessFunction(Generic[IN, OUT]):
 
 
 class CoProcessFunction(Generic[IN, OUT]):
-    """Flink's ``CoProcessFunction``: one function for the two inputs of
-    ``a.connect(b).process(...)``. ``ctx`` offers ``timestamp()``, ``timer_service()`` (its
-    clocks only: setting timers needs keyed streams, as in Flink) and ``output(tag, value)``."""
+    """Flink's ``CoProcessFunction`` for ``a.connect(b).process(...)``; its ``ctx`` sets no timers
+    (that needs keyed streams, as in Flink)."""
 
     def open(self, ctx: Any) -> None:
         """Called once before the first element."""
@@ -160,11 +141,9 @@ class KeyedCoProcessFunction(CoProcessFunction[IN, OUT]):
 
 
 class ProcessJoinFunction(Generic[IN, OUT]):
-    """Flink's ``ProcessJoinFunction``: called by an interval join
-    (``a.key_by(k).interval_join(b.key_by(k)).between(lo, hi).process(fn)``) once per joined
-    pair, ``process_element(left, right, ctx, out)``. ``ctx.left_timestamp`` /
-    ``ctx.right_timestamp`` are the pair's timestamps, ``ctx.timestamp`` the output's (the larger
-    of the two); ``ctx.output(tag, value)`` writes to a side output at that timestamp."""
+    """Flink's ``ProcessJoinFunction``: an interval join calls ``process_element(left, right, ctx,
+    out)`` per joined pair; ``ctx.left_timestamp`` / ``right_timestamp`` / ``timestamp`` (the
+    larger) and ``ctx.output(tag, value)``."""
 
     def open(self, ctx: Any) -> None:
         """Called once before the first pair."""
@@ -176,11 +155,8 @@ class ProcessJoinFunction(Generic[IN, OUT]):
 
 
 class PairJoinFunction(ProcessJoinFunction[Any, tuple[Any, Any]]):
-    """A ``ProcessJoinFunction`` that collects ``(left, right)`` for each joined pair, nothing
-    else. winviz-only: Flink ships no such class (in Java it is ``out.collect(Tuple2.of(left,
-    right))`` in your own ``ProcessJoinFunction``). Its output is exactly the pairs a Spark
-    stream-stream join outputs, so ``winviz.spark.build_twin`` can build the twin of an
-    interval join that uses it (any other function is arbitrary code)."""
+    """A ``ProcessJoinFunction`` collecting ``(left, right)`` per pair (winviz-only): its output is
+    a Spark stream-stream join's, so ``winviz.spark.build_twin`` can twin it."""
 
     def process_element(self, left: Any, right: Any, ctx: Any, out: Collector) -> None:
         out.collect((left, right))
@@ -203,9 +179,8 @@ class FlatJoinFunction(Generic[IN, OUT]):
 
 
 class CoGroupFunction(Generic[IN, OUT]):
-    """Flink's ``CoGroupFunction`` of a window coGroup: ``co_group(first, second, out)`` gets
-    the elements of both inputs in one window of one key (either list may be empty); a plain
-    function ``(first, second, out)`` works too."""
+    """Flink's ``CoGroupFunction``: ``co_group(first, second, out)`` per window and key (either list
+    may be empty); a plain function works too."""
 
     def co_group(
         self, first: list[Any], second: list[Any], out: Collector
@@ -251,17 +226,8 @@ class SumAggregate(AggregateFunction[Any, Any, Any]):
         return a + b
 
 
-class CountAggregate(AggregateFunction[Any, int, int]):
+class CountAggregate(SumAggregate):
     """Counts elements."""
 
-    def create_accumulator(self) -> int:
-        return 0
-
-    def add(self, value: Any, accumulator: int) -> int:
+    def add(self, value: Any, accumulator: Any) -> Any:
         return accumulator + 1
-
-    def get_result(self, accumulator: int) -> int:
-        return accumulator
-
-    def merge(self, a: int, b: int) -> int:
-        return a + b

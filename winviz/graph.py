@@ -1,27 +1,8 @@
-"""The job graph: Flink's ``StreamGraph`` of ``StreamNode``s, each with the spec of its operator.
-
-The fluent API (``winviz.datastream``) only records what the job is: every call adds a
-``Node`` holding a frozen **operator spec** — the counterpart of Flink's
-``StreamOperatorFactory`` — and the node's inputs, name and parallelism. Nothing runs until
-``env.execute()``; the runtime (``winviz.runtime``) then asks each spec to ``build`` one fresh
-operator per subtask (Flink's ``StreamingJobGraphGenerator`` → ``ExecutionGraph`` → tasks),
-so one pipeline can be executed again and again, e.g. by a slider. The Spark twin
-(``winviz.spark.builder``) reads the same specs.
-
-**Functions as Flink ships them.** Flink serializes the job's functions with the job graph and
-every task deserializes its own copy, so each subtask — in each execution, after each restart
-— has its own function objects. ``OperatorSpec.shipped`` does the same: the runtime builds
-every subtask's operator from a spec whose user functions (``OperatorSpec.functions``: map /
-filter / flat_map functions, process and window functions, aggregate and reduce functions,
-key selectors, assigners, triggers, evictors, watermark strategies) are a deep copy taken when
-the job starts; the caller's objects are never changed. A function that cannot be copied (it
-holds a lock, an open file, a generator) raises ``FunctionNotSerializableError`` naming it.
-
-Two kinds of node are no operators (Flink's "virtual" nodes): a ``UnionSpec`` (the next
-operator gets one input channel per united stream) and a ``PartitionSpec`` (``rebalance()`` /
-``forward()``: how records travel to the next operator). A ``SideOutputSpec`` node stands for
-``get_side_output(tag)``: a pass-through fed by its producer's side output ``tag``.
-"""
+"""The job graph: Flink's ``StreamGraph`` of nodes, each holding a frozen operator spec (Flink's
+``StreamOperatorFactory``) that ``build``s one fresh operator per subtask at ``env.execute()``,
+so a pipeline can run again and again. As Flink ships each task its own copy of the job's
+functions, each subtask is built from ``OperatorSpec.shipped`` (a deep copy; one that cannot be
+copied raises ``FunctionNotSerializableError``). Unions and partitionings are no operators."""
 
 from __future__ import annotations
 
@@ -30,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Protocol
 
+from winviz.copies import first_uncopyable
 from winviz.errors import FunctionNotSerializableError
 from winviz.functions import AggregateFunction, CoProcessFunction, KeyedProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
@@ -94,29 +76,18 @@ class OperatorSpec:
         try:
             copied = copy.deepcopy(values)
         except Exception as exc:
-            raise self._not_serializable(operator, values, exc) from exc
+            named = zip(self.functions, values, strict=True)
+            field, value = first_uncopyable(named) or (self.functions[0], values[0])
+            what = type(value).__qualname__
+            raise FunctionNotSerializableError(
+                f"the {_FIELD_WORDS.get(field, field)} of operator {operator!r} (a {what}) cannot "
+                f"be copied for its subtasks: {type(exc).__name__}: {exc}. Flink ships every "
+                f"subtask its own deserialized copy of the job's functions and refuses this one "
+                f"(InvalidProgramException: the implementation of {what} is not serializable); "
+                "keep plain data in function objects and create locks, files or generators "
+                "inside the function's methods"
+            ) from exc
         return replace(self, **dict(zip(self.functions, copied, strict=True)))
-
-    def _not_serializable(
-        self, operator: str, values: tuple[Any, ...], exc: Exception
-    ) -> FunctionNotSerializableError:
-        """The error naming the first of ``values`` that cannot be copied."""
-        field, value = self.functions[0], values[0]
-        for name, candidate in zip(self.functions, values, strict=True):
-            try:
-                copy.deepcopy(candidate)
-            except Exception:
-                field, value = name, candidate
-                break
-        what = type(value).__qualname__
-        return FunctionNotSerializableError(
-            f"the {_FIELD_WORDS.get(field, field)} of operator {operator!r} (a {what}) cannot be "
-            f"copied for its subtasks: {type(exc).__name__}: {exc}. Flink ships every subtask "
-            f"its own deserialized copy of the job's functions and refuses this one "
-            f"(InvalidProgramException: the implementation of {what} is not serializable); "
-            "keep plain data in function objects and create locks, files or generators "
-            "inside the function's methods"
-        )
 
     two_inputs: ClassVar[bool] = False
     """True for a two-input operator (``connect``, an interval join): input ``k`` of the node
@@ -348,14 +319,9 @@ class IntervalJoinSpec(OperatorSpec):
 
 @dataclass(frozen=True)
 class WindowSpec(KeyedSpec):
-    """``key_by(...).window(assigner)`` with its trigger, evictor, allowed lateness, late
-    data tag and window function (Flink's ``WindowOperator``; ``window_all``: one subtask,
-    every record under one key).
-
-    ``function_kind`` is how the window's contents become output: ``reduce`` /
-    ``aggregate`` (``fn``, incrementally, optionally with a ``process_function`` that sees
-    the one result), ``process`` (a ProcessWindowFunction over the buffered records) or
-    ``apply`` (a WindowFunction)."""
+    """``key_by(...).window(assigner)`` (Flink's ``WindowOperator``; ``window_all``: one subtask).
+    ``function_kind``: ``reduce`` / ``aggregate`` (``fn``, incremental, optionally with a
+    ``process_function``), ``process`` or ``apply``."""
 
     kind: ClassVar[str] = "window"
     functions: ClassVar[tuple[str, ...]] = (
@@ -468,9 +434,8 @@ class Node:
 
 
 class StreamGraph(Protocol):
-    """What the runtime reads of a job (Flink's ``StreamGraph``, from
-    ``env.getStreamGraph()``): the nodes in topological order and the job-wide settings.
-    ``StreamExecutionEnvironment`` is one."""
+    """What the runtime reads of a job (Flink's ``StreamGraph``): the nodes in topological order and
+    the job-wide settings."""
 
     nodes: list[Node]
     parallelism: int

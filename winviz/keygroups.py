@@ -1,35 +1,13 @@
-"""Key → key group → subtask, exactly as Flink assigns them (KeyGroupRangeAssignment).
+"""Key → key group → subtask, exactly as Flink's ``KeyGroupRangeAssignment``: the key's Java
+``hashCode`` (``String``, ``Integer`` / ``Long``, ``Boolean``, ``Double`` by ``doubleToLongBits``,
+``TupleN`` with a None field → 0), murmur-hashed modulo ``max_parallelism``; each subtask owns a
+contiguous range of key groups.
 
-Flink never hashes a key straight onto a subtask. It hashes the key's Java ``hashCode()`` with
-murmur hash onto one of ``max_parallelism`` *key groups*, and each subtask owns a contiguous
-range of key groups. State and timers move between subtasks by whole key groups, which is why
-the maximum parallelism cannot change after a job starts.
-
-Java ``hashCode`` rules used here: ``str`` → ``String.hashCode`` (UTF-16 code units);
-``int`` → ``Integer.hashCode`` when it fits 32 bits, else ``Long.hashCode``; ``bool`` →
-``Boolean.hashCode``; ``float`` → ``Double.hashCode`` (``bits ^ (bits >>> 32)`` of
-``doubleToLongBits``: -0.0 has its own bits, every NaN the canonical NaN's); ``tuple`` →
-Flink's ``TupleN.hashCode`` (a None field → 0). A None key is refused, as Flink refuses a
-null key.
-
-**One rule for keys at every parallelism** (``KeyRule``): a keyed operator's subtasks share
-one rule, which checks every key that is not a str, at parallelism 1 too (where no key group
-is computed). It refuses None (Flink's "Assigned key must not be null!"), unhashable values
-and types without a Java ``hashCode`` rule here, and keeps apart what Java's ``equals``
-keeps apart although Python's ``==`` does not: Integer ``1`` and Boolean ``true``, Integer
-``2`` and Double ``2.0``, Double ``0.0`` and ``-0.0`` (``Double.equals`` compares the bits of
-``doubleToLongBits``), also as fields of tuples; and, as Java, it takes every NaN for one key.
-
-**Internal keys.** The engine keys its state, window contents, timers and merging sets by a
-key's *internal key* (``KeyRule.internal_key``): the key itself when it is a str, an int or a
-tuple of str, int and None (Python's equality is Java's there: the common, fast case), else a
-``JavaKey`` — the user's key with its Java identity (type and bits per field), which compares
-and hashes by that identity. Whatever the user sees (the trace, ``get_current_key()``, the
-key a window function gets, errors) is the user's own key: ``user_key`` unwraps it. A
-checkpoint holds the internal keys (as Flink's snapshot holds each key with its type), and a
-restore gets them back as they were. A ``key_by`` exchange routes by the Java ``hashCode`` of
-the user's key and caches key groups by the internal key.
-"""
+``KeyRule`` refuses None, unhashable keys and types without a Java ``hashCode``, and keeps apart
+what Java's ``equals`` does but Python's ``==`` does not (``1`` / ``True``, ``2`` / ``2.0``,
+``0.0`` / ``-0.0``): state and timers are keyed by the *internal key*, the key itself when it is
+a str, int or tuple of str, int and None, else a ``JavaKey``. Users see their own key
+(``user_key``)."""
 
 from __future__ import annotations
 
@@ -67,8 +45,9 @@ def java_hash_code(key: Any) -> int:
             raise InputError("an int key must fit Java's long", value=key)
         unsigned = key & 0xFFFFFFFFFFFFFFFF
         return _int32(unsigned ^ (unsigned >> 32))
-    if isinstance(key, float):
-        return _double_hash_code(key)
+    if isinstance(key, float):  # Double.hashCode: (int) (bits ^ (bits >>> 32))
+        bits = _double_bits(key)
+        return _int32(bits ^ (bits >> 32))
     if isinstance(key, str):
         h = 0
         data = key.encode("utf-16-be")
@@ -90,13 +69,6 @@ def java_hash_code(key: Any) -> int:
 _CANONICAL_NAN_BITS = 0x7FF8000000000000
 
 
-def _double_hash_code(x: float) -> int:
-    """``Double.hashCode``: ``(int) (bits ^ (bits >>> 32))`` of ``doubleToLongBits(x)``
-    (which maps every NaN to the canonical ``0x7ff8000000000000L``)."""
-    bits = _double_bits(x)
-    return _int32(bits ^ (bits >> 32))
-
-
 def null_key_error(value: Any, index: int | None) -> KeySelectionError:
     """Flink's "Assigned key must not be null!" for the record ``value``."""
     return KeySelectionError(
@@ -109,11 +81,9 @@ def null_key_error(value: Any, index: int | None) -> KeySelectionError:
 
 
 class JavaKey(tuple):
-    """A key whose Java identity Python's ``==`` would lose (a bool, a float, or a tuple with
-    one in it): the tuple of that identity — its type and value per field, a Double by its
-    bits — so that ``JavaKey(True)`` is neither the int ``1`` nor the ``JavaKey`` of ``1.0``,
-    compared and hashed as a tuple (at C speed). No key equals one: a key cannot hold a type
-    object. ``value`` is the user's key; ``repr`` shows it."""
+    """A key whose Java identity Python's ``==`` would lose (a bool, a float, or a tuple with one):
+    the tuple of its type and value per field (a Double by its bits), compared and hashed as a
+    tuple. ``value`` is the user's key; ``repr`` shows it."""
 
     value: Any
 
@@ -246,9 +216,7 @@ def _bit_mix(x: int) -> int:
 
 
 def murmur_hash(code: int) -> int:
-    """Flink's ``MathUtils.murmurHash(int)``: a non-negative int. ``code`` is a key's Java
-    ``hashCode`` (``java_hash_code(key)``), not the key: another type raises
-    ``ArgumentTypeError``."""
+    """Flink's ``MathUtils.murmurHash(int)`` of a key's Java ``hashCode`` (a non-negative int)."""
     if isinstance(code, bool) or not isinstance(code, numbers.Integral):
         raise ArgumentTypeError(
             f"murmur_hash() takes a key's Java hashCode, not {type(code).__name__}",

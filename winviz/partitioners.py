@@ -1,27 +1,8 @@
-"""Stream partitioners: which downstream subtask (channel) a record goes to when it crosses an
-exchange between two operators (Flink's ``StreamPartitioner`` and its subclasses in
-``org.apache.flink.streaming.runtime.partitioner``).
-
-* ``ForwardPartitioner`` — upstream subtask ``i`` sends everything to downstream subtask ``i``
-  (a POINTWISE edge with one channel). Flink refuses it when the two parallelisms differ:
-  "Forward partitioning does not allow change of parallelism".
-* ``RebalancePartitioner`` — round-robin over all downstream subtasks. Flink starts each
-  upstream subtask at a *random* channel (``ThreadLocalRandom.nextInt(n)`` in ``setup``, the
-  first record going to the channel after it); winviz starts deterministically: upstream
-  subtask ``i`` sends its first record to channel ``i mod n``, then ``i+1``, ``i+2``, …
-  (the same rotation, a fixed start).
-* ``KeyGroupStreamPartitioner`` — ``key_by``: the key's key group
-  (``murmur(hashCode(key)) % max_parallelism``) decides the subtask
-  (``key_group * parallelism // max_parallelism``), where ``max_parallelism`` is the
-  *downstream* operator's (``KeyGroupRangeAssignment.assignKeyToParallelOperator``).
-
-Watermarks and watermark statuses are not partitioned: Flink's ``RecordWriterOutput``
-broadcasts them to every channel (``broadcastEmit``).
-
-When neither side names a partitioner, Flink's ``StreamGraph.addEdgeInternal`` picks
-``forward`` for equal parallelisms and ``rebalance`` otherwise; ``default_partitioner`` does
-the same.
-"""
+"""Stream partitioners (Flink's ``StreamPartitioner``s): which downstream subtask a record goes
+to. ``forward``: subtask ``i`` to ``i`` (equal parallelisms only); ``RebalancePartitioner``:
+round-robin, winviz's subtask ``i`` starting at channel ``i mod n`` (Flink: at random);
+``KeyGroupStreamPartitioner``: ``key_by``, by key group with the *downstream* max parallelism.
+Without one named, forward for equal parallelisms, else rebalance (``default_partitioner``)."""
 
 from __future__ import annotations
 
@@ -81,9 +62,8 @@ class RebalancePartitioner:
 
 @dataclass
 class KeyGroupStreamPartitioner:
-    """``key_by``: key → key group (with the downstream's ``max_parallelism``) → subtask.
-    Key groups of keys already seen are cached (the hash is pure), by their internal key
-    (``winviz.keygroups.KeyRule``): ``1`` and ``True`` hash apart, as in Java."""
+    """``key_by``: key → key group (downstream ``max_parallelism``) → subtask, cached per internal
+    key (``1`` and ``True`` hash apart, as in Java)."""
 
     key_selector: Callable[[Any], Any]
     num_channels: int
@@ -91,10 +71,8 @@ class KeyGroupStreamPartitioner:
     _cache: dict[Any, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def route(self, key: Any, internal: Any = None) -> tuple[int, int]:
-        """``(key_group, channel)`` of a key; ``internal`` its internal key when it is not the
-        key itself (the cache's key). Without one, only a str or int key is cached: Python's
-        equality merges keys that Java keeps apart (``1`` and ``True``, ``0.0`` and
-        ``-0.0``)."""
+        """``(key_group, channel)`` of a key, cached by ``internal`` (its internal key) when given,
+        else only for a str or int key."""
         cached = internal is not None or key.__class__ is str or key.__class__ is int
         cache_key = key if internal is None else internal
         hit = self._cache.get(cache_key) if cached else None

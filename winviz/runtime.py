@@ -1,52 +1,20 @@
-"""The simulated-clock executor: builds operators from the job graph, replays the sources'
-records in arrival order and writes the trace.
+"""The simulated-clock executor (Flink's task execution): builds operator subtasks from the job
+graph, replays the sources' records in arrival order on a simulated, deterministic processing clock
+and writes the trace.
 
-The processing clock is simulated and deterministic. Before a record is handed over at its
-arrival time, the clock steps through every earlier moment at which something was due — a
-periodic watermark emission of a ``TimestampsAndWatermarksOperator`` or a processing-time
-timer of an operator — in time order (at equal times: sources' emissions first, then operators
-upstream to downstream). At the end of the input every source emits the watermark MAX.
+Before a record is handed over at its arrival time, the clock steps through every earlier moment
+something was due (periodic watermark emissions, processing-time timers); at equal times sources
+first, then operators upstream to downstream. At the end of input every source emits MAX.
 
-Parallel operators (``env.set_parallelism(n)``, ``stream.set_parallelism(n)``): every
-operator runs as ``n`` subtasks (``op#0`` … ``op#n-1``; with ``n = 1`` just ``op``), each a
-separate operator instance with its own state, timers and watermark. Between two operators
-records cross an exchange (``winviz.operators.exchange``): ``key_by`` routes by key group
-(the consuming operator's max parallelism), ``rebalance()`` round-robin, ``forward()`` (the
-default for equal parallelisms) subtask ``i`` to subtask ``i``; watermarks and idle/active
-statuses are broadcast to every downstream subtask. A subtask with more than one input
-channel (one per upstream subtask that can send to it, per input stream) combines them with
-an ``InputGate`` and its ``StatusWatermarkValve``; a two-input operator (``connect``) has one
-per input and takes the minimum of the two. A partitioned source with ``n`` subtasks has
-``n`` readers; partition ``p`` is read by reader ``p % n``.
-
-The simulation's interleaving rule (Flink runs subtasks concurrently; winviz runs them one
-event at a time, so that the same input always gives the same trace): source records are
-handed over one at a time in arrival order (equal arrival times: sources in definition order,
-a partitioned source's records by partition), and each record travels depth-first through the
-job — through every exchange and every operator it reaches — before the next one starts. A
-watermark or status goes to the downstream subtasks in subtask order, each one processing it
-(and passing on what it causes) before the next subtask gets it. Periodic emissions and
-timers due at the same time go sources first, then operators upstream to downstream, subtasks
-in order. So the records of a parallel sink arrive in a fixed order, and that is the order of
-``result.outputs[name]`` (all subtasks of a sink append to one list).
-
-Garbage collection: while a job runs, CPython's oldest-generation GC threshold is raised
-(``JobRuntime.gc_full_collection_threshold``; ``winviz.collector``) and restored when the run
-ends, failed or not; full collections would otherwise visit the whole trace again and again.
-When the run starts, what exists joins the oldest generation (``_promote_to_oldest``): the
-trace's buffer and the sources' columns, made just before, are not visited again by the
-young passes while they grow.
-
-With checkpointing (``env.enable_checkpointing``) the ``CheckpointCoordinator``
-(``winviz.checkpoints``) is asked at every cut between two source records; a planned failure
-(``env.execute(fail_at=...)``) makes the runtime rebuild every operator, restore the latest
-checkpoint and replay the sources from their saved positions; every watermark starts again at
-MIN, as in Flink.
-"""
+An operator of parallelism ``n`` runs as subtasks ``op#0`` … ``op#n-1`` (``op`` when ``n = 1``).
+Records cross exchanges (``winviz.operators.exchange``); watermarks and statuses are broadcast; a
+subtask with several input channels combines them in an ``InputGate``. Flink runs subtasks
+concurrently; winviz runs one event at a time so the same input gives the same trace: a record
+travels depth-first through the job before the next, and a watermark reaches the downstream
+subtasks in subtask order."""
 
 from __future__ import annotations
 
-import gc
 import heapq
 from bisect import bisect_left
 from collections import defaultdict
@@ -63,7 +31,7 @@ from winviz.checkpoints import (
     SimulatedFailure,
     job_manifest,
 )
-from winviz.collector import fewer_full_collections
+from winviz.collector import fewer_full_collections, promote_to_oldest
 from winviz.errors import InputError
 from winviz.functions import OutputTag
 from winviz.graph import (
@@ -81,17 +49,10 @@ from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.batch import Batch
 from winviz.operators.chaining import chain_operators, install_kernel
-from winviz.operators.co_process import (
-    CoInput,
-    CoInputGate,
-)
+from winviz.operators.co_process import CoInput, CoInputGate
 from winviz.operators.exchange import Exchange
 from winviz.operators.inputs import InputGate
-from winviz.operators.simple import (
-    Record,
-    SinkOperator,
-    _new_record,
-)
+from winviz.operators.simple import Record, _new_record
 from winviz.operators.sources import SourceOperator, TimestampsAndWatermarksOperator
 from winviz.partitioners import (
     FORWARD,
@@ -107,9 +68,8 @@ from winviz.trace import Trace
 
 @dataclass
 class JobExecutionResult:
-    """What a run produced: each sink's records, each side output's records, per-operator
-    metrics and the trace; with checkpointing, the completed checkpoints and the restores
-    after failures."""
+    """What a run produced: sink and side-output records, per-operator metrics, the trace, and the
+    checkpoints and restores."""
 
     job_name: str
     outputs: dict[str, list[Record]] = field(default_factory=dict)
@@ -144,24 +104,9 @@ def _frame(records: list[Record]):
     return pd.DataFrame(rows)
 
 
-def _promote_to_oldest() -> None:
-    """Move every object the collector tracks to its oldest generation (``gc.freeze`` then
-    ``gc.unfreeze``: constant time, as ``winviz.collector.paused`` does after a bulk step),
-    unless something else keeps objects frozen (then nothing is moved). A young pass visits
-    every container in the young generations, and the containers a run fills (the trace's
-    buffer, a sink's records, the sources' columns) are made just before it starts: left
-    young, the first passes of the run would visit every slot they hold by then (at 20,000
-    events, 2-10 ms of a 50 ms run). Only where objects live changes; a cycle among them is
-    collected by a later full pass."""
-    if not gc.get_freeze_count():
-        gc.freeze()
-        gc.unfreeze()
-
-
 class _FanOut(Output):
-    """Sends records, watermarks and watermark statuses to every downstream operator (or its
-    input channel, when it has several inputs); side outputs to the consumers of that tag and
-    to the result."""
+    """Sends records, watermarks and statuses to every downstream operator (or input channel); side
+    outputs to that tag's consumers and to the result."""
 
     def __init__(self, runtime: JobRuntime, node: Node) -> None:
         self.runtime = runtime
@@ -174,8 +119,7 @@ class _FanOut(Output):
             t.process_element(value, ts)
 
     def wired(self) -> _FanOut:
-        """The output the operator gets once the job is wired: this one, or with a single
-        target a ``_ToOne`` (the same calls, one Python frame less per record)."""
+        """This output, or with a single target a ``_ToOne`` (one frame less per record)."""
         return _ToOne(self) if len(self.targets) == 1 else self
 
     def collect_side(self, tag, value, ts):
@@ -206,9 +150,7 @@ class _FanOut(Output):
 
 
 class _ToOne(_FanOut):
-    """A ``_FanOut`` with a single target, made when the job is wired (``_FanOut.wired``):
-    ``collect`` is that target's ``process_element`` itself, bound here (as
-    ``winviz.operators.inputs.InputChannel`` binds its operator's)."""
+    """A ``_FanOut`` with one target: ``collect`` is that target's ``process_element``, bound."""
 
     collect: Callable[[Any, int | None], None]
 
@@ -231,8 +173,8 @@ def _is_window_all(node: Node) -> bool:
 
 
 def _null_byte_key(_: Any) -> int:
-    """Flink's ``NullByteKeySelector`` (``windowAll`` routes every record by the key
-    ``(byte) 0``, whose Java hash code is 0)."""
+    """Flink's ``NullByteKeySelector``: ``windowAll`` routes every record by the key ``(byte)
+    0``."""
     return 0
 
 
@@ -240,23 +182,16 @@ class JobRuntime:
     """Builds and runs one execution of a job graph."""
 
     use_batches = True
-    """Whether records may go through in batches (see ``run``); tests turn it off to check
-    the batched paths against the one-by-one path, trace byte for byte."""
+    """Whether records may go through in batches; tests turn it off to compare the traces."""
 
     use_steady_loop = True
     """Whether batches without checkpointing and processing-time timers go through
-    ``_read_steady_batches`` (else ``_read_input``'s general loop); tests turn it off to
-    check the two against each other, trace byte for byte."""
+    ``_read_steady_batches``; tests turn it off to compare the two loops' traces."""
 
     gc_full_collection_threshold: int | None = 100
-    """During ``run`` CPython's third GC threshold (``gc.get_threshold()[2]``, 10 by default:
-    how many young-generation collections come before a full one) is raised to at least
-    this, and put back when the run ends (unless something else changed it meanwhile). A
-    full collection visits every object alive, the trace's millions of slots among them,
-    and a job that keeps its results (sink records, windows) in memory triggers them
-    again and again: at 1M events with the trace on they took ~45% of the run. Young
-    collections are unchanged; reference cycles in the old generation are collected later.
-    None leaves the collector alone. Results and traces do not depend on it."""
+    """During ``run`` CPython's third GC threshold (young collections between two full ones) is
+    raised to at least this, then put back (``winviz.collector.fewer_full_collections``): full
+    collections would visit the whole trace again and again. None leaves the collector alone."""
 
     def __init__(
         self,
@@ -290,13 +225,11 @@ class JobRuntime:
         self.rebuild()
 
     def rebuild(self) -> None:
-        """Build every operator from the job graph (again, after a failure: Flink restarts
-        the tasks with fresh operators and then loads their state)."""
-        self.operators: dict[Node, StreamOperator] = {}
+        """Build every operator from the job graph (again after a failure, as Flink restarts
+        tasks)."""
         self.order: list[StreamOperator] = []
         self.sources: list[SourceOperator] = []
         self.generators: list[TimestampsAndWatermarksOperator] = []
-        self.sinks: list[SinkOperator] = []
         self.gates: dict[str, InputGate] = {}
         self.result.outputs.clear()
         self.result.side_outputs.clear()
@@ -307,38 +240,21 @@ class JobRuntime:
             op for op in self.order if op.is_keyed and op.registers_processing_timers
         ]
 
-    # -- what the checkpoint coordinator sees (winviz.checkpoints.CheckpointedJob) --------------
-
-    def operator_subtasks(self) -> list[StreamOperator]:
-        return self.order
-
-    def exchange_participants(self) -> dict[str, Exchange]:
-        return self.exchanges
-
-    def source_subtasks(self) -> list[SourceOperator]:
-        return self.sources
+    # -- what the checkpoint coordinator calls (winviz.checkpoints) ---------------------------
 
     def manifest(self) -> dict[str, str]:
         return job_manifest(
             (subs, self._max_parallelism(node, len(subs))) for node, subs in self.subtasks.items()
         )
 
-    def side_outputs(self) -> dict[str, list[Record]]:
-        return self.result.side_outputs
-
-    def clock(self) -> int:
-        return self.job.now
-
     def set_clock(self, now: int) -> None:
-        """The clock of a restored job: the watermark generators (built anew, at MIN) start
-        their periodic emission from it, as Flink's ``open()`` registers ``now + interval``."""
+        """The clock of a restored job; the generators start their periodic emission from it."""
         self.job.now = now
         for g in self.generators:
             g.start(now)
 
     def restart(self) -> None:
-        """Fresh operators, opened, the clock at the run's start (after a failure); the old
-        ones dropped as ``close`` drops them."""
+        """Fresh operators, opened, the clock at the run's start (after a failure)."""
         self._drop_parts()
         self.rebuild()
         self.start(self.origin)
@@ -383,8 +299,7 @@ class JobRuntime:
         return mp
 
     def _make(self, node: Node, subtask: int, parallelism: int, name: str) -> StreamOperator:
-        """One subtask's fresh operator, built by the node's spec (``winviz.graph``) with
-        the subtask's own copy of the user's functions (``OperatorSpec.shipped``)."""
+        """One subtask's fresh operator, with its own copy of the user's functions."""
         return node.spec.shipped(node.name).build(
             BuildContext(
                 name,
@@ -399,9 +314,8 @@ class JobRuntime:
 
     @staticmethod
     def _resolve(node: Node, partitioner: str | None = None) -> list[tuple[Node, str | None]]:
-        """The operators that feed ``node``'s consumer, one per input edge, with the
-        partitioner asked for on the way (``rebalance()`` / ``forward()``; the one nearest to
-        the consumer wins): unions and partitionings are no operators."""
+        """The operators that feed ``node``'s consumer, one per edge, with the partitioner asked for
+        on the way (the nearest wins): unions and partitionings are no operators."""
         if isinstance(node.spec, UnionSpec):
             return [e for parent in node.inputs for e in JobRuntime._resolve(parent, partitioner)]
         if isinstance(node.spec, PartitionSpec):
@@ -412,9 +326,8 @@ class JobRuntime:
     def _edges(
         self, node: Node, inputs: list[Node], key_selector: Any
     ) -> list[tuple[Node, str, Any]]:
-        """``(upstream node, partitioner, key selector)`` of each edge of one input of
-        ``node``: ``key_by`` (a key selector) always hashes; otherwise the partitioner asked
-        for, else Flink's default (forward for equal parallelisms, else rebalance)."""
+        """``(upstream node, partitioner, key selector)`` per edge of one input: ``key_by`` hashes,
+        else the partitioner asked for, else Flink's default."""
         down = self.parallelism[node]
         edges = []
         for parent, asked in (e for i in inputs for e in self._resolve(i)):
@@ -431,12 +344,9 @@ class JobRuntime:
         return edges
 
     def _build(self) -> None:
-        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``):
-        operator ``op`` with parallelism ``n > 1`` runs as subtasks ``op#0`` … ``op#n-1``;
-        an operator with parallelism 1 keeps its name. Each subtask has one input channel per
-        upstream subtask that can send to it (forward: one; rebalance / key_by: every
-        upstream subtask); with more than one channel an ``InputGate`` and its valve combine
-        them, with one the upstream calls the subtask directly."""
+        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``): each
+        subtask has one input channel per upstream subtask that can send to it; with more than one
+        an ``InputGate`` combines them, with one the upstream calls the subtask directly."""
         self.parallelism: dict[Node, int] = {}
         self.subtasks: dict[Node, list[StreamOperator]] = {}
         self.exchanges: dict[str, Exchange] = {}
@@ -465,7 +375,6 @@ class JobRuntime:
                     op.key_rule = rule  # type: ignore[attr-defined]
             for i, op in enumerate(subs):
                 op.logical_name, op.subtask, op.parallelism = node.name, i, par
-                self.operators.setdefault(node, op)
                 self.order.append(op)
                 outputs[op] = op.output = _FanOut(self, node)  # type: ignore[assignment]
                 if isinstance(op, SourceOperator):
@@ -473,8 +382,6 @@ class JobRuntime:
                     self.sources.append(op)
                 elif isinstance(op, TimestampsAndWatermarksOperator):
                     self.generators.append(op)
-                elif isinstance(op, SinkOperator):
-                    self.sinks.append(op)
             if isinstance(node.spec, SourceSpec):
                 logical += 1
             if node.side_of is not None:  # a side output: subtask i of its producer feeds i
@@ -615,8 +522,8 @@ class JobRuntime:
             job.now = target
 
     def _skip_quiet_periods(self, g: TimestampsAndWatermarksOperator, target: int) -> None:
-        """A generator without idleness that saw no event emits the same watermark again
-        (and it is dropped): jump over such periods up to the next thing that is due."""
+        """A generator without idleness that saw no event would repeat its watermark: skip such
+        periods."""
         if g.strategy.idle_timeout is not None or g.events_since_emit:
             return
         timers = [t for op in self.timer_owners if (t := op.next_processing_timer()) is not None]
@@ -630,9 +537,8 @@ class JobRuntime:
     def _segments(
         self, positions: dict[str, int] | None = None
     ) -> Iterator[tuple[SourceOperator, int, int]]:
-        """Runs ``(source, start, end)`` of consecutive records of one source (and of one of
-        its partitions), in arrival order over all sources (equal arrival times: the source
-        defined first goes first), from each source's ``positions`` (a replay) or the start."""
+        """Runs ``(source, start, end)`` of one source (and partition), in arrival order over all
+        sources (ties: the source defined first), from ``positions`` (a replay) or the start."""
         for src, start, end in self._source_runs(positions or {}):
             parts = src.partitions
             if parts is None:
@@ -681,28 +587,23 @@ class JobRuntime:
             yield self.sources[current], start, end
 
     def run(self, until: int | None = None) -> JobExecutionResult:
-        """Run the job; while it runs, the garbage collector's oldest-generation threshold
-        is at least ``gc_full_collection_threshold`` (see there), restored afterwards, and
-        the objects that exist when it starts are in the oldest generation
-        (``_promote_to_oldest``); None for the threshold leaves the collector alone."""
+        """Run the job with fewer full GC passes (``gc_full_collection_threshold``) and what exists
+        now moved to the oldest generation (``winviz.collector.promote_to_oldest``)."""
         with fewer_full_collections(self.gc_full_collection_threshold):
             if self.gc_full_collection_threshold is not None:
-                _promote_to_oldest()
+                promote_to_oldest()
             return self._run(until)
 
     def close(self) -> None:
-        """The job is over (Flink disposes a finished task's operators): every operator, input
-        gate and exchange, and the runtime, drop what they hold. That undoes the job's
-        reference cycles (an operator and its contexts, timer services, kernel and outputs; a
-        gate and its channels; the runtime and its coordinator): the job goes by reference
-        counting alone, and a dropped result and its trace never wait for Python's cycle
-        collector (``tests/test_job_lifetime.py``). ``execute`` calls it after ``run``."""
+        """The job is over: every operator, gate and exchange, and the runtime, drop what they hold,
+        undoing the job's reference cycles so that a dropped result and its trace go by reference
+        counting alone (``tests/test_job_lifetime.py``). ``execute`` calls it after ``run``."""
         self._drop_parts()
         vars(self).clear()
 
     def _drop_parts(self) -> None:
-        """What ``close`` does to the operators, gates and exchanges (``restart`` does it to
-        those it replaces)."""
+        """Drop what the operators, gates and exchanges hold (``close``; ``restart`` for the old
+        ones)."""
         for part in (*self.order, *self.gates.values(), *self.exchanges.values()):
             vars(part).clear()
 
@@ -743,9 +644,8 @@ class JobRuntime:
         return self.result
 
     def _read_input(self, positions: dict[str, int] | None, batching: bool) -> None:
-        """Hand every source record over at its arrival time (from ``positions`` on, after a
-        restore). With checkpointing the coordinator sees every cut between two records, and
-        a batch never runs past a cut where it has something to do."""
+        """Hand every source record over at its arrival time (from ``positions`` on); a batch never
+        runs past a cut where the checkpoint coordinator has something to do."""
         job = self.job
         coordinator = self.coordinator
         checkpointing = coordinator.active
@@ -803,11 +703,9 @@ class JobRuntime:
             coordinator.at_cut(consumed, None)
 
     def _read_steady_batches(self, positions: dict[str, int] | None) -> None:
-        """``_read_input``'s loop when records go in batches, without checkpointing and
-        without processing-time timers: only the generators' periodic emissions are due on
-        the processing clock, and only ``advance_clock`` moves them, so the next due time is
-        looked up once per step of the clock. The same batches, in the same order, as the
-        general loop (tests/test_batching.py compares the two)."""
+        """``_read_input``'s loop for batches without checkpointing and processing-time timers: only
+        ``advance_clock`` moves the next due time, so it is looked up once per clock step. The same
+        batches as the general loop (tests/test_batching.py compares the two)."""
         job = self.job
         advance_clock, next_due = self.advance_clock, self._next_due
         due_at = next_due()

@@ -1,11 +1,6 @@
-"""Keyed, namespaced state — the part of Flink's heap state backend the operators use.
-
-In Flink every piece of keyed state is addressed by (state name, current key, namespace). The
-WindowOperator uses the *window* as namespace: the window contents of key "a" in window
-[0, 5000) live under ("window-contents", "a", [0, 5000)). Triggers keep their own small states
-(a count, a next fire time) the same way. ``merge_namespaces`` is what happens to state when
-session windows merge.
-"""
+"""Keyed, namespaced state — the part of Flink's heap state backend the operators use: state is
+addressed by (state name, key, namespace); the WindowOperator's namespace is the window, and
+``merge_namespaces`` is what happens to state when session windows merge."""
 
 from __future__ import annotations
 
@@ -69,9 +64,7 @@ _STATE_TYPES: dict[type, str] = {
 
 
 def add_to_contents(desc: Any, current: Any, record: Any) -> Any:
-    """The contents of reducing or aggregating state after ``record`` is added to ``current``
-    (None: none yet; Flink's ``HeapReducingState`` / ``HeapAggregatingState.add``):
-    ``first_contents`` for the first record, else ``contents_step``'s step."""
+    """Reducing or aggregating contents after adding ``record`` to ``current`` (None: none yet)."""
     if current is None:
         return first_contents(desc, record)
     step, record_first = contents_step(desc)
@@ -88,28 +81,23 @@ def first_contents(desc: Any, record: Any) -> Any:
 
 
 def contents_step(desc: Any) -> tuple[Callable[[Any, Any], Any], bool]:
-    """How a record is added to contents there are already: the user's function (a loop calls
-    it with no frame in between) and whether it takes the record first — ``reduce(contents,
-    record)`` in reducing state, ``AggregateFunction.add(record, accumulator)`` in aggregating."""
+    """How a record is added to contents: the user's function, and whether it takes the record first
+    (``AggregateFunction.add(record, acc)``) or not (``reduce(contents, record)``)."""
     if desc.__class__ is ReducingStateDescriptor:
         return desc.reduce, False
     return desc.function.add, True
 
 
 class KeyedStateBackend:
-    """Keyed, namespaced state (Flink's heap keyed state backend): the value of state
-    ``name`` for ``key`` in ``namespace`` (a window); ``None`` means empty.
-
-    Stored per (state name, namespace) as a dict key → value (``slots``), so that all the
-    keys' state of one window is one dict: the window operator's hot loops look it up once
-    per window, not once per element. A slot that becomes empty is removed."""
+    """Keyed, namespaced state (Flink's heap keyed state backend): stored per (state name,
+    namespace) as a dict key → value (``slots``), so the window operator looks a window up once, not
+    once per element; ``None`` means empty, and an empty slot is removed."""
 
     def __init__(self) -> None:
         self.slots: dict[tuple[str, Any], dict[Any, Any]] = {}
 
     def slot(self, name: str, namespace: Any) -> dict[Any, Any]:
-        """The dict key → value of ``name`` in ``namespace``, created if missing (a hot
-        loop writes into it; ``clear`` removes it again once empty)."""
+        """The dict key → value of ``name`` in ``namespace``, created if missing."""
         slot = self.slots.get((name, namespace))
         if slot is None:
             slot = self.slots[(name, namespace)] = {}
@@ -136,9 +124,7 @@ class KeyedStateBackend:
         return value
 
     def add(self, desc: StateDescriptor, key: Any, namespace: Any, value: Any) -> None:
-        """``AppendingState.add`` for reducing, list and aggregating state (Flink's
-        ``HeapReducingState`` / ``HeapAggregatingState`` / ``HeapListState.add``): the new
-        contents by ``add_to_contents``, or the list with ``value`` appended."""
+        """``AppendingState.add`` for reducing, list and aggregating state."""
         if not isinstance(
             desc, ReducingStateDescriptor | ListStateDescriptor | AggregatingStateDescriptor
         ):
@@ -155,8 +141,7 @@ class KeyedStateBackend:
     def merge_namespaces(
         self, desc: StateDescriptor, key: Any, target: Any, sources: Iterable[Any]
     ) -> None:
-        """Fold the sources' state into the target's and remove the sources (Flink's
-        ``InternalMergingState.mergeNamespaces``: sources first, then into the target)."""
+        """Fold the sources' state into the target's and remove them (``mergeNamespaces``)."""
         merged = None
         for source in sources:
             state = self.pop(desc.name, key, source)

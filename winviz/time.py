@@ -1,21 +1,12 @@
-"""Time as Flink sees it: integer milliseconds in Java's ``long`` range.
+"""Time as Flink sees it: integer milliseconds in Java's ``long`` range, ``Long.MIN_VALUE`` for "no
+timestamp" (and the initial watermark), ``Long.MAX_VALUE`` for the end of input; Java's wrapping
+``long`` arithmetic; and the normalisation of user timestamps:
 
-Flink stamps every record with a ``long`` millisecond timestamp; ``Long.MIN_VALUE`` means
-"no timestamp" (and is the initial watermark), ``Long.MAX_VALUE`` is the end-of-input
-watermark. This module holds those sentinels, Java's wrapping ``long`` arithmetic (Flink's
-formulas overflow the way Java does, and the kit reproduces that), and the normalisation of
-user timestamps.
-
-Time-zone rules (explicit, so a lesson never depends on the machine's zone):
-
-* ``int`` — already epoch milliseconds (``bool`` is rejected).
-* aware ``datetime`` / ``pandas.Timestamp`` — converted exactly to epoch milliseconds
-  (sub-millisecond parts are floored, as ``Instant.toEpochMilli`` does).
-* naive ``datetime`` / ``Timestamp`` / ISO string without an offset — read as wall-clock time in
-  the ``tz`` given (an IANA name such as ``"Asia/Shanghai"``), **UTC when none is given**.
-* ISO strings with an offset or ``Z`` — exact.
-* A stream must not mix naive and aware values (``TimestampNormalizer`` checks it).
-"""
+* ``int`` — epoch milliseconds (``bool`` is rejected).
+* aware ``datetime`` / ``pandas.Timestamp`` / ISO string with an offset or ``Z`` — exact (sub-ms
+  parts floored, as ``Instant.toEpochMilli``).
+* naive ones — wall-clock time in the ``tz`` given (an IANA name), **UTC when none is given**.
+* A stream must not mix naive and aware values (``TimestampNormalizer`` checks it)."""
 
 from __future__ import annotations
 
@@ -53,9 +44,8 @@ def in_long_range(value: int) -> bool:
 
 
 def duration_ms(value: Any, *, what: str = "duration") -> int:
-    """A duration given as int milliseconds or ``timedelta`` (also pandas ``Timedelta``),
-    within Java's ``long`` range (``LongRangeError`` otherwise: Flink's ``long`` would wrap);
-    a float, bool or str is refused (``ArgumentTypeError``)."""
+    """A duration as int ms or a ``timedelta`` (pandas' too) in Java's ``long`` range
+    (``LongRangeError``); a float, bool or str: ``ArgumentTypeError``."""
     if value.__class__ is int:
         ms = value
     elif isinstance(value, bool) or not (
@@ -126,9 +116,8 @@ def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
 
 
 def _scaled(n: Any, unit_ms: int, what: str) -> int:
-    """``n`` units of ``unit_ms`` milliseconds, rounded to whole ms: ``n`` an int or a finite
-    float (no bool, str or None: ``ArgumentTypeError``), the result within Java's ``long``
-    (``LongRangeError``: ``Duration.toMillis`` throws ``ArithmeticException`` there)."""
+    """``n`` units of ``unit_ms`` ms, rounded (``n`` an int or finite float), in Java's ``long``
+    range."""
     if isinstance(n, bool) or not isinstance(n, numbers.Real):
         raise ArgumentTypeError(
             f"{what}() takes a number, not {type(n).__name__}",
@@ -170,18 +159,14 @@ def _aware_to_ms(value: _dt.datetime) -> int:
     return (value - _EPOCH) // _ONE_MS
 
 
-def _bad_timestamp(message: str, index: int | None, field: str, value: Any) -> InputError:
-    """The ``InputError`` of a timestamp the normalizer cannot take."""
-    return InputError(message, index=index, field=field, value=value)
+class _BadTimestamp(Exception):
+    """A timestamp the normalizer cannot take (raised as an ``InputError`` naming it)."""
 
 
 @dataclass
 class TimestampNormalizer:
-    """Turns user timestamps into epoch milliseconds with the module's time-zone rules.
-
-    One normalizer serves one stream, so it can refuse a stream that mixes naive and aware
-    values (``first_kind`` remembers which kind came first).
-    """
+    """Turns one stream's user timestamps into epoch ms by the module's rules, refusing a mix of
+    naive and aware values (``first_kind``)."""
 
     tz: str | None = None
     first_kind: str | None = field(default=None, init=False)
@@ -189,22 +174,20 @@ class TimestampNormalizer:
     def __call__(
         self, value: Any, *, index: int | None = None, field_name: str = "timestamp"
     ) -> int:
-        ms, kind = self._convert(value, index, field_name)
-        if kind is not None:
-            if self.first_kind is None:
-                self.first_kind = kind
-            elif kind != self.first_kind:
-                raise _bad_timestamp(
-                    f"mixed naive and aware timestamps: this one is {kind}, earlier ones were "
-                    f"{self.first_kind}; give all timestamps with an offset or none",
-                    index,
-                    field_name,
-                    value,
-                )
-        if not in_long_range(ms):
-            raise _bad_timestamp(
-                "timestamp outside Java's long range [-2**63, 2**63-1] ms", index, field_name, value
-            )
+        try:
+            ms, kind = self._convert(value)
+            if kind is not None:
+                if self.first_kind is None:
+                    self.first_kind = kind
+                elif kind != self.first_kind:
+                    raise _BadTimestamp(
+                        f"mixed naive and aware timestamps: this one is {kind}, earlier ones "
+                        f"were {self.first_kind}; give all timestamps with an offset or none"
+                    )
+            if not in_long_range(ms):
+                raise _BadTimestamp("timestamp outside Java's long range [-2**63, 2**63-1] ms")
+        except _BadTimestamp as bad:
+            raise InputError(str(bad), index=index, field=field_name, value=value) from None
         return ms
 
     def _zone(self) -> _dt.tzinfo:
@@ -220,59 +203,45 @@ class TimestampNormalizer:
                 expected="an IANA name such as 'UTC' or 'Asia/Shanghai'",
             ) from None
 
-    def _convert(self, value: Any, index: int | None, field_name: str) -> tuple[int, str | None]:
+    def _convert(self, value: Any) -> tuple[int, str | None]:
         if value is None:
-            raise _bad_timestamp("missing timestamp (None)", index, field_name, value)
+            raise _BadTimestamp("missing timestamp (None)")
         if isinstance(value, bool):
-            raise _bad_timestamp(
+            raise _BadTimestamp(
                 "a bool is not a timestamp; expected int ms, datetime, pandas Timestamp or ISO "
-                "string",
-                index,
-                field_name,
-                value,
+                "string"
             )
         if isinstance(value, int):
             return value, None
         if isinstance(value, float):
             if math.isnan(value) or math.isinf(value):
-                raise _bad_timestamp("timestamp is NaN or infinite", index, field_name, value)
+                raise _BadTimestamp("timestamp is NaN or infinite")
             if not value.is_integer():
-                raise _bad_timestamp(
-                    "timestamp must be whole milliseconds", index, field_name, value
-                )
+                raise _BadTimestamp("timestamp must be whole milliseconds")
             return int(value), None
         if isinstance(value, str):
-            text = value.strip()
             try:
-                parsed = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+                parsed = _dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
             except ValueError:
-                raise _bad_timestamp(
+                raise _BadTimestamp(
                     "unparseable timestamp string; expected ISO 8601 such as "
-                    "'2019-08-24 17:51:44.152' or '2019-08-24T09:51:44.152Z'",
-                    index,
-                    field_name,
-                    value,
+                    "'2019-08-24 17:51:44.152' or '2019-08-24T09:51:44.152Z'"
                 ) from None
-            return self._convert(parsed, index, field_name)
+            return self._convert(parsed)
         to_pydatetime = getattr(value, "to_pydatetime", None)
         if to_pydatetime is not None and not isinstance(value, _dt.datetime):
             value = to_pydatetime()
         if type(value).__name__ == "NaTType" or value != value:  # pandas NaT
-            raise _bad_timestamp("timestamp is NaT", index, field_name, value)
+            raise _BadTimestamp("timestamp is NaT")
         if isinstance(value, _dt.datetime):
             if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
                 return _aware_to_ms(value.replace(tzinfo=self._zone())), "naive"
             return _aware_to_ms(value), "aware"
         if isinstance(value, _dt.date):
-            raise _bad_timestamp(
-                "a date has no time of day; give a datetime", index, field_name, value
-            )
-        raise _bad_timestamp(
+            raise _BadTimestamp("a date has no time of day; give a datetime")
+        raise _BadTimestamp(
             f"unsupported timestamp type {type(value).__name__}; expected int ms, datetime, "
-            "pandas Timestamp or ISO string",
-            index,
-            field_name,
-            value,
+            "pandas Timestamp or ISO string"
         )
 
 

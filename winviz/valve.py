@@ -1,23 +1,9 @@
-"""Flink's ``StatusWatermarkValve``: one watermark out of many input channels.
-
-An operator with several inputs (channels) can only promise what *all* of them promise: its
-watermark is the **minimum** over its channels, emitted only when it increases. Idle channels
-drop out of the minimum, so one silent partition does not hold everything back; when every
-channel is idle the valve flushes the largest watermark it has seen and reports IDLE itself. A
-channel that becomes active again only rejoins the minimum ("is aligned") once its watermark
-has caught up with the valve's output.
-
-Cost: at parallelism ``p`` every watermark crosses ``p * p`` channels, so a channel
-watermark must not cost a pass over all channels (Flink keeps the aligned channels in a heap
-by watermark, ``alignedSubpartitionStatuses``). This valve keeps the minimum of the aligned
-channels and how many of them are at it: a channel watermark costs O(1), and only when the
-last channel at the minimum moves on (or goes idle) is the minimum looked for again, in one
-pass at C speed over the list of aligned watermarks. A broadcast — every channel moving from
-one watermark to the next, all of them tied — costs one such pass per valve, where a heap
-would pay O(log p) for every channel. Channel states are kept in lists, not objects (a valve
-of ``p`` channels per subtask makes ``p * p`` of them); ``channels`` gives them as
-``InputChannelStatus`` records.
-"""
+"""Flink's ``StatusWatermarkValve``: one watermark out of many input channels, the **minimum**
+over the aligned active channels, emitted when it rises. Idle channels drop out; when all are
+idle the largest watermark seen is flushed and the valve reports IDLE; a channel active again
+rejoins ("is aligned") once it has caught up with the output. A channel watermark costs O(1): the
+valve keeps the minimum and how many channels are at it, and looks again only when the last one
+leaves."""
 
 from __future__ import annotations
 
@@ -27,14 +13,12 @@ from dataclasses import dataclass
 from winviz.time import MAX, MIN, count_arg
 
 _NOT_ALIGNED = MAX + 1
-"""A channel's entry in ``StatusWatermarkValve._aligned`` while it is not aligned: above
-every watermark, so it is never the minimum."""
+"""A channel's ``_aligned`` entry while not aligned: above every watermark, never the minimum."""
 
 
 @dataclass(frozen=True, slots=True)
 class InputChannelStatus:
-    """One channel's state: its watermark, whether it is active and whether it is aligned
-    (takes part in the minimum)."""
+    """One channel's state: watermark, active, aligned (in the minimum)."""
 
     watermark: int = MIN
     active: bool = True
@@ -110,16 +94,6 @@ class StatusWatermarkValve:
         self.active = active
         self.emitted.append(("status", "active" if active else "idle"))
 
-    def _output_min_of_aligned(self) -> None:
-        low = self._low
-        if low != _NOT_ALIGNED and low > self.last_output_watermark:
-            self._emit_watermark(low)
-
-    def _output_max_of_all(self) -> None:
-        top = max(self._watermarks)
-        if top > self.last_output_watermark:
-            self._emit_watermark(top)
-
     # -- inputs -----------------------------------------------------------------------------
 
     def input_watermark(self, watermark: int, channel: int) -> None:
@@ -151,12 +125,13 @@ class StatusWatermarkValve:
         self._set_aligned(channel, _NOT_ALIGNED)
         self._num_active -= 1
         watermark = self._watermarks[channel]
+        if watermark == self.last_output_watermark:  # it may have held the output back
+            # all idle: flush the largest watermark seen; else the minimum of the aligned
+            out = max(self._watermarks) if not self._num_active else self._low
+            if out != _NOT_ALIGNED and out > self.last_output_watermark:
+                self._emit_watermark(out)
         if not self._num_active:
-            if watermark == self.last_output_watermark:
-                self._output_max_of_all()
             self._emit_status(False)
-        elif watermark == self.last_output_watermark:
-            self._output_min_of_aligned()
 
     def input_active(self, channel: int) -> None:
         if self._active[channel]:

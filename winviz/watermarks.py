@@ -1,18 +1,10 @@
 """Watermark strategies and generators (Flink's ``WatermarkStrategy`` / ``WatermarkGenerator``).
 
-A watermark ``W`` says "no more elements with timestamp <= W are expected". Generators see
-every event (``on_event``) and are asked periodically (``on_periodic_emit``, every
-``auto_watermark_interval`` ms of processing time, 200 by default):
-
-* bounded out-of-orderness ``B``: ``max_ts - B - 1``, starting at ``Long.MIN_VALUE``;
-* monotonous timestamps: the same with ``B = 0`` (``max_ts - 1``);
-* punctuated: a user function turns an event into a watermark (or None) immediately;
-* ``with_idleness(timeout)``: after ``timeout`` ms of processing time without events the
-  output is marked idle, so downstream operators stop waiting for it.
-
-The operator that runs a generator (``TimestampsAndWatermarksOperator``) drops every
-watermark that does not increase: watermarks never go backwards.
-"""
+A watermark ``W`` says "no more elements with timestamp <= W are expected". Generators see every
+event (``on_event``) and are asked every ``auto_watermark_interval`` ms (``on_periodic_emit``):
+bounded out-of-orderness ``B`` gives ``max_ts - B - 1`` (from ``Long.MIN_VALUE``), monotonous
+timestamps the same with ``B = 0``, punctuated a user function's watermark at once;
+``with_idleness(timeout)`` marks the output idle after ``timeout`` ms without events."""
 
 from __future__ import annotations
 
@@ -93,17 +85,13 @@ class PunctuatedWatermarks(WatermarkGenerator):
 
 
 class NoWatermarksGenerator(WatermarkGenerator):
-    """Emits nothing (``WatermarkStrategy.no_watermarks()``): event-time windows never fire
-    until the end of a bounded input."""
+    """Emits nothing (``WatermarkStrategy.no_watermarks()``)."""
 
 
 class WatermarksWithIdleness(WatermarkGenerator):
-    """Wraps a generator; marks the output idle after ``timeout`` ms without events.
-
-    Flink's ``IdlenessTimer``: every periodic emit checks for activity since the last check.
-    With activity the timer resets; without, the first check starts the timer and later checks
-    report idle once ``now - start > timeout``. While idle, the wrapped generator is not asked.
-    """
+    """Flink's ``WatermarksWithIdleness`` / ``IdlenessTimer``: each periodic emit checks for events
+    since the last; without any the first check starts the timer, and the output is marked idle once
+    ``now - start > timeout``. While idle, the wrapped generator is not asked."""
 
     def __init__(
         self, watermarks: WatermarkGenerator, timeout: Any, clock: Callable[[], int]
@@ -149,11 +137,8 @@ TimestampAssigner = Callable[[Any, int | None], Any]
 
 @dataclass(frozen=True)
 class WatermarkStrategy:
-    """How a stream gets timestamps and watermarks (Flink's ``WatermarkStrategy``).
-
-    Build one with a ``for_*`` class method, then refine it with ``with_timestamp_assigner``
-    and ``with_idleness``; ``assign_timestamps_and_watermarks`` applies it to a stream.
-    """
+    """How a stream gets timestamps and watermarks (Flink's ``WatermarkStrategy``): a ``for_*``
+    class method, refined with ``with_timestamp_assigner`` / ``with_idleness``."""
 
     generator_factory: Callable[[], WatermarkGenerator]
     timestamp_assigner: Any = None
@@ -191,10 +176,8 @@ class WatermarkStrategy:
 
     @classmethod
     def for_generator(cls, factory: Callable[[], WatermarkGenerator]) -> WatermarkStrategy:
-        """Flink's ``WatermarkStrategy.forGenerator(WatermarkGeneratorSupplier)``: ``factory()``
-        makes a fresh ``WatermarkGenerator`` for each run (and each partition / subtask). A
-        ``factory`` that cannot be called without arguments is refused here; one that returns
-        no generator, when the job starts."""
+        """Flink's ``forGenerator``: ``factory()`` makes a fresh ``WatermarkGenerator`` for each
+        run, partition and subtask; it must be callable without arguments."""
         _function_of(
             factory,
             0,
@@ -214,12 +197,9 @@ class WatermarkStrategy:
         return cls(AscendingTimestampsWatermarks, IngestionTimeAssigner(), name="ingestion_time")
 
     def with_timestamp_assigner(self, assigner: TimestampAssigner) -> WatermarkStrategy:
-        """``assigner(element, record_timestamp) -> timestamp`` (int ms, datetime, ISO…):
-        Flink's ``withTimestampAssigner(SerializableTimestampAssigner)``, whose
-        ``extractTimestamp(element, recordTimestamp)`` it is. Anything that cannot be called
-        with those two arguments (None — Flink's ``checkNotNull`` —, a number, a one-argument
-        lambda) is refused here (``ArgumentTypeError``), not by the first record at run
-        time."""
+        """Flink's ``withTimestampAssigner``: ``assigner(element, record_timestamp)`` returns the
+        timestamp (int ms, datetime, ISO text); anything that cannot take those two arguments is
+        refused here (``ArgumentTypeError``)."""
         _function_of(
             assigner,
             2,
@@ -236,13 +216,9 @@ class WatermarkStrategy:
     def with_watermark_alignment(
         self, group: str, max_drift: Any, update_interval: Any = DEFAULT_UPDATE_INTERVAL
     ) -> WatermarkStrategy:
-        """Flink's ``withWatermarkAlignment(group, maxAllowedWatermarkDrift,
-        updateInterval)``: a source read with this strategy pauses while its watermark is
-        more than ``max_drift`` ahead of the slowest source of ``group``, as last announced
-        (every ``update_interval`` ms of processing time, 1000 by default). Only a strategy
-        applied right after a source (``assign_timestamps_and_watermarks`` on
-        ``from_collection`` / ``from_partitions``, Flink's ``fromSource``) aligns; see
-        ``winviz.alignment``."""
+        """Flink's ``withWatermarkAlignment(group, maxAllowedWatermarkDrift, updateInterval)``: a
+        source read with this strategy pauses while its watermark is more than ``max_drift`` ahead
+        of the slowest of ``group`` (applied right after a source only; ``winviz.alignment``)."""
         return replace(
             self, alignment=WatermarkAlignmentParams.of(group, max_drift, update_interval)
         )
@@ -275,10 +251,8 @@ def _idle_timeout(timeout: Any) -> int:
 
 
 def _function_of(fn: Any, arity: int, what: str, field: str, expected: str) -> None:
-    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments: a value
-    that is no function, or one whose signature cannot take them (a one-argument lambda
-    where the element and its timestamp are passed). A callable whose signature Python
-    cannot read (some builtins) is taken as it is."""
+    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments (a callable whose
+    signature Python cannot read is taken as it is)."""
     if not callable(fn):
         hint = (
             f"; pass its method: {what.split('(')[0]}(obj.extract_timestamp)"

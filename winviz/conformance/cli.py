@@ -7,13 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from winviz.conformance.runner import (
-    TranscriptError,
-    check_transcript,
-    iter_steps,
-    load,
-    public,
-)
+from winviz.conformance.runner import TranscriptError, check_transcript, iter_steps, load, public
 from winviz.errors import WinvizError
 
 
@@ -41,10 +35,24 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc} (the runner could not execute this transcript)"
 
 
+def _caused(t: dict) -> dict:
+    """A transcript's entry of the ``--json`` document: what every step caused, and the error
+    of an operator that failed there, as Flink's would."""
+    steps: list = []
+    entry = {"name": t["name"], "steps": steps}
+    try:
+        for result in iter_steps(t):
+            steps.extend(public([result]))
+    except TranscriptError:
+        raise
+    except WinvizError as exc:
+        entry["error"] = f"{type(exc).__name__}: {exc}"
+    return entry
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Exit 0 when every transcript passed; 1 when one failed; 2 when a path or a
-    transcript could not be read or run (each is reported with its path and why, and the
-    run goes on with the others), or when no transcript was found at all."""
+    """Exit 0 when every transcript passed, 1 when one failed, 2 when a path or transcript could not
+    be read or run (each reported; the others still run) or none was found."""
     parser = argparse.ArgumentParser(prog="python -m winviz.conformance")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run transcripts and check (or print) what they cause")
@@ -61,38 +69,20 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         print("error: no transcripts found in " + ", ".join(args.paths), file=sys.stderr)
         return 2
-    errors = len(problems)
-    if args.json:
-        doc: dict[str, list] = {"transcripts": []}
-        for f in files:
-            try:
-                t = load(f)
-                steps: list = []
-                entry = {"name": t["name"], "steps": steps}
-                try:
-                    for result in iter_steps(t):
-                        steps.extend(public([result]))
-                except TranscriptError:
-                    raise
-                except WinvizError as exc:  # the operator itself failed, as Flink would
-                    entry["error"] = f"{type(exc).__name__}: {exc}"
-            except Exception as exc:  # reported with its path; the others still run
-                errors += 1
-                print(f"error: {f}: {_reason(exc).removeprefix(f'{f}: ')}", file=sys.stderr)
-                continue
-            doc["transcripts"].append(entry)
-        json.dump(doc, sys.stdout, sort_keys=True)
-        sys.stdout.write("\n")
-        return 2 if errors else 0
-    passed = failed = 0
+    errors, passed, failed = len(problems), 0, 0
+    doc: dict[str, list] = {"transcripts": []}
     for f in files:
         try:
             t = load(f)
+            if args.json:
+                doc["transcripts"].append(_caused(t))
+                continue
             problem = check_transcript(t)
         except Exception as exc:  # reported with its path; the others still run
             errors += 1
-            reason = _reason(exc)
-            print(f"ERROR {f}: {reason.removeprefix(f'{f}: ')}")
+            reason = _reason(exc).removeprefix(f"{f}: ")
+            out = sys.stderr if args.json else sys.stdout
+            print(f"error: {f}: {reason}" if args.json else f"ERROR {f}: {reason}", file=out)
             continue
         if problem is None:
             passed += 1
@@ -100,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             failed += 1
             print(f"FAIL {t['name']} ({f}): {problem}")
+    if args.json:
+        json.dump(doc, sys.stdout, sort_keys=True)
+        sys.stdout.write("\n")
+        return 2 if errors else 0
     summary = f"{passed} passed, {failed} failed"
     if errors:
         summary += f", {errors} could not be run"

@@ -1,8 +1,5 @@
-"""Loads transcripts, runs them step by step, and checks every ``expect*`` field.
-
-A transcript that cannot be executed (unknown field, bad value) raises ``TranscriptError``
-naming the file, the step and the field — it never passes silently.
-"""
+"""Loads transcripts, runs them step by step, and checks every ``expect*`` field; a transcript that
+cannot be executed raises ``TranscriptError`` naming file, step and field."""
 
 from __future__ import annotations
 
@@ -22,16 +19,13 @@ TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
 
 
 MAX_EXPANDED_NODES = 100_000
-"""The most YAML nodes a transcript may hold once its aliases are expanded (the largest
-shipped transcript has a few hundred). YAML aliases share a node, so nested ones (a "billion
-laughs": ``a: &a [x, x]``, ``b: &b [*a, *a]`` …) take little text and memory to parse but
-grow exponentially as soon as anything walks the values; ``load`` refuses them first."""
+"""The most YAML nodes a transcript may hold with its aliases expanded: nested aliases (a "billion
+laughs") grow exponentially, so ``load`` refuses them first."""
 
 
-def _expanded_size(root: yaml.Node, path: Path) -> None:
-    """Refuse a node graph that would hold more than ``MAX_EXPANDED_NODES`` nodes with its
-    aliases expanded: counted over the graph (each node once, its size remembered), so
-    without expanding anything."""
+def _check_nodes(root: yaml.Node, path: Path) -> None:
+    """Refuse a node graph of more than ``MAX_EXPANDED_NODES`` nodes with its aliases expanded,
+    or with a mapping that repeats a key (``yaml.safe_load`` would keep the last silently)."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()  # entered, not yet sized: met again, it contains itself
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
@@ -49,6 +43,8 @@ def _expanded_size(root: yaml.Node, path: Path) -> None:
             open_nodes.add(id(node))
         if isinstance(node, yaml.MappingNode):
             children = [n for pair in node.value for n in pair]
+            if not children_done:
+                _repeated_key(node, path)
         elif isinstance(node, yaml.SequenceNode):
             children = list(node.value)
         else:
@@ -68,43 +64,28 @@ def _expanded_size(root: yaml.Node, path: Path) -> None:
         sizes[id(node)] = size
 
 
-def _repeated_key(root: yaml.Node, path: Path) -> None:
-    """Refuse a mapping that repeats a key: ``yaml.safe_load`` keeps the last value silently,
-    so a step's second ``expect:`` would drop the first one unchecked. Read from the YAML
-    node graph (``yaml.compose``: no value is constructed)."""
-    stack, seen_nodes = [root] if root is not None else [], set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen_nodes:
-            continue
-        seen_nodes.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            first: dict[tuple[str, str], yaml.Node] = {}
-            for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
-                    was = first.setdefault((key.tag, key.value), key)
-                    if was is not key:
-                        raise TranscriptError(
-                            f"{path}: line {key.start_mark.line + 1}: the key {key.value!r} "
-                            f"appears twice in one mapping (first on line "
-                            f"{was.start_mark.line + 1}); each field may appear once"
-                        )
-                stack.extend((key, value))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
+def _repeated_key(node: yaml.MappingNode, path: Path) -> None:
+    first: dict[tuple[str, str], yaml.Node] = {}
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode):
+            was = first.setdefault((key.tag, key.value), key)
+            if was is not key:
+                raise TranscriptError(
+                    f"{path}: line {key.start_mark.line + 1}: the key {key.value!r} appears "
+                    f"twice in one mapping (first on line {was.start_mark.line + 1}); each "
+                    "field may appear once"
+                )
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """Parse and validate one transcript file (the file name is kept as ``_file``). A file
-    that is not YAML, repeats a key in a mapping, or lacks the top-level fields raises
-    ``TranscriptError`` naming the file and what is wrong."""
+    """Parse and validate one transcript file (kept as ``_file``); ``TranscriptError`` names the
+    file and what is wrong."""
     path = Path(path)
     text = path.read_text()
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)  # the node graph: nothing built
         if root is not None:
-            _expanded_size(root, path)
-            _repeated_key(root, path)
+            _check_nodes(root, path)
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
@@ -162,11 +143,8 @@ def _canon(value: Any) -> str:
 
 
 def check_transcript(doc: dict[str, Any]) -> str | None:
-    """None when every expectation holds, else the first failure ``step N: ...``.
-
-    A step may say ``expect_error: "text"``: the operator must raise there (as Flink does),
-    with ``text`` in the message; it must be the last step.
-    """
+    """None when every expectation holds, else the first failure ``step N: ...``. A step may say
+    ``expect_error: "text"`` (the last step): the operator must raise there, with ``text``."""
     driver_cls = DRIVERS[doc["operator"]["kind"]]
     steps = doc["steps"]
     where = doc.get("_file", doc["name"])

@@ -7,7 +7,7 @@ watermarks — ``ProgressiveTimestampsAndWatermarks`` with a split-local output 
 ``TimestampsAndWatermarksOperator``. Each partition gets its own generator instance from the
 strategy (and its own idleness timer with ``with_idleness``); a record updates only its own
 partition's generator. The partition watermarks are combined as Flink combines split
-watermarks, by a ``WatermarkOutputMultiplexer`` (``winviz.multiplexer``). So one partition
+watermarks, by a ``WatermarkOutputMultiplexer`` (``winviz.combined_watermark``). So one partition
 that stops sending records holds the watermark back (the window that "never fires") until it
 is marked idle — or until the end of the input, when the source emits the watermark MAX.
 
@@ -19,7 +19,7 @@ watermark increases, ``watermark_dropped`` for a lower one, ``channel_idle`` /
 
 from __future__ import annotations
 
-from winviz.multiplexer import WatermarkOutputMultiplexer
+from winviz.combined_watermark import WatermarkOutputMultiplexer
 from winviz.operators.base import StreamOperator
 from winviz.operators.sources import TimestampsAndWatermarksOperator, emits_only_periodically
 from winviz.time import MAX

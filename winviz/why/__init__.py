@@ -1,35 +1,15 @@
-"""Questions a learner asks, answered from the trace alone.
+"""Questions a learner asks, answered from the trace alone, in ``winviz.trace.vocabulary``'s
+(Flink's) words:
 
-* ``why_fired(trace, key, window)`` — each firing of a window: what caused it (an element, an
-  event-time timer at t, a processing-time timer, the end of input, a session merge), whether
-  it is the window's first firing or a re-firing, whether it is a late firing, and the input
-  channel or partition whose watermark advance raised the watermark.
-* ``why_not_fired(trace, key, window)`` — why a window has not fired (``trace.until(t)``
-  asks it of the run as it stood at processing time t): no element reached it, or the
-  operator's watermark is below the window's max timestamp because one *active* input channel
-  or partition holds the minimum (an idle one holds nothing back), several do (no single
-  cause), or the trigger never said FIRE.
-* ``why_dropped(trace, index)`` — what happened to the source record at ``index``: on time, late
-  but accepted, dropped, or sent to the side output, window by window, and which firing it
-  caused at once; at an interval join, late (dropped or side output) or buffered and joined.
-  A record a restore replayed arrived more than once: the answer is about its last arrival
-  (the fate the results keep), ``arrival=k`` asks about another, and it says so.
+* ``why_fired(trace, key, window)`` — each firing of a window: its cause, first firing or re-firing,
+  late or not, and the input whose watermark advance raised the watermark.
+* ``why_not_fired(trace, key, window)`` — no element reached it, the trigger decides, or one
+  *active* input channel or partition (or several) holds the watermark below its max timestamp.
+* ``why_dropped(trace, index)`` — a source record's fate, window by window (or at an interval join),
+  and the firing it caused at once; for a record a restore replayed, its last arrival.
 
-The words are ``winviz.trace.vocabulary``'s (Flink's). Each answer is a list of typed claims
-(``Firing``, ``WatermarkHeld``, ``ElementFate`` …: what the trace shows, as data) and a
-short table; the sentence is rendered from the claims only (``render``), so a test can check
-each claim against the engine (tests/test_why_truth.py re-runs jobs with the named cause
-removed). They read the trace's records only (``winviz.trace.schema`` states the order rules
-they rely on). Times are printed by name: MIN, MAX (end of input).
-
-In BATCH mode (``winviz.batch_execution``) a key's watermark jumps to MAX once its records are
-done: a firing it causes is caused by the *end of key*. A source paused for watermark
-alignment (``winviz.trace.paused``) is named where it holds a window back.
-
-One module a question (``fired``, ``not_fired``, ``dropped``), beside the claims
-(``claims``), the sentence (``render``), the answer (``answer``) and what they all read off
-the trace alike (``reading``).
-"""
+Each answer is typed claims (``claims``) and a table; its sentence is rendered from the claims only
+(``render``), so tests/test_why_truth.py can check each claim against the engine."""
 
 from __future__ import annotations
 

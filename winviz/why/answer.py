@@ -16,8 +16,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Answer:
-    """A question's answer: its ``claims`` (typed, what the trace shows), the ``sentence``
-    rendered from them only, and a ``table``. Shown as plain text."""
+    """A question's ``claims``, the ``sentence`` rendered from them only, and a ``table``."""
 
     question: str
     claims: tuple[Claim, ...]

@@ -1,7 +1,5 @@
-"""The claims of a why-answer: what an answer says, as data (a firing and its cause, a window
-that never fired, a watermark held back by an input, an element's fate …), each a frozen
-dataclass whose fields are read off the trace; ``winviz.why.render`` words them.
-"""
+"""The claims of a why-answer, as data read off the trace (frozen dataclasses); ``render`` words
+them."""
 
 from __future__ import annotations
 
@@ -13,12 +11,9 @@ from winviz.trace.paused import PausedSpan
 
 @dataclass(frozen=True)
 class Firing:
-    """One ``fired`` record of the window: its cause (``vocabulary.FIRED_BY``, or
-    ``vocabulary.END_OF_KEY`` in BATCH mode: then ``raised_by`` names the key), the timer
-    (event-time or processing-time timestamp) or the element (its seq and timestamp) behind
-    it, the input whose watermark change raised the watermark ("" when the trace does not
-    say), how many firings of the window came before it, the operator's watermark before its
-    cause and whether that makes it a late firing."""
+    """One ``fired`` record: its cause (``vocabulary.FIRED_BY``; ``END_OF_KEY`` in BATCH mode), the
+    timer or element behind it, the input that raised the watermark ("" when the trace does not
+    say), the firings before it, and the watermark before its cause (which makes it late or not)."""
 
     operator: str
     seq: int
@@ -72,16 +67,14 @@ class TriggerDecides:
 
 @dataclass(frozen=True)
 class NoEventTimer(TriggerDecides):
-    """The watermark is below the max timestamp, but the trigger registered no event-time
-    timer at the max timestamp for the window (a CountTrigger, a custom trigger): the
-    watermark reaching it would not fire the window; the trigger decides."""
+    """The watermark is below the max timestamp, but the trigger registered no event-time timer
+    there (a CountTrigger, a custom trigger): the trigger decides."""
 
 
 @dataclass(frozen=True)
 class TimerDue:
-    """The trigger's next event-time timer ``timer`` is already at or below the operator's
-    watermark (registered after the watermark passed it): Flink fires it on the next
-    watermark advance (``InternalTimerServiceImpl.advanceWatermark``)."""
+    """The trigger's next event-time timer is already at or below the watermark: Flink fires it on
+    the next watermark advance (``InternalTimerServiceImpl.advanceWatermark``)."""
 
     operator: str
     watermark: int
@@ -104,18 +97,11 @@ class Channel:
 
 @dataclass(frozen=True)
 class WatermarkHeld:
-    """The operator's watermark is below ``target``, the window trigger's next event-time
-    timer (its max timestamp with ``EventTimeTrigger``; an earlier one with a continuous
-    trigger), and everything below is judged against it. ``channels_of``: the
-    operator whose input channels were judged (None: a single input, no channels).
-    ``holders``: the active channels below the max timestamp (one: it holds the watermark;
-    several: no single input does); ``idle``: idle channels (they hold nothing back);
-    ``others``: the lowest watermark of the other active channels (None: there is none);
-    ``idleness_seen``: the job uses ``with_idleness`` there — the trace records its strategy's
-    idleness timeout (an ``idleness`` record of that operator or of one of its inputs), or
-    shows a channel of that operator going idle; ``idleness_would_help``: marking the one
-    holder idle would let the other active channels raise the watermark to at least the max
-    timestamp."""
+    """The operator's watermark is below ``target``, the trigger's next event-time timer.
+    ``channels_of``: whose input channels were judged (None: a single input); ``holders``: the
+    active channels below the target; ``idle``: idle channels; ``others``: the lowest watermark of
+    the other active channels; ``idleness_seen``: the trace shows ``with_idleness`` there;
+    ``idleness_would_help``: marking the one holder idle would raise the watermark to the target."""
 
     operator: str
     watermark: int
@@ -131,10 +117,8 @@ class WatermarkHeld:
 
 @dataclass(frozen=True)
 class WindowOutcome:
-    """What one window of an element did with it: ``added`` (else past cleanup), the firings
-    of the window before the element, and the window's next firing after it: ``next_firing``
-    (that firing, None when the window did not fire again in the trace); ``fired_now``: that
-    firing was caused by the element (its trigger's ``onElement`` / ``onMerge``)."""
+    """What one window of an element did with it: ``added`` (else past cleanup), the firings before
+    it, ``next_firing`` (None: none in the trace); ``fired_now``: the element caused it."""
 
     window: str
     max_timestamp: int
@@ -161,11 +145,9 @@ class ElementFate:
 
 @dataclass(frozen=True)
 class JoinFate:
-    """A source record at an interval join (Flink's ``IntervalJoinOperator``, no windows): its
-    fate — ``vocabulary.DROPPED`` or ``vocabulary.SIDE_OUTPUT`` (late: ``isLate``, timestamp
-    < watermark; joined with nothing) or ``vocabulary.BUFFERED`` (joined with ``pairs``
-    buffered elements of the other input on arrival, kept until its cleanup timer at
-    ``cleanup``). ``side_output``: the tag, for that fate."""
+    """A source record at an interval join (Flink's ``IntervalJoinOperator``): late (``DROPPED`` /
+    ``SIDE_OUTPUT``, timestamp < watermark) or ``BUFFERED``, joined with ``pairs`` elements on
+    arrival and kept until its cleanup timer at ``cleanup``."""
 
     index: int
     operator: str
@@ -179,19 +161,15 @@ class JoinFate:
 
 @dataclass(frozen=True)
 class PausedForAlignment:
-    """Sources or partitions still paused for watermark alignment when the trace ends
-    (``winviz.trace.paused.still_paused``): none of their records are read until they resume,
-    so a window waiting for their records or their watermark waits for that."""
+    """Sources or partitions still paused for watermark alignment when the trace ends."""
 
     spans: tuple[PausedSpan, ...]
 
 
 @dataclass(frozen=True)
 class Replayed:
-    """The source record arrived ``arrivals`` times: a restore replayed it from a checkpoint
-    (``winviz.checkpoints``: the source re-reads from its saved position, every watermark
-    starts again at MIN). The answer is about arrival ``shown`` (1-based); the last arrival's
-    fate is the one the results keep (what came before the restore was rolled back)."""
+    """The source record arrived ``arrivals`` times (a restore replayed it, every watermark again
+    from MIN); the answer is about arrival ``shown`` (1-based), the last being the kept one."""
 
     index: int
     arrivals: int

@@ -1,8 +1,5 @@
-"""``why_dropped``: what became of one source record — on time, late but accepted, dropped or
-sent to the side output, window by window, and the firing it caused at once (Flink's
-``WindowOperator.processElement``: ``isElementLate`` / ``isWindowLate``); at an interval join
-late or buffered and joined (``IntervalJoinOperator``).
-"""
+"""``why_dropped``: what became of one source record (Flink's ``WindowOperator.processElement``:
+``isElementLate`` / ``isWindowLate``; ``IntervalJoinOperator.isLate``)."""
 
 from __future__ import annotations
 
@@ -22,11 +19,9 @@ from winviz.why.reading import table_frame, time_text, trace_of, window_rows
 def why_dropped(
     trace: Trace, index: int, *, source: str | None = None, arrival: int | None = None
 ) -> Answer:
-    """What became of the source record at ``index``: on time, late but accepted, dropped or
-    side output, window by window, and the firing it caused at once. A record a restore
-    replayed arrived more than once (its watermarks differ: they start again at MIN after a
-    restore): ``arrival`` picks one (0 the first; by default the last, whose fate the results
-    keep), and the answer says how many there were."""
+    """What became of the source record at ``index``, window by window, and the firing it caused at
+    once. ``arrival`` picks one arrival of a record a restore replayed (0 the first; by default the
+    last, whose fate the results keep)."""
     trace = trace_of(trace)
     if index.__class__ is not int:
         raise ArgumentTypeError(
@@ -176,11 +171,8 @@ def _carries(detail: Any, value: Any) -> bool:
 
 
 def _join_fate(trace: Trace, index: int, element: Any, own: list[Any], end: int) -> JoinFate:
-    """What an interval join did with an element (Flink's ``IntervalJoinOperator``): below
-    the watermark it is late (``isLate``: timestamp < watermark), not joined and dropped or sent
-    to the side output; else buffered, joined with the other input's buffered elements within
-    the bounds, and removed by its cleanup timer (``own``: the records of its processing,
-    which ends before row ``end``)."""
+    """What an interval join did with an element: late (dropped or side output, not joined) or
+    buffered and joined (``own``: the records of its processing, ending before row ``end``)."""
     op = element.operator
     fate, tag = _late_fate(own)
     if fate is not None:

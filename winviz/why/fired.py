@@ -1,8 +1,5 @@
-"""``why_fired``: each firing of a window — its cause (an element, an event-time timer, a
-processing-time timer, the end of input or of a key, a session merge), first firing or
-re-firing, late firing or not, and the input whose watermark advance raised the watermark
-(Flink's ``WindowOperator.onEventTime`` / ``onElement`` and ``StatusWatermarkValve``).
-"""
+"""``why_fired``: each firing of a window, its cause and what raised the watermark (Flink's
+``WindowOperator.onEventTime`` / ``onElement`` and ``StatusWatermarkValve``)."""
 
 from __future__ import annotations
 
@@ -47,8 +44,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
 def firings_of(
     trace: Trace, op: str, max_ts: int, fired: np.ndarray, *, earlier: int = 0
 ) -> list[Firing]:
-    """The ``Firing`` claims of one window's ``fired`` rows (in seq order; ``earlier``
-    firings of it came before the first)."""
+    """The ``Firing`` claims of one window's ``fired`` rows (``earlier`` firings came before)."""
     c = trace.columns()
     calls, timer_rows = firing_causes(c, fired)
     _, named, event = timer_domains(c, timer_rows)

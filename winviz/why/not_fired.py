@@ -1,9 +1,6 @@
-"""``why_not_fired``: why a window has not fired — no element reached it, the trigger decides
-(not the watermark), or the operator's watermark is held below the window's max timestamp by
-one *active* input channel or partition, or several (Flink's ``StatusWatermarkValve`` /
-``WatermarkOutputMultiplexer``: the minimum over the active channels; an idle one holds
-nothing back).
-"""
+"""``why_not_fired``: why a window has not fired (Flink's ``StatusWatermarkValve`` /
+``WatermarkOutputMultiplexer``: the minimum over the active channels; an idle one holds nothing
+back)."""
 
 from __future__ import annotations
 
@@ -77,12 +74,9 @@ def _paused(trace: Trace) -> tuple[PausedForAlignment, ...]:
 
 
 def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]) -> int | None:
-    """The earliest event-time timer the window's *trigger* registered and that has neither
-    fired nor been deleted (None: none). A trigger registers its timers inside its call
-    (``onElement`` after the ``assigned`` record, ``onEventTime`` after ``timer_fired``), so
-    before that call's ``trigger`` record; the window operator's cleanup timer (max timestamp
-    + allowed lateness, ``WindowOperator.registerCleanupTimer``) is registered after it, and
-    is not the trigger's."""
+    """The earliest event-time timer the window's *trigger* registered that has neither fired nor
+    been deleted (None: none): registered inside a trigger call, before its ``trigger`` record (the
+    operator's cleanup timer comes after it, and is not the trigger's)."""
     pending: set[int] = set()
     since: list[int] = []  # event-time timers registered in this call, before its record
     for r in trace.records(
@@ -105,9 +99,8 @@ def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]
 
 
 def _with_idleness(trace: Trace) -> set[str]:
-    """The timestamps-and-watermarks operators whose strategy has ``with_idleness``: the
-    ``idleness`` records the run wrote when it started (none in a trace written before that
-    record kind existed)."""
+    """The timestamps-and-watermarks operators whose strategy has ``with_idleness`` (their
+    ``idleness`` records)."""
     return {str(r.detail[1]) for r in trace.records("idleness")}
 
 
@@ -119,11 +112,8 @@ def _held(
     max_ts: int,
     with_idleness: set[str] | frozenset[str] = frozenset(),
 ) -> WatermarkHeld:
-    """Which input channels hold ``op``'s watermark ``wm`` below ``target`` (the window's
-    next trigger timer; ``max_ts`` its max timestamp): those of ``op``
-    itself when it has channels, else of the one operator upstream that has (Flink's
-    ``StatusWatermarkValve`` / ``WatermarkOutputMultiplexer``: the minimum over the *active*
-    channels; an idle channel holds nothing back). ``with_idleness``: ``_with_idleness``."""
+    """Which input channels hold ``op``'s watermark ``wm`` below ``target``: those of ``op``, else
+    of the one operator upstream that has channels."""
     ops = list(dict.fromkeys(ch.operator for ch in channels))
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
     mine = [ch for ch in channels if ch.operator == judged]
@@ -155,9 +145,8 @@ def _by_watermark(ch: Channel) -> int:
 
 
 def _channels(trace: Trace) -> list[Channel]:
-    """The last watermark and idleness of every input channel or partition in the trace: a
-    channel is at MIN until its first watermark record, and a channel that wrote no record at
-    all is found by ``winviz.trace.channels.unrecorded_channel``."""
+    """The last watermark and idleness of every input channel or partition (MIN before its first
+    record; one that wrote none: ``winviz.trace.channels.unrecorded_channel``)."""
     state: dict[tuple[str, int | None], Channel] = {}
     per_operator: dict[str, list[tuple[Any, ...]]] = {}
     for r in trace.records(*CHANNEL_KINDS, "watermark"):

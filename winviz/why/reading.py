@@ -1,8 +1,5 @@
-"""What every why-question reads off the trace the same way: the trace of a result, the window
-asked about, the window operator, a window's rows of some kinds, the row before another, a
-time as printed (MIN and MAX by name) and the table frame (pandas, imported only when a
-question is asked: the engine needs none).
-"""
+"""What every why-question reads off the trace alike (pandas imported only when a question is
+asked)."""
 
 from __future__ import annotations
 
@@ -61,8 +58,7 @@ def window_bounds(window: Any) -> tuple[int, int]:
 
 
 def trace_of(source: Any) -> Trace:
-    """The trace of a ``Trace`` or of a result with ``.trace``; a clear error for anything
-    else."""
+    """The trace of a ``Trace`` or of a result with ``.trace``, else ``ArgumentTypeError``."""
     trace = source if isinstance(source, Trace) else getattr(source, "trace", None)
     if not isinstance(trace, Trace):
         raise ArgumentTypeError(
@@ -84,9 +80,8 @@ def window_rows(
 def window_asked(
     source: Any, key: Any, window: Any, operator: str | None
 ) -> tuple[Trace, tuple[int, int], str, np.ndarray]:
-    """What a question about ``window`` of ``key`` reads first: the trace, the window's bounds,
-    its window operator (``operator``, else the first that assigned or fired it, else the
-    first window operator) and the window's ``fired`` rows there."""
+    """The trace, the window's bounds, its operator (``operator``, else the first that assigned or
+    fired it, else the first window operator) and the window's ``fired`` rows there."""
     trace = trace_of(source)
     bounds = window_bounds(window)
     op = operator

@@ -1,6 +1,4 @@
-"""The sentence of a why-answer, rendered from its claims only (``render``): one function per
-claim type, in the words of ``winviz.trace.vocabulary``; times printed by name (MIN, MAX).
-"""
+"""The sentence of a why-answer, rendered from its claims only: one function per claim type."""
 
 from __future__ import annotations
 
@@ -85,16 +83,6 @@ def _render_firing(f: cl.Firing) -> str:
     return f"{head}, {body}{late}."
 
 
-def _render_never(c: cl.NeverFired) -> str:
-    return (
-        f"It never fired at {c.operator!r}; ask why_not_fired(trace, {c.key!r}, {list(c.window)})."
-    )
-
-
-def _render_did(c: cl.DidFire) -> str:
-    return f"It did fire, {c.firings} time(s), at {c.operator!r}: ask why_fired."
-
-
 def _render_empty(c: cl.NoContents) -> str:
     why = (
         f"{c.skipped} element(s) came for it after it was past cleanup and were not added"
@@ -102,22 +90,6 @@ def _render_empty(c: cl.NoContents) -> str:
         else "no element of that key was ever assigned to it"
     )
     return f"It has no contents at {c.operator!r}: {why}."
-
-
-def _render_trigger(c: cl.TriggerDecides) -> str:
-    return (
-        f"The watermark ({time_text(c.watermark)}) is past its max timestamp {c.max_timestamp}, "
-        f"but the trigger never returned FIRE (its calls: {list(c.calls)}); the trigger "
-        "decides, not the watermark, for GlobalWindows or a custom trigger."
-    )
-
-
-def _render_no_timer(c: cl.NoEventTimer) -> str:
-    return (
-        f"Its trigger registered no event-time timer at its max timestamp {c.max_timestamp} "
-        f"(the watermark of {c.operator!r} is {time_text(c.watermark)}): the watermark alone "
-        f"will not fire it; the trigger decides (its calls so far: {list(c.calls)})."
-    )
 
 
 def _channel_words(ch: cl.Channel) -> str:
@@ -259,11 +231,21 @@ def _render_outcome(c: cl.ElementFate, o: cl.WindowOutcome) -> str:
 
 
 _RENDER: dict[type, Any] = {
-    cl.NeverFired: _render_never,
-    cl.DidFire: _render_did,
+    cl.NeverFired: lambda c: (
+        f"It never fired at {c.operator!r}; ask why_not_fired(trace, {c.key!r}, {list(c.window)})."
+    ),
+    cl.DidFire: lambda c: f"It did fire, {c.firings} time(s), at {c.operator!r}: ask why_fired.",
     cl.NoContents: _render_empty,
-    cl.TriggerDecides: _render_trigger,
-    cl.NoEventTimer: _render_no_timer,
+    cl.TriggerDecides: lambda c: (
+        f"The watermark ({time_text(c.watermark)}) is past its max timestamp {c.max_timestamp}, "
+        f"but the trigger never returned FIRE (its calls: {list(c.calls)}); the trigger "
+        "decides, not the watermark, for GlobalWindows or a custom trigger."
+    ),
+    cl.NoEventTimer: lambda c: (
+        f"Its trigger registered no event-time timer at its max timestamp {c.max_timestamp} "
+        f"(the watermark of {c.operator!r} is {time_text(c.watermark)}): the watermark alone "
+        f"will not fire it; the trigger decides (its calls so far: {list(c.calls)})."
+    ),
     cl.TimerDue: lambda c: (
         f"Its trigger's event-time timer at {c.timer} is at or below the watermark of "
         f"{c.operator!r} ({time_text(c.watermark)}): it fires on the operator's next watermark "

@@ -1,7 +1,5 @@
-"""The checks a windowed stream's builder makes of its arguments, stated once for
-``WindowedStream`` and for the window joins / coGroups built over it (Flink's
-``WindowedStream`` / ``CoGroupedStreams.WithWindow`` check them when called, before the job
-runs)."""
+"""The checks of a windowed stream's builder, for ``WindowedStream`` and the window joins (Flink
+checks them when called, before the job runs)."""
 
 from __future__ import annotations
 

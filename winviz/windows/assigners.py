@@ -1,15 +1,8 @@
-"""Window assigners: which windows an element belongs to (Flink's ``WindowAssigner``s).
-
-* Tumbling — one window per element: ``start = getWindowStartWithOffset(ts, offset, size)``.
-* Sliding — ``size / slide`` windows per element, the last starting at
-  ``getWindowStartWithOffset(ts, offset, slide)``.
-* Session — ``[ts, ts + gap)`` per element; overlapping or touching windows then *merge*.
-* Global — everything in one window, which only a custom trigger ever fires.
-
-The processing-time variants use the operator's current processing time instead of the
-element's timestamp. ``is_event_time`` decides whether the WindowOperator applies lateness at
-all (global windows are *not* event time, so nothing is ever late in them).
-"""
+"""Window assigners (Flink's ``WindowAssigner``s): tumbling (``getWindowStartWithOffset(ts, offset,
+size)``), sliding (``size / slide`` windows, the last from ``getWindowStartWithOffset(ts, offset,
+slide)``), session (``[ts, ts + gap)``, merging) and global (one window, fired only by a custom
+trigger). Processing-time variants use the current processing time; ``is_event_time`` decides
+whether lateness applies (global windows: never late)."""
 
 from __future__ import annotations
 
@@ -59,7 +52,8 @@ class WindowAssigner:
         raise NotImplementedError
 
     def default_trigger(self) -> Trigger:
-        raise NotImplementedError
+        """Flink's: ``EventTimeTrigger`` for event time, else ``ProcessingTimeTrigger``."""
+        return EventTimeTrigger() if self.is_event_time else ProcessingTimeTrigger()
 
     def merge_windows(
         self, windows: list[TimeWindow], callback: Callable[[set[TimeWindow], TimeWindow], None]
@@ -106,9 +100,6 @@ class TumblingEventTimeWindows(WindowAssigner):
             _check_timestamp(timestamp)
         return self._window_for(timestamp)
 
-    def default_trigger(self) -> Trigger:
-        return EventTimeTrigger()
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(size={self.size}, offset={self.offset})"
 
@@ -120,9 +111,6 @@ class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
 
     def assign_windows(self, element, timestamp, current_processing_time):
         return self._window_for(current_processing_time)
-
-    def default_trigger(self) -> Trigger:
-        return ProcessingTimeTrigger()
 
 
 class SlidingEventTimeWindows(WindowAssigner):
@@ -171,9 +159,6 @@ class SlidingEventTimeWindows(WindowAssigner):
     def assign_windows(self, element, timestamp, current_processing_time):
         return self._windows_for(_check_timestamp(timestamp))
 
-    def default_trigger(self) -> Trigger:
-        return EventTimeTrigger()
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(size={self.size}, slide={self.slide}, offset={self.offset})"
 
@@ -185,9 +170,6 @@ class SlidingProcessingTimeWindows(SlidingEventTimeWindows):
 
     def assign_windows(self, element, timestamp, current_processing_time):
         return self._windows_for(current_processing_time)
-
-    def default_trigger(self) -> Trigger:
-        return ProcessingTimeTrigger()
 
 
 class EventTimeSessionWindows(WindowAssigner):
@@ -255,9 +237,6 @@ class EventTimeSessionWindows(WindowAssigner):
             if len(unique) > 1:
                 callback(unique, cover)
 
-    def default_trigger(self) -> Trigger:
-        return EventTimeTrigger()
-
     def __repr__(self) -> str:
         gap = "dynamic" if self.gap_extractor else self.gap
         return f"{type(self).__name__}(gap={gap})"
@@ -271,9 +250,6 @@ class ProcessingTimeSessionWindows(EventTimeSessionWindows):
     def assign_windows(self, element, timestamp, current_processing_time):
         now = current_processing_time
         return [TimeWindow(now, wrap_long(now + self._gap_for(element)))]
-
-    def default_trigger(self) -> Trigger:
-        return ProcessingTimeTrigger()
 
 
 class GlobalWindows(WindowAssigner):

@@ -1,9 +1,5 @@
-"""Evictors remove elements from a window before and/or after the window function runs
-(Flink's ``Evictor``; used by the EvictingWindowOperator, which keeps every element).
-
-Elements are ``TimestampedValue``s in arrival order; an evictor removes from that list in
-place. ``do_evict_after=False`` (the default) evicts before the function sees the contents.
-"""
+"""Evictors remove elements (``TimestampedValue``s in arrival order, in place) from a window before
+(``do_evict_after=False``, the default) or after the window function (Flink's ``Evictor``)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Flink's ``MergingWindowSet``: how session windows merge without moving state around.
-
-When windows merge, Flink does not copy their contents into a new namespace. It keeps, per
-key, a mapping *window → state window*: the window the user sees (say ``[1, 13)``) and the
-namespace its state actually lives in (say ``[1, 6)``, one of the windows that merged). On a
-merge it keeps the state window of one merged window and asks the operator (the merge
-function) to fold the other state windows into it. ``persist`` writes the mapping back to
-keyed state; ``restore`` rebuilds it.
-"""
+"""Flink's ``MergingWindowSet``: per key, a mapping *window → state window* (the namespace its state
+lives in, one of the windows that merged), so merging never moves state: the merge function folds
+the other state windows into the kept one. ``persist`` / ``restore`` via keyed state."""
 
 from __future__ import annotations
 
@@ -59,12 +53,9 @@ class MergingWindowSet:
             raise IllegalStateError(f"Window {window} is not in in-flight window set.")
 
     def add_window(self, new_window: TimeWindow, merge_function: MergeFunction) -> TimeWindow:
-        """Add a window, merging it with the in-flight windows it overlaps or touches.
-
-        Returns the window the new one ended up in. For every merge, calls
-        ``merge_function(merge_result, merged_windows, state_window_result,
-        merged_state_windows)`` unless the merge changed nothing.
-        """
+        """Add a window, merging it with the windows it overlaps or touches; returns the window it
+        ended up in. Each merge that changes something calls ``merge_function(merge_result,
+        merged_windows, state_window_result, merged_state_windows)``."""
         windows = [*self.mapping, new_window]
         merge_results: list[tuple[TimeWindow, list[TimeWindow]]] = []
         self.assigner.merge_windows(

@@ -1,12 +1,7 @@
-"""Triggers decide when a window's contents are emitted (Flink's ``Trigger``).
-
-The WindowOperator calls its trigger for every element (``on_element``), for every event-time
-or processing-time timer of the window (``on_event_time`` / ``on_processing_time``), when
-session windows merge (``on_merge``) and when a window is cleaned up (``clear``). Each call
-returns a ``TriggerResult``: CONTINUE, FIRE (emit, keep contents), PURGE (drop contents) or
-FIRE_AND_PURGE. A trigger keeps per-window state through ``ctx.get_partitioned_state`` and
-registers timers through the context; everything it registers it must delete in ``clear``.
-"""
+"""Triggers decide when a window's contents are emitted (Flink's ``Trigger``): called for every
+element, timer, merge and cleanup of a window, each returning a ``TriggerResult``. A trigger keeps
+per-window state through ``ctx.get_partitioned_state`` and must delete in ``clear`` what it
+registered."""
 
 from __future__ import annotations
 
@@ -46,8 +41,7 @@ class Trigger:
     """Base class. Subclasses override the calls they care about."""
 
     uses_processing_time = True
-    """Whether the trigger may register processing-time timers (assumed for user triggers;
-    the event-time triggers below say False, which lets the runtime batch records)."""
+    """May it register processing-time timers (False lets the runtime batch records)."""
 
     def on_element(
         self, element: Any, timestamp: int | None, window: Any, ctx: Any
@@ -74,12 +68,9 @@ class Trigger:
 
 
 class EventTimeTrigger(Trigger):
-    """Fires once the watermark passes the window's end (the default for event time).
-
-    ``on_element`` fires at once if the watermark is already past ``max_timestamp`` — that is
-    how a late element re-fires a window during allowed lateness — otherwise it registers an
-    event-time timer at ``max_timestamp``.
-    """
+    """Fires once the watermark passes the window's end (the default for event time); ``on_element``
+    fires at once when the watermark is already past ``max_timestamp`` (a late element within the
+    allowed lateness), else registers an event-time timer there."""
 
     uses_processing_time = False
 
@@ -173,21 +164,16 @@ class CountTrigger(Trigger):
 
 
 def next_fire_time(time: int, interval: int, window: Any) -> int:
-    """The next fire time of the continuous triggers, as Flink 2.3's
-    ``ContinuousEventTimeTrigger`` / ``ContinuousProcessingTimeTrigger.registerNextFireTimestamp``
-    compute it: ``Math.min(time + interval, window.maxTimestamp())`` in Java's long
-    arithmetic. Near MAX ``time + interval`` overflows and wraps to a large negative time,
-    which ``min`` then picks: the next timer is in the past and fires at once (on
-    ``GlobalWindows`` at the watermark MAX the chain starts again from near MIN; Flink does
-    not stop there, and winviz's timer-loop guard does: ``winviz.timers``)."""
+    """Flink 2.3's ``registerNextFireTimestamp``: ``Math.min(time + interval, maxTimestamp)`` in
+    Java's long arithmetic, so near MAX the sum wraps negative and fires at once (the timer-loop
+    guard stops that chain: ``winviz.timers``)."""
     return min(wrap_long(time + interval), window.max_timestamp())
 
 
 class _ContinuousTrigger(Trigger):
-    """What Flink's two continuous triggers share (``ContinuousEventTimeTrigger`` and
-    ``ContinuousProcessingTimeTrigger`` are twins but for their time domain): the next fire
-    time kept in a ``fire-time`` state (minimum on merge); a timer at that time fires and
-    registers the next one (``next_fire_time``). A subclass names its domain's timer calls."""
+    """What Flink's ``ContinuousEventTimeTrigger`` and ``ContinuousProcessingTimeTrigger`` share:
+    the next fire time in a ``fire-time`` state (minimum on merge); a timer at it fires and
+    registers the next. A subclass names its domain's timer calls."""
 
     def __init__(self, interval: Any) -> None:
         self.interval = duration_ms(interval, what="interval")
@@ -211,8 +197,7 @@ class _ContinuousTrigger(Trigger):
         raise NotImplementedError
 
     def _fire_if_next(self, time: int, window: Any, ctx: Any) -> TriggerResult:
-        """A timer at ``time``: FIRE and register the next one when ``time`` is the kept fire
-        time, else CONTINUE."""
+        """FIRE and register the next timer when ``time`` is the kept fire time, else CONTINUE."""
         fire_time = ctx.get_partitioned_state(self.state_desc)
         if fire_time.get() == time:
             fire_time.clear()
@@ -246,11 +231,7 @@ class _ContinuousTrigger(Trigger):
 
 
 class ContinuousEventTimeTrigger(_ContinuousTrigger):
-    """Fires every ``interval`` of event time, and at the window's end.
-
-    Keeps the next fire time in a ``fire-time`` state (minimum on merge); the first fire time
-    is the element's interval boundary plus ``interval``, capped at ``max_timestamp``.
-    """
+    """Fires every ``interval`` of event time, and at the window's end."""
 
     uses_processing_time = False
 
@@ -349,8 +330,8 @@ class NeverTrigger(Trigger):
 
 
 class EndOfStreamTrigger(Trigger):
-    """Fires once, when the watermark reaches MAX at the end of a bounded input
-    (GlobalWindows.createWithEndOfStreamTrigger)."""
+    """Fires once, at the end of a bounded input
+    (``GlobalWindows.createWithEndOfStreamTrigger``)."""
 
     uses_processing_time = False
 
@@ -412,11 +393,9 @@ _BUILT_IN = (
 
 
 def decides_from_state_only(trigger: Trigger) -> bool:
-    """True for the triggers above (exactly these classes; ``PurgingTrigger`` when its
-    nested trigger is one): every decision they make depends only on the call's arguments,
-    the clocks and the trigger's partitioned state — never on Python attributes that change.
-    Flink's ``Trigger`` contract asks this of every trigger; winviz relies on it only for the
-    built-in ones (the timer-loop guard, ``winviz.timers``)."""
+    """True for the built-in triggers above (and ``PurgingTrigger`` around one): their decisions
+    depend only on the call, the clocks and partitioned state, as Flink's contract asks (the
+    timer-loop guard relies on it, ``winviz.timers``)."""
     if type(trigger) is PurgingTrigger:
         return decides_from_state_only(trigger.nested)
     return type(trigger) in _BUILT_IN

@@ -1,10 +1,6 @@
-"""Windows: the namespaces that the WindowOperator keeps state and timers in.
-
-``TimeWindow`` is Flink's half-open ``[start, end)`` interval; its ``max_timestamp()`` is
-``end - 1``, the timestamp of every result it emits and the time its event-time trigger fires.
-``GlobalWindow`` is the single window of ``GlobalWindows``; its ``max_timestamp()`` is
-``Long.MAX_VALUE``.
-"""
+"""Windows: the namespaces the WindowOperator keeps state and timers in. ``TimeWindow`` is Flink's
+``[start, end)`` (``max_timestamp() = end - 1``); ``GlobalWindow`` the single window of
+``GlobalWindows`` (``max_timestamp() = Long.MAX_VALUE``)."""
 
 from __future__ import annotations
 
@@ -14,12 +10,9 @@ from winviz.time import MAX, MIN, wrap_long
 
 
 class TimeWindow(NamedTuple):
-    """Flink's ``TimeWindow``: ``[start, end)`` in milliseconds.
-
-    Like Flink's constructor (``TimeWindow(long start, long end)`` only stores both), it
-    checks nothing: the engine makes one per assigned element, and legitimately makes windows
-    wrapped past MAX (``has_positive_size``). A window a user hands in (``why_fired``, a
-    trace file, a transcript) is checked where it comes in, by ``has_positive_size``."""
+    """Flink's ``TimeWindow``: ``[start, end)`` in ms. It checks nothing, as Flink's constructor
+    (the engine makes windows wrapped past MAX); a window a user hands in is checked by
+    ``has_positive_size``."""
 
     start: int
     end: int
@@ -43,11 +36,8 @@ class TimeWindow(NamedTuple):
 
 
 def has_positive_size(start: int, end: int) -> bool:
-    """Whether ``[start, end)`` can be a window: every window an assigner makes is
-    ``[start, start + size)`` with size > 0 in Java's long arithmetic, so ``end - start``
-    wrapped to a long is positive (a window wrapped past MAX, e.g. [MAX - 807, MIN + 192),
-    is one; swapped or equal bounds are not). Trace files and conformance transcripts are
-    checked by this rule."""
+    """Whether ``[start, end)`` can be a window: ``end - start`` wrapped to a long is positive (a
+    window wrapped past MAX is one; swapped or equal bounds are not)."""
     return wrap_long(end - start) > 0
 
 
@@ -77,11 +67,8 @@ GLOBAL_WINDOW = GlobalWindow()
 
 
 def java_time_window_hash(window: TimeWindow) -> int:
-    """``TimeWindow.hashCode()``: ``MathUtils.longToIntWithBitMixing(start + end)``.
-
-    Needed only to reproduce the iteration order of the Java ``HashSet`` in which Flink's
-    ``MergingWindowSet`` looks for the state window to keep when sessions merge.
-    """
+    """``TimeWindow.hashCode()`` (``longToIntWithBitMixing(start + end)``): the iteration order of
+    the Java ``HashSet`` in which ``MergingWindowSet`` looks for the state window to keep."""
     m64 = 0xFFFFFFFFFFFFFFFF
     x = (window.start + window.end) & m64
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m64

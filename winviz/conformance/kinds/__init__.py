@@ -1,9 +1,5 @@
-"""One driver per transcript kind: it builds the operator from ``operator:`` and executes
-steps the way Flink's test harness for that operator does (each driver's docstring names it).
-
-One module a family: ``driver`` (the base and the shared value reading), ``windows``,
-``timers``, ``watermarks`` and ``inputs``; ``DRIVERS`` maps each kind to its driver.
-"""
+"""One driver per transcript kind, running steps as Flink's test harness for that operator does;
+``DRIVERS`` maps each kind to its driver."""
 
 from __future__ import annotations
 

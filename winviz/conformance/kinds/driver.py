@@ -1,8 +1,6 @@
-"""The base of every transcript kind's driver (``Driver``: it checks a step's keys and runs it),
-and the reading of a transcript's values that all kinds share: integers that may be spelled as
-strings, ``MIN``/``MAX``, windows (``[start, end]`` or ``null`` for the ``GlobalWindow``),
-expected values, and the timer/state count check.
-"""
+"""The base of every transcript driver, and the value reading all kinds share: integers (or
+``MIN``/``MAX``), windows (``[start, end]``, ``null`` for the ``GlobalWindow``), expected values and
+the timer/state count check."""
 
 from __future__ import annotations
 
@@ -29,9 +27,8 @@ def parse_int_like(value: Any, where: str) -> int:
 
 
 def normalise_expected(value: Any, where: str = "expect") -> Any:
-    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively. A record's ``ts``
-    and a window's bounds are times: anything but an integer, "MIN" or "MAX" there is a
-    ``TranscriptError`` naming ``where`` (the file, step and field) and the value."""
+    """Expected values: "MIN"/"MAX" → ints, tuples → lists, recursively; a record's ``ts`` and a
+    window's bounds must be times (else ``TranscriptError``)."""
     if isinstance(value, str) and value in ("MIN", "MAX"):
         return parse_int_like(value, "")
     if isinstance(value, (list, tuple)):
@@ -115,21 +112,46 @@ class Driver:
     def at(self, index: int, field: str) -> str:
         return f"{self.where}: step {index}: {field}"
 
+    def int_in(
+        self, index: int, values: dict[str, Any], name: str, default: Any = None, field: str = ""
+    ) -> Any:
+        """``values[name]`` read by ``parse_int_like`` (errors name step ``index`` and ``field``,
+        else ``name``), or ``default`` when it is not there."""
+        if name not in values:
+            return default
+        return parse_int_like(values[name], self.at(index, field or name))
+
     def time_step(self, op: Any, step: dict[str, Any], index: int) -> None:
-        """A step of ``TIME_STEPS`` on an operator as its test harness runs it: a
-        ``watermark`` (``processWatermark``), a ``processing_time`` (the harness's
-        ``setProcessingTime``) or the ``end`` of input (the MAX watermark); else nothing."""
+        """A ``watermark``, ``processing_time`` or ``end`` step, as the harness runs it."""
         if "watermark" in step:
-            op.process_watermark(parse_int_like(step["watermark"], self.at(index, "watermark")))
+            op.process_watermark(self.int_in(index, step, "watermark"))
         elif "processing_time" in step:
-            op.advance_processing_time(
-                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
-            )
+            op.advance_processing_time(self.int_in(index, step, "processing_time"))
         elif step.get("end"):
             op.process_watermark(MAX)
 
     def step(self, step: dict[str, Any], index: int) -> dict[str, Any]:
         raise NotImplementedError
+
+
+def counted(
+    count: Any, step: dict[str, Any], scope: str, parse: Any = None
+) -> dict[str, dict[str, Any]]:
+    """A step result's ``counts`` (``count(...)``: of everything) and ``_counts_by`` (also of the
+    ``scope`` its ``expect_counts`` names, read by ``parse``) for ``check_counts``."""
+    by = {"all": count(...)}
+    named = (step.get("expect_counts") or {}).get(scope)
+    if named is not None:
+        by[repr(named)] = count(named if parse is None else parse(named))
+    return {"counts": by["all"], "_counts_by": by}
+
+
+def timer_counts(service: Any, namespace: Any) -> dict[str, int]:
+    """How many event-time and processing-time timers ``service`` has (in ``namespace``)."""
+    return {
+        "event": service.num_event_time_timers(namespace),
+        "processing": service.num_processing_time_timers(namespace),
+    }
 
 
 def check_counts(expected: dict[str, Any], result: dict[str, Any]) -> str | None:

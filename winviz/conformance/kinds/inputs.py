@@ -1,8 +1,4 @@
-"""The input family of transcript kinds, how records reach an operator: ``partitioner`` (Flink's
-``KeyGroupStreamPartitioner`` / ``RebalancePartitioner`` choosing a channel) and ``two_input``
-(a ``KeyedCoProcessOperator`` combining its inputs' watermarks with an
-``IndexedCombinedWatermarkStatus``).
-"""
+"""The input kinds: ``partitioner`` (which channel a record goes to) and ``two_input``."""
 
 from __future__ import annotations
 
@@ -10,21 +6,15 @@ from typing import Any
 
 from winviz.conformance.errors import TranscriptError
 from winviz.conformance.kinds.driver import Driver, parse_int_like
-from winviz.conformance.kinds.timers import _TIMER_OPS, apply_timer_ops
-from winviz.functions import KeyedCoProcessFunction
+from winviz.conformance.kinds.timers import _TIMER_OPS, FunctionFromSteps
 from winviz.operators.base import CollectingOutput, JobContext
 from winviz.operators.co_process import CoInput, CoInputGate, KeyedCoProcessOperator
 from winviz.partitioners import KeyGroupStreamPartitioner, RebalancePartitioner
 
 
 class PartitionerDriver(Driver):
-    """Kind ``partitioner``: which channel (downstream subtask) a record goes to.
-
-    ``partitioner: hash`` is Flink's ``KeyGroupStreamPartitioner`` (``key_by``): a step's ``key``
-    goes to key group ``murmur(hashCode) % max_parallelism`` and channel
-    ``key_group * parallelism // max_parallelism``. ``partitioner: rebalance`` is
-    ``RebalancePartitioner``: every step sends one record, round-robin from channel ``first``
-    (Flink draws that first channel at random; winviz's upstream subtask i starts at i)."""
+    """Kind ``partitioner``: ``hash`` is Flink's ``KeyGroupStreamPartitioner`` (a step's ``key`` →
+    key group and channel), ``rebalance`` the ``RebalancePartitioner`` from channel ``first``."""
 
     OPERATOR_KEYS = frozenset({"kind", "partitioner", "parallelism", "max_parallelism", "first"})
     STEP_KEYS = frozenset({"key", "record", "expect_channel", "expect_key_group"})
@@ -69,42 +59,9 @@ class PartitionerDriver(Driver):
         return {"channel": self.rebalance.select_channel(step.get("record"))}
 
 
-class _CoFunctionFromSteps(KeyedCoProcessFunction):
-    """The KeyedCoProcessFunction of kind ``two_input``: records the watermark it sees in
-    ``process_element1/2``, registers / deletes what the step says, records timers firing."""
-
-    def __init__(self) -> None:
-        self.step: dict[str, Any] = {}
-        self.seen: int | None = None
-        self.fired: list[dict[str, Any]] = []
-
-    def _element(self, ctx: Any) -> None:
-        service = ctx.timer_service()
-        self.seen = service.current_watermark()
-        apply_timer_ops(self.step, service._internal, "")
-
-    def process_element1(self, value, ctx, out):
-        self._element(ctx)
-
-    def process_element2(self, value, ctx, out):
-        self._element(ctx)
-
-    def on_timer(self, timestamp, ctx, out):
-        self.fired.append(
-            {
-                "key": ctx.get_current_key(),
-                "ts": timestamp,
-                "watermark": ctx.timer_service().current_watermark(),
-            }
-        )
-
-
 class TwoInputDriver(Driver):
-    """Kind ``two_input``: a ``KeyedCoProcessOperator`` whose two inputs each have an input
-    gate with ``channels[i]`` channels (a ``StatusWatermarkValve`` each, as Flink's
-    ``StreamTwoInputProcessor``); the operator combines the two with an
-    ``IndexedCombinedWatermarkStatus`` (``AbstractStreamOperator.processWatermark1/2``,
-    ``processWatermarkStatus1/2``)."""
+    """Kind ``two_input``: a ``KeyedCoProcessOperator`` whose inputs each have a gate of
+    ``channels[i]`` channels, combined with an ``IndexedCombinedWatermarkStatus``."""
 
     OPERATOR_KEYS = frozenset({"kind", "channels"})
     STEP_KEYS = frozenset(
@@ -137,7 +94,7 @@ class TwoInputDriver(Driver):
         counts = [parse_int_like(c, f"{where}: operator.channels") for c in channels]
         if min(counts) < 1:
             raise TranscriptError(f"{where}: operator.channels must be >= 1, got {channels!r}")
-        self.function = _CoFunctionFromSteps()
+        self.function = FunctionFromSteps(domain=False)
         self.op = KeyedCoProcessOperator("co", lambda e: e[0], lambda e: e[0], self.function)
         self.output = CollectingOutput()
         self.op.output = self.output
@@ -169,12 +126,11 @@ class TwoInputDriver(Driver):
             raise TranscriptError(self.at(index, "timers are registered by an element step"))
         if "element" in step:
             el = step["element"]
-            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            ts = self.int_in(index, el, "ts", field="element.ts")
             method = self.op.process_element1 if which == 1 else self.op.process_element2
             method((str(el["key"]), el.get("value", 1)), ts)
         elif "watermark" in step:
-            watermark = parse_int_like(step["watermark"], self.at(index, "watermark"))
-            gate.channel_watermark(channel, watermark)
+            gate.channel_watermark(channel, self.int_in(index, step, "watermark"))
         else:
             gate.channel_status(channel, bool(step.get("idle")))
         result: dict[str, Any] = {

@@ -1,7 +1,5 @@
-"""The timer family of transcript kinds: ``timers`` (a ``KeyedProcessOperator`` whose function
-registers and deletes the timers the steps name) and ``timer_service`` (Flink's
-``InternalTimerServiceImpl`` on its own).
-"""
+"""The timer kinds: ``timers`` (a ``KeyedProcessOperator`` registering the steps' timers) and
+``timer_service`` (``InternalTimerServiceImpl`` alone)."""
 
 from __future__ import annotations
 
@@ -13,26 +11,41 @@ from winviz.conformance.kinds.driver import (
     TIME_STEPS,
     Driver,
     check_counts,
+    counted,
     parse_int_like,
+    timer_counts,
 )
+from winviz.functions import KeyedCoProcessFunction
 from winviz.operators.base import JobContext
 from winviz.operators.keyed_process import KeyedProcessOperator
 from winviz.timers import InternalTimerService
 
 
-class _FunctionFromSteps:
-    """The KeyedProcessFunction of kind ``timers``: registers what the current step says."""
+class FunctionFromSteps(KeyedCoProcessFunction):
+    """The keyed (co-)process function of kinds ``timers`` and ``two_input``: registers and
+    deletes what the current ``step`` says, records the watermark an element ``seen`` and each
+    timer ``fired`` (with its ``domain``, else the watermark then)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, domain: bool) -> None:
+        self.domain = domain
         self.step: dict[str, Any] = {}
+        self.seen: int | None = None
         self.fired: list[dict[str, Any]] = []
 
     def process_element(self, value, ctx, out):
-        apply_timer_ops(self.step, ctx.timer_service()._internal, "")
+        service = ctx.timer_service()
+        self.seen = service.current_watermark()
+        apply_timer_ops(self.step, service._internal, "")
+
+    process_element1 = process_element2 = process_element
 
     def on_timer(self, ts, ctx, out):
-        domain = "event" if ctx.time_domain() == "EVENT_TIME" else "processing"
-        self.fired.append({"key": ctx.get_current_key(), "ts": ts, "domain": domain})
+        fired: dict[str, Any] = {"key": ctx.get_current_key(), "ts": ts}
+        if self.domain:
+            fired["domain"] = "event" if ctx.time_domain() == "EVENT_TIME" else "processing"
+        else:
+            fired["watermark"] = ctx.timer_service().current_watermark()
+        self.fired.append(fired)
 
 
 def _timer_entries(entries: Any, where: str) -> list[tuple[int, Any]]:
@@ -50,8 +63,7 @@ def _timer_entries(entries: Any, where: str) -> list[tuple[int, Any]]:
 def apply_timer_ops(
     step: dict[str, Any], service: InternalTimerService, where: str, void_namespace: bool = True
 ) -> None:
-    """register_* / delete_* of a step (``_TIMER_OPS``, in that order), on the service's
-    ``<field>_timer``, for its current key."""
+    """A step's register_* / delete_* (``_TIMER_OPS`` order) for the service's current key."""
     for field in _TIMER_OPS:
         call = getattr(service, f"{field}_timer")
         for ts, ns in _timer_entries(step.get(field, []), f"{where}{field}"):
@@ -75,7 +87,7 @@ class TimersDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.function = _FunctionFromSteps()
+        self.function = FunctionFromSteps(domain=True)
         self.op = KeyedProcessOperator("timers", lambda e: e[0], self.function)
         self.op.open(JobContext())
 
@@ -85,7 +97,7 @@ class TimersDriver(Driver):
         fn.step = step
         if "element" in step:
             el = step["element"]
-            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            ts = self.int_in(index, el, "ts", field="element.ts")
             op.process_element((str(el["key"]), el.get("value", 1)), ts)
         elif "key" in step:
             op.current_key = str(step["key"])
@@ -138,24 +150,8 @@ class TimerServiceDriver(Driver):
             self.keys.current_key = str(step["key"])
             apply_timer_ops(step, self.service, self.at(index, ""), void_namespace=False)
         if "watermark" in step:
-            self.service.advance_watermark(
-                parse_int_like(step["watermark"], self.at(index, "watermark"))
-            )
+            self.service.advance_watermark(self.int_in(index, step, "watermark"))
         if "processing_time" in step:
-            self.service.advance_processing_time(
-                parse_int_like(step["processing_time"], self.at(index, "processing_time"))
-            )
-        s = self.service
-        counts = {
-            "all": {
-                "event": s.num_event_time_timers(),
-                "processing": s.num_processing_time_timers(),
-            }
-        }
-        ns = (step.get("expect_counts") or {}).get("namespace")
-        if ns is not None:
-            counts[repr(ns)] = {
-                "event": s.num_event_time_timers(ns),
-                "processing": s.num_processing_time_timers(ns),
-            }
-        return {"timers": self.target.fired, "counts": counts["all"], "_counts_by": counts}
+            self.service.advance_processing_time(self.int_in(index, step, "processing_time"))
+        counts = counted(lambda ns: timer_counts(self.service, ns), step, "namespace")
+        return {"timers": self.target.fired, **counts}

@@ -1,7 +1,4 @@
-"""The watermark family of transcript kinds: ``valve`` (Flink's ``StatusWatermarkValve``),
-``bounded_out_of_orderness`` (``BoundedOutOfOrdernessWatermarks``) and ``watermark_generator``
-(the other generators, with ``WatermarksWithIdleness``).
-"""
+"""The watermark kinds: ``valve``, ``bounded_out_of_orderness`` and ``watermark_generator``."""
 
 from __future__ import annotations
 
@@ -39,9 +36,7 @@ class ValveDriver(Driver):
         if not 0 <= channel < len(self.valve.channels):
             raise TranscriptError(self.at(index, f"channel {channel} does not exist"))
         if "watermark" in step:
-            self.valve.input_watermark(
-                parse_int_like(step["watermark"], self.at(index, "watermark")), channel
-            )
+            self.valve.input_watermark(self.int_in(index, step, "watermark"), channel)
         if step.get("idle"):
             self.valve.input_idle(channel)
         if step.get("active"):
@@ -102,14 +97,11 @@ class BoundedOutOfOrdernessDriver(Driver):
         return {"watermarks": out.watermarks, "status": out.status}
 
     def drive(self, step, index, out: _GeneratorOutput) -> None:
-        """One step on the generator: the processing time first (idleness reads it), then
-        an event (``onEvent``), then a periodic emit (``onPeriodicEmit``)."""
-        if "processing_time" in step:
-            self.clock = parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+        """One step: the processing time first (idleness reads it), then an event, then a
+        periodic emit."""
+        self.clock = self.int_in(index, step, "processing_time", self.clock)
         if "event_ts" in step:
-            self.generator.on_event(
-                None, parse_int_like(step["event_ts"], self.at(index, "event_ts")), out
-            )
+            self.generator.on_event(None, self.int_in(index, step, "event_ts"), out)
         if step.get("periodic_emit"):
             self.generator.on_periodic_emit(out)
 

@@ -1,8 +1,6 @@
-"""The window family of transcript kinds: ``window`` (Flink's ``WindowOperator`` in its test
-harness), ``trigger`` (``TriggerTestHarness``), ``assigner`` (a ``WindowAssigner``'s
-``assignWindows``) and ``merging_window_set`` (``MergingWindowSet``), with the builders that
-turn a transcript's ``operator:`` into the assigner, trigger, evictor and function.
-"""
+"""The window kinds: ``window`` (``WindowOperator``), ``trigger`` (``TriggerTestHarness``),
+``assigner`` and ``merging_window_set``, with the builders of assigner, trigger, evictor and
+function."""
 
 from __future__ import annotations
 
@@ -13,9 +11,11 @@ from winviz.conformance.kinds.driver import (
     TIME_STEPS,
     Driver,
     check_counts,
+    counted,
     normalise_expected,
     parse_int_like,
     parse_window,
+    timer_counts,
     window_json,
 )
 from winviz.functions import CountAggregate, OutputTag
@@ -38,10 +38,22 @@ from winviz.windows.merging import MergingWindowSet
 from winviz.windows.window import TimeWindow
 
 
+def _kind_of(
+    spec: dict[str, Any], fields: dict[str, set[str]], what: str, where: str, also: set[str]
+) -> str:
+    """``spec["type"]``, one of ``fields``, whose spec has no field but its ``fields`` and
+    ``also``; else a ``TranscriptError`` naming ``what``."""
+    kind = spec.get("type")
+    if kind not in fields:
+        raise TranscriptError(f"{where}: {what}.type {kind!r} is not one of {sorted(fields)}")
+    unknown = set(spec) - fields[kind] - also
+    if unknown:
+        raise TranscriptError(f"{where}: {what}: unknown field(s) {sorted(unknown)}")
+    return kind
+
+
 def build_assigner(spec: dict[str, Any], where: str) -> A.WindowAssigner:
-    spec = dict(spec)
-    kind = spec.pop("type", None)
-    time = spec.pop("time", "event")
+    time = spec.get("time", "event")
     if time not in ("event", "processing"):
         raise TranscriptError(f"{where}: assigner.time must be event or processing, got {time!r}")
     proc = time == "processing"
@@ -52,11 +64,7 @@ def build_assigner(spec: dict[str, Any], where: str) -> A.WindowAssigner:
         "dynamic_session": {"gap_by_key", "gap_from_value"},
         "global": set(),
     }
-    if kind not in allowed:
-        raise TranscriptError(f"{where}: assigner.type {kind!r} is not one of {sorted(allowed)}")
-    unknown = set(spec) - allowed[kind]
-    if unknown:
-        raise TranscriptError(f"{where}: assigner: unknown field(s) {sorted(unknown)}")
+    kind = _kind_of(spec, allowed, "assigner", where, {"type", "time"})
     num = {
         k: parse_int_like(v, f"{where}: assigner.{k}")
         for k, v in spec.items()
@@ -91,7 +99,6 @@ def _delta(a: Any, b: Any) -> float:
 
 
 def build_trigger(spec: dict[str, Any], where: str) -> T.Trigger:
-    kind = spec.get("type")
     fields = {
         "event_time": set(),
         "processing_time": set(),
@@ -103,11 +110,7 @@ def build_trigger(spec: dict[str, Any], where: str) -> T.Trigger:
         "purging": {"of"},
         "end_of_stream": set(),
     }
-    if kind not in fields:
-        raise TranscriptError(f"{where}: trigger.type {kind!r} is not one of {sorted(fields)}")
-    unknown = set(spec) - fields[kind] - {"type"}
-    if unknown:
-        raise TranscriptError(f"{where}: trigger: unknown field(s) {sorted(unknown)}")
+    kind = _kind_of(spec, fields, "trigger", where, {"type"})
     try:
         if kind == "event_time":
             return T.EventTimeTrigger()
@@ -131,13 +134,8 @@ def build_trigger(spec: dict[str, Any], where: str) -> T.Trigger:
 
 
 def build_evictor(spec: dict[str, Any], where: str) -> E.Evictor:
-    kind = spec.get("type")
     fields = {"count": {"max"}, "time": {"size"}, "delta": {"threshold"}}
-    if kind not in fields:
-        raise TranscriptError(f"{where}: evictor.type {kind!r} is not one of {sorted(fields)}")
-    unknown = set(spec) - fields[kind] - {"type", "after"}
-    if unknown:
-        raise TranscriptError(f"{where}: evictor: unknown field(s) {sorted(unknown)}")
+    kind = _kind_of(spec, fields, "evictor", where, {"type", "after"})
     after = bool(spec.get("after", False))
     try:
         if kind == "count":
@@ -245,7 +243,7 @@ class WindowDriver(Driver):
                 )
             if "key" not in el:
                 raise TranscriptError(self.at(index, "element: missing field 'key'"))
-            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else None
+            ts = self.int_in(index, el, "ts", field="element.ts")
             value = el.get("value", 1)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TranscriptError(
@@ -320,17 +318,17 @@ class TriggerDriver(Driver):
             if "window" not in step:
                 raise TranscriptError(self.at(index, "element needs window"))
             el = step["element"]
-            ts = parse_int_like(el["ts"], self.at(index, "element.ts")) if "ts" in el else MIN
+            ts = self.int_in(index, el, "ts", MIN, "element.ts")
             ctx.window = parse_window(step["window"], self.at(index, "window"))
             ctx.merged_windows = None
             r = self.trigger.on_element(el.get("value", 1), ts, ctx.window, ctx)
             result["result"] = r.name
         if "watermark" in step:
-            wm = parse_int_like(step["watermark"], self.at(index, "watermark"))
+            wm = self.int_in(index, step, "watermark")
             op.timers.current_watermark = wm
             result["fired"] = self._fire_due(op.timers.event_queue, wm, True)
         if "processing_time" in step:
-            now = parse_int_like(step["processing_time"], self.at(index, "processing_time"))
+            now = self.int_in(index, step, "processing_time")
             op.timers.current_processing_time = now
             result["fired"] = self._fire_due(op.timers.processing_queue, now, False)
         if "merge" in step:
@@ -347,22 +345,12 @@ class TriggerDriver(Driver):
         if "clear" in step:
             ctx.window = parse_window(step["clear"], self.at(index, "clear"))
             self.trigger.clear(ctx.window, ctx)
-        counts = {"all": self._counts(...)}
-        w = (step.get("expect_counts") or {}).get("window")
-        if w is not None:
-            counts[repr(w)] = self._counts(parse_window(w, self.at(index, "expect_counts")))
-        result["counts"] = counts["all"]
-        result["_counts_by"] = counts
-        return result
+        where = self.at(index, "expect_counts")
+        return {**result, **counted(self._counts, step, "window", lambda w: parse_window(w, where))}
 
     def _counts(self, window: Any) -> dict[str, int]:
-        t = self.op.timers
         state = self.op.state.count() if window is ... else self.op.state.count(namespace=window)
-        return {
-            "state_entries": state,
-            "event": t.num_event_time_timers(window),
-            "processing": t.num_processing_time_timers(window),
-        }
+        return {"state_entries": state, **timer_counts(self.op.timers, window)}
 
 
 class AssignerDriver(Driver):
@@ -377,12 +365,8 @@ class AssignerDriver(Driver):
         self.assigner = build_assigner(spec["assigner"], f"{where}: operator.assigner")
 
     def step(self, step, index):
-        ts = parse_int_like(step["ts"], self.at(index, "ts")) if "ts" in step else None
-        now = (
-            parse_int_like(step["processing_time"], self.at(index, "processing_time"))
-            if "processing_time" in step
-            else MIN
-        )
+        ts = self.int_in(index, step, "ts")
+        now = self.int_in(index, step, "processing_time", MIN)
         windows = self.assigner.assign_windows(("key", step.get("value", 1)), ts, now)
         return {"windows": [window_json(w) for w in windows]}
 
