@@ -52,7 +52,8 @@ class WindowAssigner:
         raise NotImplementedError
 
     def default_trigger(self) -> Trigger:
-        """Flink's: ``EventTimeTrigger`` for event time, else ``ProcessingTimeTrigger``."""
+        """What each of Flink's time-window assigners returns: ``EventTimeTrigger`` for event
+        time, else ``ProcessingTimeTrigger`` (abstract in Flink's ``WindowAssigner``)."""
         return EventTimeTrigger() if self.is_event_time else ProcessingTimeTrigger()
 
     def merge_windows(
