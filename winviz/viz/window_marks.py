@@ -1,15 +1,7 @@
 """The timeline's window marks: the firings, cleanups, session merges, interval-join pairs
-and restarts of one operator, drawn where the trace says they happened.
-
-A firing sits at the event time of the timer that fired it (else its window's end) at its
-processing time, coloured by its cause and labelled "result · cause" (``_firings``); a cleanup
-at (cleanup time, processing time) — what fired it is the operator's cleanup timer
-(``CLEANUP_TIMER_TEXT``); a "merged" mark per window a session merge merged away
-(``_merges``); a rule at each restore from a checkpoint (``_restarts``). Few marks are drawn
-one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per window. Marks at one
-point are drawn side by side and labels placed off every mark by ``labels.py``. The "what
-happened" legend (``_what_encoding``, ``_with_category_scales``) is shared by every mark of the
-timeline.
+and restarts of one operator, drawn where the trace says they happened, and the "what
+happened" legend they share (``_what_encoding``, ``_with_category_scales``). Few marks are
+drawn one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per window.
 """
 
 from __future__ import annotations
@@ -48,7 +40,7 @@ from winviz.viz.trace_view import Columns, TraceView
 
 LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
-_Table = pd.DataFrame | Columns  # a table the timeline reads (Columns: few rows)
+_Table = pd.DataFrame | Columns
 
 
 def _window_marks(
@@ -58,9 +50,8 @@ def _window_marks(
     marks: Callable[[TraceView, str], Columns],
     columns: Callable[[TraceView, str], Columns],
 ) -> Columns:
-    """The firings or cleanups of ``op`` (records of ``kind``) of a time window to draw:
-    aggregated marks (``marks``) when there are many, else one by one with their texts
-    (``columns``)."""
+    """The firings or cleanups (``kind``) of ``op`` of a time window: aggregated marks
+    (``marks``) when there are many, else with their texts (``columns``)."""
     if len(view.select(kind, operator=op)) > DETAIL_LIMIT:
         drawn = marks(view, op)
         if len(drawn) > DETAIL_LIMIT:
@@ -68,40 +59,16 @@ def _window_marks(
     return columns(view, op)
 
 
-def _untimed_count(view: TraceView, op: str, kind: str, drawn: int) -> int:
-    """How many records of ``kind`` at ``op`` are not among the ``drawn`` ones: those of a
-    window that is not a time window (Flink's ``GlobalWindow``)."""
-    return len(view.select(kind, operator=op)) - drawn
-
-
-def _where_present(frame: _Table, column: str) -> _Table:
-    """The rows with a value in ``column`` (the frame itself when every row has one: no copy;
-    nothing here changes a frame in place)."""
-    values = frame[column]
-    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
-    if kind in "iub":  # numpy ints: every row has one
-        return frame
-    if kind == "f":
-        present = ~np.isnan(np.asarray(values))
-    else:
-        present = np.asarray(pd.notna(values), dtype=bool)
-    if present.all():
-        return frame
-    return frame.take(present) if isinstance(frame, Columns) else frame[present]
-
-
 def _restarts(
     restarts: Sequence[watermark_steps.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> list[spec.ChartDict]:
-    """A rule across the chart at each restore's processing time, with its text: the job
-    restarted from a checkpoint, the clock went back to the checkpoint's and every watermark
-    to MIN (what happens after it is drawn over what came before)."""
+    """A rule across the chart at each restore's processing time, with its text: the clock
+    went back to the checkpoint's and every watermark to MIN."""
     if not restarts:
         return []
     rows = []
     for r in restarts:
-        source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
-        what = "started from" if r.failed_at is None else "restarted from"
+        what, source = _restart_words(r)
         text = _restart_text(r, y)
         rows += [
             {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
@@ -138,16 +105,20 @@ def _restarts(
     return [rule, label]
 
 
+def _restart_words(r: watermark_steps.Restart) -> tuple[str, str]:
+    what = "started from" if r.failed_at is None else "restarted from"
+    return what, "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+
+
 def _restart_text(r: watermark_steps.Restart, y: TimeAxis) -> str:
     """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
-    what = "started from" if r.failed_at is None else "restarted from"
-    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+    what, source = _restart_words(r)
     return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
 
 
 def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> list[Box]:
-    """The pixel boxes of the restarts' texts (``_restarts``: left-aligned 4 px right of the
-    left edge, their bottom 2 px above the rule), which labels and edge texts keep off."""
+    """The pixel boxes of the restarts' texts (``_restarts``: 4 px right of the left edge,
+    their bottom 2 px above the rule), which labels and edge texts keep off."""
     boxes = []
     for r in restarts:
         text = _restart_text(r, plot.y)
@@ -158,8 +129,7 @@ def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> l
 
 def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
     """What a firing label says caused it: the timer ("event-time timer at 4999", on a date
-    axis "event-time timer at 09:51:59.999"), "element", "end of input" (an event-time timer
-    fired by the MAX watermark)."""
+    axis at the time of day), "element", "end of input", ..."""
     if fired_by in ("end of input", "cause not traced") or not cause:
         return fired_by
     if x.kind == "epoch" and not _missing(timer) and not palette.is_off_chart(timer):
@@ -169,21 +139,15 @@ def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
 
 
 def _firings(
-    fired: _Table,
-    plot: Plot,
-    labels: bool | None,
-    notes: list[str],
-    taken: _Boxes,
-    occupied: piles.Grid,
-    then: Callable[[], list] = list,
-) -> list:
-    """The firing marks (marks at one point side by side), the layers ``then`` makes (drawn
-    next, before the labels are placed: the cleanups) and the firing labels."""
+    fired: Columns, plot: Plot, notes: list[str], taken: _Boxes, occupied: piles.Grid
+) -> tuple[list[spec.ChartDict], list[dict[str, Any]], list[float]]:
+    """The firing marks (marks at one point side by side: ``_side_by_side``), and the rows
+    and offsets of those to label (none when aggregated)."""
     if fired.empty:
-        return then()
+        return [], [], []
     x, y = plot.x, plot.y
     if len(fired) > DETAIL_LIMIT:
-        return [_firings_aggregated(fired, x, y, notes), *then()]
+        return [_firings_aggregated(fired, x, y, notes)], [], []
     cols = {
         c: fired[c].tolist()
         for c in [
@@ -192,22 +156,17 @@ def _firings(
         ]
     }  # fmt: skip
     cols["key"] = value_texts.key_texts(fired["key"])
-    # each record's texts once (most marks are one firing)
     seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
     results = value_texts.shorts(cols["result"], 40)
-    # each firing in the one vocabulary (winviz.trace.vocabulary): first firing / re-firing,
-    # and "late firing" when it is one (Flink has no pane timing)
     timings = [
         f + (", late firing" if late else "")
         for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
     ]
     keys, causes, timers = cols["key"], cols["cause"], cols["timer"]
-    # each record's times written in bulk (a mark's are those of its first record)
     marks, procs = x.fmt_all(cols["watermark"]), y.fmt_all(cols["proc_time"])
     starts, ends = (x.fmt_all(fired[c].tolist()) for c in ("window_start", "window_end"))
     rows = []
-    # a firing sits at the event time of the timer that fired it (see firings.firing_causes),
-    # else at its window's end: early firings of one window are not stacked at the end
+    # a firing sits at the event time of the timer that fired it, else at its window's end
     by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
     for (_, _, at, proc, fired_by), idx in window_lives.groups(fired, by).items():
         fx, note = x.clip(at)
@@ -266,8 +225,7 @@ def _firings(
         {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
     )
-    marks += then()
-    return marks + _firing_labels(rows, offsets, plot, labels, notes, taken)
+    return marks, rows, offsets
 
 
 def _firing_labels(
@@ -279,9 +237,8 @@ def _firing_labels(
     taken: _Boxes,
 ) -> list:
     """The firing labels (``rows``: the marks drawn, ``offsets`` beside their points), placed
-    off every mark, line and other label (``_place_labels``), with a leader line to a label
-    placed far from its mark; none when ``labels`` is False, or by default over
-    ``LABEL_LIMIT`` marks (the subtitle says so)."""
+    off every mark, line and other label (``_place_labels``), with leader lines; none when
+    ``labels`` is False, or by default over ``LABEL_LIMIT`` marks."""
     x, y = plot.x, plot.y
     show = labels if labels is not None else len(rows) <= LABEL_LIMIT
     if not show:
@@ -311,10 +268,8 @@ def _firing_labels(
 
 
 CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
-"""What fired a cleanup: a ``cleanup`` record is written only when the timer the window
-operator registered at ``cleanupTime(window)`` fires (``WindowOperator.registerCleanupTimer``
-/ ``isCleanupTime``); a trigger's timer fires the window (the "fired: event-time timer"
-marks), never cleans it — unless it is the same timer (allowed lateness 0)."""
+"""What fired a cleanup: the timer the window operator registered at ``cleanupTime(window)``
+(``WindowOperator.registerCleanupTimer``), never a trigger's (unless it is the same timer)."""
 
 
 def _cleanups(
@@ -322,10 +277,11 @@ def _cleanups(
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
-    plot: Plot | None = None,
-    occupied: piles.Grid | None = None,
-    taken: _Boxes | None = None,
+    plot: Plot,
+    occupied: piles.Grid,
+    taken: _Boxes,
 ) -> list[spec.ChartDict]:
+    """The cleanup marks, at (cleanup time, processing time), beside the firings'."""
     if cleaned.empty:
         return []
     if len(cleaned) > DETAIL_LIMIT:
@@ -355,9 +311,7 @@ def _cleanups(
     rows, k = _every_kth(rows)
     if k > 1:
         notes.append(f"cleanups: every {k}th cleanup mark drawn")
-    offsets: list[float] = [0] * len(rows)
-    if plot is not None and occupied is not None:
-        rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
+    rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
     return _offset_layers(
         rows,
         offsets,
@@ -368,12 +322,10 @@ def _cleanups(
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow`` merging windows,
-    one ``merged`` record each): a "merged" mark per window merged away, at (its start, the
-    merge's processing time) — the corner where its band ends — naming the window it merged
-    into; windows of several keys merged at one point are one mark. ``merged_windows`` holds
-    the windows the set had before (the new element's own window is not among them, so the
-    mark never sits on the element that caused the merge)."""
+    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow``, a ``merged``
+    record each): a "merged" mark per window merged away, at (its start, the merge's
+    processing time), naming the window it merged into; those of several keys at one point
+    are one mark."""
     if not len(view.select("merged", operator=op)):
         return None
     merges = window_lives.merged(view, op)
@@ -420,10 +372,8 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
 def _merges_binned(
     groups: dict[tuple[Any, ...], list[int]], x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> list[dict[str, Any]]:
-    """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away (one per key, at
-    their start and the merge's processing time, clipped to the axes) counted per grid cell
-    (``scale.bin_points``), a mark per non-empty cell at their mean position; its tooltip
-    gives the count and the extent of the starts and processing times it holds."""
+    """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away counted per grid
+    cell (``scale.bin_points``), a mark per cell at their mean position."""
     n = sum(len(idx) for idx in groups.values())
     xs, ys = np.empty(n), np.empty(n)
     at = 0
@@ -464,9 +414,8 @@ def _merges_binned(
 
 
 def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """An interval join's pairs (``joined``, at the output's timestamp: the larger of the two)
-    and the buckets its cleanup timers removed (``buffer_removed``, at the bucket's timestamp),
-    at the processing time they happened; None for an operator without them."""
+    """An interval join's pairs (``joined``, at the output's timestamp) and the buckets its
+    cleanup timers removed (``buffer_removed``), at their processing time; None without."""
     rows: list[dict[str, Any]] = []
     for kind, what in (("joined", "joined"), ("buffer_removed", "buffer removed")):
         if view.kind_code(kind) < 0:
@@ -502,9 +451,15 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
     )
 
 
-def _firings_aggregated(
-    fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> spec.ChartDict:
+def groups_of(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The order that sorts rows by these key columns (the first the most significant, ties
+    in their order) and the position in it of each group's first row."""
+    order = np.lexsort(keys[::-1])
+    by = np.stack(keys)[:, order]
+    return order, np.flatnonzero(np.r_[True, (by[:, 1:] != by[:, :-1]).any(axis=0)])
+
+
+def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
     """One mark per (window, cause, event time of the firing timer — else the window end)
     at the first such firing's processing time."""
     starts = np.asarray(fired["window_start"], dtype=np.int64)
@@ -513,29 +468,8 @@ def _firings_aggregated(
     proc = np.asarray(pd.to_numeric(fired["proc_time"]))
     causes, names = pd.factorize(np.asarray(fired["fired_by"], dtype=object))
     rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
-    order = np.lexsort((rank, at, ends, starts))  # groups sorted as groupby(sort=True)
-    keys = np.stack([starts, ends, at, rank])[:, order]
-    first = np.flatnonzero(np.r_[True, (keys[:, 1:] != keys[:, :-1]).any(axis=0)])
+    order, first = groups_of(starts, ends, at, rank)
     proc = proc[order]
-    n = np.diff(np.r_[first, len(order)])
-    firsts, lasts = np.fmin.reduceat(proc, first), np.fmax.reduceat(proc, first)
-    cause = np.asarray(names, dtype=object)[causes[order][first]]
-    agg = pd.DataFrame(
-        {
-            "window_start": keys[0, first],
-            "window_end": keys[1, first],
-            "at": keys[2, first],
-            "fired_by": cause,
-            "n": n,
-            "first": firsts,
-            "last": lasts,
-        }
-    )
-    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
-    notes.append(
-        f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
-        "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
-    )
     rows = [
         {
             "x": x.clip(at)[0],
@@ -548,16 +482,21 @@ def _firings_aggregated(
             "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
         }
         for start, end, at, fired_by, n, first, last in zip(
-            agg["window_start"].tolist(),
-            agg["window_end"].tolist(),
-            agg["at"].tolist(),
-            agg["fired_by"].tolist(),
-            agg["n"].tolist(),
-            agg["first"].tolist(),
-            agg["last"].tolist(),
+            starts[order][first].tolist(),
+            ends[order][first].tolist(),
+            at[order][first].tolist(),
+            np.asarray(names, dtype=object)[causes[order][first]].tolist(),
+            np.diff(np.r_[first, len(order)]).tolist(),
+            np.fmin.reduceat(proc, first).tolist(),
+            np.fmax.reduceat(proc, first).tolist(),
             strict=True,
         )
     ]
+    rows, k = _every_kth(rows)
+    notes.append(
+        f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
+        "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
+    )
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK},
@@ -565,31 +504,15 @@ def _firings_aggregated(
     )
 
 
-def _cleanups_aggregated(
-    cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> spec.ChartDict:
+def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
     """One mark per window at its last cleanup."""
     starts = np.asarray(cleaned["window_start"], dtype=np.int64)
     ends = np.asarray(cleaned["window_end"], dtype=np.int64)
-    order = np.lexsort((ends, starts))  # windows in (start, end) order
-    starts, ends = starts[order], ends[order]
-    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
-    agg = pd.DataFrame(
-        {
-            "window_start": starts[first],
-            "window_end": ends[first],
-            "keys": np.diff(np.r_[first, len(order)]),
-            "proc": np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned["proc_time"]))[order], first),
-            "at": np.fmax.reduceat(
-                np.asarray(pd.to_numeric(cleaned["cleanup_time"]))[order], first
-            ),
-        }
-    )
-    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
-    notes.append(
-        f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
-        + (f"; every {k}th mark" if k > 1 else "")
-    )
+    order, first = groups_of(starts, ends)
+    last = {
+        c: np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned[c]))[order], first).tolist()
+        for c in ("proc_time", "cleanup_time")
+    }
     rows = [
         {
             "x": x.clip(at)[0],
@@ -602,14 +525,19 @@ def _cleanups_aggregated(
             "proc_time": y.fmt(proc),
         }
         for start, end, keys, at, proc in zip(
-            agg["window_start"].tolist(),
-            agg["window_end"].tolist(),
-            agg["keys"].tolist(),
-            agg["at"].tolist(),
-            agg["proc"].tolist(),
+            starts[order][first].tolist(),
+            ends[order][first].tolist(),
+            np.diff(np.r_[first, len(order)]).tolist(),
+            last["cleanup_time"],
+            last["proc_time"],
             strict=True,
         )
     ]
+    rows, k = _every_kth(rows)
+    notes.append(
+        f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
+        + (f"; every {k}th mark" if k > 1 else "")
+    )
     return spec.layer(
         rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
     )
