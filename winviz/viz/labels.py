@@ -1,12 +1,9 @@
 """Label placement on the timeline, in pixels: where a mark's label, an element's label and
 the watermark's edge texts go so that they cross no mark, no line and no other label.
 
-The plot's data → pixel mapping (``Plot``), the pixel boxes taken by marks, lines and texts
-(``_Boxes``), the places a label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), the
-leader line from a far label to its mark (``label_leaders``), marks at one point drawn side by
-side (``_side_by_side``, by ``piles``' rule) and the layers' drawing order (texts last). The
-timeline (``timeline.py``) and the window marks (``window_marks.py``) call these; the lanes
-chart shares ``STACK_PX`` / ``STACK_STEPS``.
+The plot's data → pixel mapping (``Plot``), the pixel boxes taken (``_Boxes``), the places a
+label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), leader lines (``label_leaders``),
+marks at one point drawn side by side (``_side_by_side``) and the layers' drawing order.
 """
 
 from __future__ import annotations
@@ -24,9 +21,8 @@ from winviz.viz import palette, piles, spec
 from winviz.viz.palette import TimeAxis
 
 EDGE_DX = {"right": -4, "left": 4}
-"""The watermark's edge texts: right-aligned, ending 4 px left of their point (on the right
-edge: "watermark = MAX (end of input) →"), or left-aligned, starting 4 px right of it (on the
-left edge, "← watermark = MIN": inside the plot, off the processing-time axis' labels)."""
+"""The watermark's edge texts: right-aligned ending 4 px left of their point ("watermark = MAX
+(end of input) →"), or left-aligned starting 4 px right of it ("← watermark = MIN")."""
 
 
 LABEL_FONT = 10
@@ -46,13 +42,11 @@ LABEL_PLACES = (
     ("right", -7, -33),
 )
 """Where a firing label may go, in order of preference: (align, dx, dy) from its mark —
-right above, right below, left above, left below, then a line further away, then two (the
-farther ones joined to their mark by a leader line, ``label_leaders``)."""
+right above, right below, left above, left below, then a line further away, then two."""
 
 
 LABEL_ROOM_PX = 28
-"""Room kept above the last processing time for the labels of the last firings (at the end
-of input they sit right under the top edge, beside the watermark's MAX note)."""
+"""Room kept above the last processing time for the labels of the last firings."""
 
 
 def _label_room(y: TimeAxis, height: int) -> TimeAxis:
@@ -112,23 +106,18 @@ def _place_labels(
     offsets: list[int] | None = None,
     field: str = "label",
 ) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
-    """Each label (``row[field]``) at the first of ``LABEL_PLACES`` where it stays inside the
-    plot and crosses no box already ``taken`` — the marks, the watermark line and its edge
-    text, the labels placed before it — so no label runs into a mark, a line, the legend
-    right of the plot or another label. ``offsets``: each row's mark drawn that many pixels
-    right of its point (``_side_by_side``). A label far from its mark (``_leader``) goes only
-    where its leader line crosses nothing ``taken`` either. Labels are placed top to bottom,
-    left to right. Each placed label (and leader) is added to ``taken``. Returns the rows per
-    place (its dx including the mark's offset) and how many labels fit nowhere
-    (left to the tooltip)."""
+    """Each label (``row[field]``) at the first of ``LABEL_PLACES`` inside the plot where it
+    (and its leader line, ``_leader``) crosses no box ``taken``, placed top to bottom, left
+    to right, and added to ``taken``. ``offsets``: each row's mark drawn that many pixels
+    right of its point. Returns the rows per place (its dx including the mark's offset) and
+    how many labels fit nowhere."""
     shift = [0] * len(rows) if offsets is None else offsets
     order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], rows[i]["x"]))
     n = len(taken.loose)  # (labels and leader lines are added one by one: to taken.loose)
     placed, hidden = _place_in_order(rows, order, plot, taken, shift, field)
     if hidden:
-        # a crowd of marks at one height: their labels tried right to left instead, so the
-        # labels of the marks further left lie farther out, their leaders passing left of
-        # the nearer labels; kept when fewer labels are left out
+        # a crowd of marks at one height: their labels tried right to left instead, kept
+        # when fewer are left out
         first = taken.loose[n:]
         del taken.loose[n:]
         at = [plot.px(r["x"]) + s for r, s in zip(rows, shift, strict=True)]
@@ -181,27 +170,20 @@ def _place_in_order(
 
 _FIRST_TRIES = [(False, place) for place in LABEL_PLACES]
 _PLACE_TRIES = _FIRST_TRIES + [(True, place) for place in LABEL_PLACES]
-"""The places a label tries: each of ``LABEL_PLACES`` off the guide lines, then each across
-one (``_Boxes.guides``)."""
 
 
 _KINDS = {"label": "firing label", "element_label": "element label"}
 
 LABEL_REACH_PX = 12.0
-"""How far (pixels) a firing label may lie from its mark's centre — to its box's nearest
-point — without a line to it: the first four ``LABEL_PLACES`` (about 8 px) are within it; a
-label a line further away (about 17 px), where nothing nearer is free, is joined to its mark
-by a thin leader line, so it is never read as the label of a mark it happens to sit by."""
+"""How far (pixels) a firing label may lie from its mark's centre (to its box's nearest
+point) without a leader line to it: the first four ``LABEL_PLACES`` are within it."""
 
 
 def label_leaders(
     placed: dict[tuple[str, int, int], list[dict[str, Any]]], radius: float = 5.5
 ) -> list[dict[str, Any]]:
-    """A leader line for each label ``_place_labels`` placed (per (align, dx, dy): dx from the
-    point, its mark's side-by-side shift included — ``row["shift"]``) farther than
-    ``LABEL_REACH_PX`` from its mark's centre: from the edge of the mark (``radius`` px from
-    its centre towards the label; 5.5, half the ``STACK_PX`` box of a firing mark) to the
-    label box's nearest point, as pixel offsets from the mark's point (``xOffset``,
+    """A leader line for each label ``_place_labels`` placed farther than ``LABEL_REACH_PX``
+    from its mark (``_leader``), as pixel offsets from the mark's point (``xOffset``,
     ``yOffset``, ``x2Offset``, ``y2Offset``)."""
     out = []
     for (align, dx, dy), rows in placed.items():
@@ -217,9 +199,8 @@ def _leader(
     cx: float, label: str, align: str, dx: float, dy: float, radius: float = 5.5
 ) -> tuple[float, float, float, float] | None:
     """The leader line of a label placed at (align, dx, dy) from its point, its mark drawn
-    ``cx`` px right of the point: from ``radius`` px off the mark's centre to the label box's
-    nearest point, as pixel offsets from the point; None when the label is within
-    ``LABEL_REACH_PX`` of its mark."""
+    ``cx`` px right of it: from ``radius`` px off the mark's centre to the label box's nearest
+    point, as offsets from the point; None within ``LABEL_REACH_PX`` of its mark."""
     left, top, right, bottom = _text_box(0, 0, label, align, dx, dy)
     nx, ny = min(max(cx, left), right), min(max(0.0, top), bottom)
     far = math.hypot(nx - cx, ny)
@@ -230,8 +211,8 @@ def _leader(
 
 
 def _along(px: float, py: float, line: tuple[float, float, float, float]) -> list[Box]:
-    """Small boxes (2 px) every 3 px along a leader line (``_leader``'s offsets from the
-    point at pixel ``px``, ``py``), its first 2 px (at its own mark) left out."""
+    """Small boxes (2 px) every 3 px along a leader line from pixel ``px``, ``py``, but at
+    its own mark."""
     x1, y1, x2, y2 = line
     n = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / 3))
     steps = [(px + x1 + (x2 - x1) * k / n, py + y1 + (y2 - y1) * k / n) for k in range(1, n)]
@@ -239,17 +220,16 @@ def _along(px: float, py: float, line: tuple[float, float, float, float]) -> lis
 
 
 _ROW_PX = 16.0
-"""The height of a row of ``_Boxes``' index (and the largest box it holds: marks' boxes)."""
 
 _FAR_PX = 1e9  # boxes beyond this many pixels are tested one by one
 
 
 class _Boxes:
     """Pixel boxes (left, top, right, bottom), and whether a box crosses one of them
-    (``hits``, by ``overlaps``' rule). Where many questions are asked of the same boxes (a
-    mark trying the places beside its point, ``piles.first_free``; labels their places), a
-    question looks only at the boxes near it: the boxes added in bulk are then indexed
-    (``_BoxIndex``); those added one by one (labels, edge texts) are few, tested one by one."""
+    (``hits``, by ``overlaps``' rule): the boxes added in bulk (``parts``) are indexed once
+    asked often (``_BoxIndex``); those added one by one (``loose``: labels) tested one by one.
+    ``guides``: guide lines (pixel segments and their names), which a text keeps off where it
+    can (``off_guides``) and ``hits`` ignores."""
 
     ASKED = 16  # questions answered by a test over every box before the boxes are indexed
 
@@ -260,10 +240,6 @@ class _Boxes:
         self.cached: np.ndarray | None = None
         self.asked = 0
         self.guides: list[tuple[Box, str]] = []
-        """Guide lines (pixel segments x1, y1, x2, y2, and their name: the ideal diagonal), not
-        marks: a text keeps off them where one of its places is free of them, else crosses
-        one (marked ``across``: ``_place_labels``, ``_edge_texts_off_marks``); ``hits``
-        ignores them."""
 
     def copy(self) -> _Boxes:
         out = _Boxes()
@@ -273,27 +249,22 @@ class _Boxes:
         return out
 
     def off_guides(self, box: Box) -> bool:
-        """Whether no guide line runs through ``box`` (``crosses``)."""
         return not any(crosses(seg, box) for seg, _ in self.guides)
 
     def guide_crossed(self, box: Box) -> str:
-        """The name of the first guide line running through ``box``."""
         return next(name for seg, name in self.guides if crosses(seg, box))
 
     def add_small(self, boxes: list[Box]) -> None:
-        """Add these boxes (finite: the caller's)."""
         if boxes:
             self.add_array(np.asarray(boxes, dtype=float).reshape(-1, 4))
 
     def add_array(self, boxes: np.ndarray) -> None:
-        """Add these boxes (an n × 4 float array, finite)."""
         if len(boxes):
             self.parts.append(boxes)
             self.index = self.cached = None
             self.asked = 0
 
     def extend(self, other: _Boxes) -> None:
-        """Add the boxes of ``other`` (in its order: those added in bulk, then one by one)."""
         for part in other.parts:
             self.add_array(part)
         self.loose += other.loose
@@ -321,11 +292,8 @@ class _Boxes:
 
 
 class _BoxIndex:
-    """Boxes of at most ``_ROW_PX`` each way in rows of ``_ROW_PX`` pixels (a box is in each
-    row its top to bottom spans, the row of y being ``floor(y / _ROW_PX)``), sorted by their
-    left edge in each row; the others (larger, or far off) kept apart. A box crossing another
-    shares a row with it, and its left edge is less than the widest box's width left of the
-    other's left: ``hits`` tests only those, and the others."""
+    """Boxes of at most ``_ROW_PX`` each way in rows of ``_ROW_PX`` pixels (a box in each row
+    it spans), sorted by their left edge in each row; the others (larger, far off) apart."""
 
     def __init__(self, a: np.ndarray) -> None:
         left, top, right, bottom = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
@@ -386,41 +354,12 @@ class _BoxIndex:
         return None
 
 
-class _ByLeft:
-    """The boxes of a ``_Boxes`` sorted by their left edge, for many small questions (the
-    2 px boxes of the places beside a point a moved mark tries: ``Grid.avoid``): a box
-    crossing ``box`` has its left edge in [box's left − the widest box's width − 1, box's
-    right) — an interval found by bisection, its few boxes tested one by one (``overlaps``,
-    each comparison as it makes it). No index to build: one sort."""
-
-    def __init__(self, boxes: _Boxes) -> None:
-        parts = [*boxes.parts, np.asarray(boxes.loose, dtype=float).reshape(-1, 4)]
-        a = np.concatenate(parts)
-        a = a[np.argsort(a[:, 0], kind="stable")]
-        self.lefts, self.tops, self.rights, self.bottoms = (a[:, c].tolist() for c in range(4))
-        self.reach = float(np.maximum(a[:, 2] - a[:, 0], 0).max()) + 1 if len(a) else 0.0
-
-    def hits(self, box: Box) -> Box | None:
-        """A box ``box`` crosses (``overlaps``), else None."""
-        left, top, right, bottom = box
-        lefts, tops, rights, bottoms = self.lefts, self.tops, self.rights, self.bottoms
-        for i in range(bisect_left(lefts, left - self.reach), bisect_left(lefts, right)):
-            if left < rights[i] and tops[i] < bottom and top < bottoms[i]:
-                return (lefts[i], tops[i], rights[i], bottoms[i])
-        return None
-
-
 def _crossed(a: np.ndarray, box: Box) -> Box | None:
     """The first of the boxes ``a`` (n × 4) that ``box`` crosses (``overlaps``), else None."""
     at = np.flatnonzero(
         (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
     )
     return tuple(a[at[0]].tolist()) if len(at) else None
-
-
-def _point_radius(mark: dict[str, Any]) -> float:
-    """Half the side of a point mark's box (its area ``size`` px², binned marks up to 160)."""
-    return math.sqrt(mark.get("size", 160)) / 2 + 1
 
 
 def _taken_by_marks(
@@ -432,7 +371,7 @@ def _taken_by_marks(
             continue
         kind, rows = layer["mark"]["type"], spec.rows(layer)
         if kind == "point" and rows and points:
-            r = _point_radius(layer["mark"])
+            r = math.sqrt(layer["mark"].get("size", 160)) / 2 + 1  # (binned marks: to 160)
             # positions as floats (None, a missing position: NaN, left out below)
             xs = np.array([row["x"] for row in rows], dtype=float)
             ys = np.array([row["y"] for row in rows], dtype=float)
@@ -445,8 +384,7 @@ def _taken_by_marks(
 
 
 def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
-    """The pixel segment and name (its rows' ``kind``) of each two-point line of these layers
-    (the ideal diagonal), for ``_Boxes.guides``."""
+    """The pixel segment and name of each two-point line of these layers, for ``guides``."""
     out = []
     for layer in layers:
         a, b = spec.rows(layer)
@@ -456,8 +394,8 @@ def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
 
 
 def _taken_by_rules(taken: _Boxes, layer: Any, plot: Plot) -> None:
-    """Add the box (1 px wider on every side) of each vertical rule of a rule layer (rows:
-    ``x``, ``y`` and ``y2``, as the allowed-lateness horizons) to ``taken``."""
+    """Add the box (1 px wider on every side) of each vertical rule of a rule layer (``x``,
+    ``y``, ``y2``) to ``taken``."""
     if layer is None:
         return
     boxes = []
@@ -472,10 +410,9 @@ _HALF_EXACT = 2**52
 
 
 def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: Plot) -> None:
-    """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` —
-    between rows of one operator and attempt, both with a position — to ``taken``; when
-    every position is an int within ±2**52 (the usual case) as arrays, with the values
-    ``Plot.px`` / ``py`` give."""
+    """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` (of
+    one operator and attempt) to ``taken``; with arrays when every position is an int
+    within ±2**52, giving ``Plot.px`` / ``py``'s values."""
     pairs = [
         (a, b)
         for a, b in pairwise(rows)
@@ -506,8 +443,8 @@ STACK_PX = 11
 
 
 STACK_STEPS = 12
-"""How many places (``STACK_PX`` apart) each way a firing or cleanup mark tries beside its
-point before it is counted on the mark there (``piles``)."""
+"""How many places each way a firing or cleanup mark tries beside its point before it is
+counted on the mark there (``piles``)."""
 
 
 def _side_by_side(
@@ -518,12 +455,9 @@ def _side_by_side(
     what: str,
     notes: list[str],
 ) -> tuple[list[dict[str, Any]], list[float]]:
-    """Firing and cleanup marks at one point (an on-time and a late firing, a cleanup at a
-    firing) drawn side by side by the charts' one rule (``piles.side_by_side``: ``STACK_PX``
-    steps right, then left, on the plot), so all are seen, none under another. Each mark goes
-    to ``occupied`` (and its box to ``taken``, which labels keep off). Returns the rows drawn
-    (a mark of a pile too deep is counted on the mark at its point) and their offsets; the
-    subtitle says how many were moved or counted."""
+    """Firing and cleanup marks at one point drawn side by side (``piles.side_by_side``), each
+    added to ``occupied`` (and its box to ``taken``). Returns the rows drawn (a mark of a
+    pile too deep is counted on the mark at its point) and their offsets."""
     half = STACK_PX / 2
     sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
     x0, y0, h = plot.x.lo, plot.y.lo, plot.height
@@ -552,8 +486,7 @@ def _side_by_side(
 def _offset_layers(
     rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
 ) -> list[spec.ChartDict]:
-    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point (its
-    ``dx``, the mark's ``xOffset``) when any is moved."""
+    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point."""
     if not any(offsets):
         return [spec.layer(rows, mark, encoding)]
     for row, off in zip(rows, offsets, strict=True):
@@ -566,8 +499,7 @@ def _offset_layers(
 
 def _drawing_order(layers: list[Any]) -> list[Any]:
     """The layers in drawing order: areas, lines and window marks first, then the elements,
-    the watermark's dots, and every text last — so no dot lies under a larger mark and no
-    label under a mark (a stable sort: each group keeps its order)."""
+    the watermark's dots, and every text last (each group in its order)."""
 
     def rank(layer: Any) -> int:
         kind = layer["mark"]["type"]
@@ -585,20 +517,17 @@ def _drawing_order(layers: list[Any]) -> list[Any]:
 
 
 EDGE_PLACES = (("top", 4), ("bottom", -4), ("top", 18), ("bottom", -18))
-"""Where the watermark's edge text may go, in order: right below its point (its place), right
-above, a line further below, a line further above."""
+"""Where the watermark's edge text may go, in order: right below its point, right above, a
+line further below, a line further above."""
 
 
 def _edge_texts_off_marks(
     layers: list[Any], plot: Plot, points: _Boxes, taken: _Boxes, notes: list[str]
 ) -> list[Any]:
-    """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
-    their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
-    ``EDGE_PLACES`` where they cross no mark (``points``; away from its place: no mark, line
-    or label, ``taken``) and no guide line (``taken.guides``, the ideal diagonal) — else the
-    first where they cross no mark (across the guide: the row's ``across`` names it) — and
-    left out where none is free (the subtitle says so). Returns the layers, a layer per place
-    used."""
+    """The watermark's edge texts moved to the first of ``EDGE_PLACES`` where they cross no
+    mark (``points``; away from their place: nothing ``taken``) and, where one is free of
+    them, no guide line (else the row's ``across`` names it); left out where none is free.
+    Returns the layers, one per place used."""
     out = []
     for layer in layers:
         rows = spec.rows(layer) if layer["mark"]["type"] == "text" else []
@@ -635,8 +564,7 @@ def _edge_texts_off_marks(
 
 
 ElementLabel = int | str | Callable[[Any], Any]
-"""How ``timeline(element_labels=...)`` labels an element: a field index of a tuple / list
-value, a key of a dict value, or a function of the value."""
+"""How ``timeline(element_labels=...)`` labels an element: a field index, a key, a function."""
 
 
 def element_label(value_text: Any, how: ElementLabel) -> str:
@@ -666,8 +594,7 @@ def _element_label_layers(
     taken: _Boxes,
     notes: list[str],
 ) -> list[spec.ChartDict]:
-    """A label beside each element dot (``element_label``), placed as the firing labels are
-    (``_place_labels``): crossing no mark, line or other label."""
+    """A label beside each element dot (``element_label``), placed as the firing labels."""
     rows = [
         {"x": r["x"], "y": r["y"], "element_label": element_label(r.get("value"), how)}
         for r in spec.rows(elements)
@@ -688,8 +615,7 @@ def _element_label_layers(
 
 
 def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
-    """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
-    drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
+    """The pixel boxes of the watermark's edge texts at their place."""
     boxes = []
     for layer in layers:
         if layer["mark"]["type"] != "text":
@@ -700,16 +626,9 @@ def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
 
 
 def _edge_places(e: dict[str, Any], align: str, plot: Plot) -> list[Box]:
-    """The pixel box of an edge text (row ``e``: ``x``, ``y``, ``text``) at each of
-    ``EDGE_PLACES``."""
-    left, right = _edge_span(plot.px(e["x"]), e["text"], align)
+    """The pixel box of an edge text (row ``e``) at each of ``EDGE_PLACES``."""
+    px, w, dx = plot.px(e["x"]), CHAR_PX * len(e["text"]), EDGE_DX[align]
+    left, right = (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)
     py = plot.py(e["y"])
     tops = [py + dy if side == "top" else py + dy - LABEL_FONT - 3 for side, dy in EDGE_PLACES]
     return [(left, top, right, top + LABEL_FONT + 3) for top in tops]
-
-
-def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:
-    """The left and right pixel of an edge text at ``px`` with this ``align`` (``EDGE_DX``)."""
-    w = CHAR_PX * len(text)
-    dx = EDGE_DX[align]
-    return (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)

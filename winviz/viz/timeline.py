@@ -50,7 +50,6 @@ from winviz.viz.labels import (
     ElementLabel,
     Plot,
     _Boxes,
-    _ByLeft,
     _drawing_order,
     _edge_boxes,
     _edge_texts_off_marks,
@@ -197,7 +196,7 @@ def _timeline(
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
     occupied, points = piles.Grid(STACK_PX), _Boxes()
     _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
-    occupied.avoid = _ByLeft(points)  # (a firing or cleanup moved aside keeps off them)
+    occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
     taken, lines = points.copy(), _Boxes()
     _taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
     taken.extend(lines)
