@@ -135,7 +135,7 @@ def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
         for b, end in zip(before, ends, strict=True)
     ]
     frame["fired_by"] = fired_by(view, rows)
-    _, timer_rows = fired_causes(view, rows)
+    timer_rows = _causes_of(view, rows)["timers"]
     _, end, present = view.bounds(rows)
     frame["at"] = object_array(firing_at(view, timer_rows, event, end, present).tolist())
     return frame
@@ -157,24 +157,23 @@ def _watermark_before(
     return np.where(event, prev, own)
 
 
-def _timed_firings(view: TraceView, operator: str) -> tuple[np.ndarray, ...]:
+def _timed_firings(view: TraceView, operator: str) -> tuple[Any, ...]:
     """``operator``'s ``fired`` records of a time window: rows, window starts and ends, and
-    their places among every ``fired`` record (``_positions``)."""
+    their causes (``_causes_of``)."""
     rows = view.select("fired", operator=operator)
     start, end, present = view.bounds(rows)
     rows = rows[present]
-    return rows, start[present], end[present], _positions(view, rows)
+    return rows, start[present], end[present], _causes_of(view, rows)
 
 
 def late_firing_count(view: TraceView, operator: str) -> int:
     """How many of ``operator``'s firings of a time window are late firings (``firings``'
     rule, as array operations), leaving out those whose cause is not traced."""
-    rows, _, end, at = _timed_firings(view, operator)
+    rows, _, end, causes = _timed_firings(view, operator)
     if not len(rows):
         return 0
-    every = _every_firing(view)
-    traced = every["fired_by"][at] != vocabulary.CAUSE_NOT_TRACED
-    before = _watermark_before(view, operator, rows, every["event"][at])
+    traced = causes["fired_by"] != vocabulary.CAUSE_NOT_TRACED
+    before = _watermark_before(view, operator, rows, causes["event"])
     # is_late_firing(before, end - 1), as arrays (end - 1 never overflows: end > MIN)
     return int((traced & (before >= end - 1)).sum())
 
@@ -183,8 +182,7 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
     """Where ``firings`` puts each firing of a time window, without its texts: seq,
     window_start, window_end, proc_time, at and fired_by with ``firings``' values (times int64
     where every value is an exact int, else objects) — to draw many firings aggregated."""
-    rows, start, end, at = _timed_firings(view, operator)
-    every = _every_firing(view)
+    rows, start, end, causes = _timed_firings(view, operator)
     present = np.ones(len(rows), dtype=bool)
     return Columns(
         {
@@ -192,8 +190,8 @@ def firing_marks(view: TraceView, operator: str) -> Columns:
             "window_start": start,
             "window_end": end,
             "proc_time": _time_values(view, "proc_time", rows),
-            "at": firing_at(view, every["timers"][at], every["event"][at], end, present),
-            "fired_by": every["fired_by"][at],
+            "at": firing_at(view, causes["timers"], causes["event"], end, present),
+            "fired_by": causes["fired_by"],
         }
     )
 
@@ -233,8 +231,9 @@ def firing_causes(
     """What made each of these ``fired`` records happen: (cause text, timer timestamp, timer
     domain) per record — "event-time timer at t" / "processing-time timer at t", "element",
     "session merge", or "" (unknown, never guessed)."""
-    _, timer_rows = fired_causes(view, fired_rows)
-    by = fired_by(view, fired_rows).tolist()  # (element and session merge say it all)
+    causes = _causes_of(view, fired_rows)
+    timer_rows = causes["timers"]
+    by = causes["fired_by"].tolist()  # (element and session merge say it all)
     texts = [b if b in (vocabulary.ELEMENT, vocabulary.SESSION_MERGE) else "" for b in by]
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
@@ -250,41 +249,31 @@ def firing_causes(
     return texts, timers, domains
 
 
-def fired_causes(view: TraceView, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``winviz.trace.causes.firing_causes`` (trigger calls, timer positions) of these
-    ``fired`` records, picked from ``_every_firing``."""
-    rows = np.asarray(fired_rows, dtype=np.int64)
-    if not _all_fired(view, rows):
-        return trace_firing_causes(view.c, rows)  # (not ``fired`` records only)
-    every = _every_firing(view)
-    at = _positions(view, rows)
-    return every["calls"][at], every["timers"][at]
-
-
 def fired_by(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
     """The category of each of these ``fired`` records' cause (an object array):
     ``winviz.trace.causes.fired_by`` of their causes."""
+    return _causes_of(view, fired_rows)["fired_by"]
+
+
+def _causes_of(view: TraceView, fired_rows: np.ndarray) -> dict[str, np.ndarray]:
+    """``_causes`` of these ``fired`` records, picked from those of every one (derived once
+    per view) where they are all ``fired`` records."""
     rows = np.asarray(fired_rows, dtype=np.int64)
     if not _all_fired(view, rows):
-        calls, timer_rows = trace_firing_causes(view.c, rows)
-        _, named, event = timer_domains(view.c, timer_rows)
-        return cause_category(calls, named, event, view.ints("watermark", rows)[0])
-    return _every_firing(view)["fired_by"][_positions(view, rows)]
+        return _causes(view, rows)
+    at = _positions(view, rows)
+    every = memoized(view, "every_firing", "", lambda: _causes(view, view.select("fired")))
+    return {name: values[at] for name, values in every.items()}
 
 
-def _every_firing(view: TraceView) -> dict[str, np.ndarray]:
-    """The cause of every ``fired`` record of the trace, derived once per view: trigger call
-    and timer position (``calls``, ``timers``), whether that timer is of a named domain and of
-    event time (``named``, ``event``: ``timer_domains``) and the category (``fired_by``)."""
-
-    def build() -> dict[str, np.ndarray]:
-        every = view.select("fired")
-        calls, timers = trace_firing_causes(view.c, every)
-        _, named, event = timer_domains(view.c, timers)
-        by = cause_category(calls, named, event, view.ints("watermark", every)[0])
-        return {"calls": calls, "timers": timers, "named": named, "event": event, "fired_by": by}
-
-    return memoized(view, "every_firing", "", build)
+def _causes(view: TraceView, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The cause of each of these ``fired`` records: trigger call and timer position
+    (``calls``, ``timers``: ``winviz.trace.causes.firing_causes``), whether that timer is of
+    event time (``event``: ``timer_domains``) and the cause's category (``fired_by``)."""
+    calls, timers = trace_firing_causes(view.c, rows)
+    _, named, event = timer_domains(view.c, timers)
+    by = cause_category(calls, named, event, view.ints("watermark", rows)[0])
+    return {"calls": calls, "timers": timers, "event": event, "fired_by": by}
 
 
 def _positions(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:

@@ -449,14 +449,15 @@ def _watermarks(
                 }
             )
             if note:
-                edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
+                text = _EDGE_TEXTS.get(note, "watermark beyond the axis")
+                edges.append({"x": wx, "y": t0, "text": text})
     points = _one_dot_per_point(points)
     ops = list(dict.fromkeys(operators))
     xy = {"x": x.channel("x"), "y": y.channel("y")}
     line, drawn, dots = _watermark_lines(vertices, points, ops, xy)
     texts = [
         spec.text_layer(part, xy, align=align, baseline="top", dx=EDGE_DX[align], dy=4)
-        for align, part in _edge_sides(_one_edge_text_per_point(edges))
+        for align, part in _edge_sides(edges)
     ]
     return [line, dots, *texts], [*drawn, dots, *texts]
 
@@ -531,11 +532,20 @@ def _coinciding(vertices: list[dict[str, Any]]) -> coinciding.Runs | None:
 
 
 def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The edge texts by alignment (see ``EDGE_DX``): those at MIN left-aligned, the others
-    right-aligned (each group in order; only the groups present)."""
-    left = [e for e in edges if e["text"] == _edge_text("◀ MIN")]
-    right = [e for e in edges if e["text"] != _edge_text("◀ MIN")]
-    return [(align, part) for align, part in (("right", right), ("left", left)) if part]
+    """The edge texts, one per point (the end-of-input one where there is one, else the
+    first), by alignment (``EDGE_DX``): those at MIN left-aligned, the others right-aligned."""
+    one: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for e in edges:
+        seen = one.get((e["x"], e["y"]))
+        if seen is None or (e["text"] == _EDGE_TEXTS["MAX ▶"] != seen["text"]):
+            one[(e["x"], e["y"])] = e
+    sides: dict[str, list[dict[str, Any]]] = {"right": [], "left": []}
+    for e in one.values():
+        sides["left" if e["text"] == _EDGE_TEXTS["◀ MIN"] else "right"].append(e)
+    return [(align, part) for align, part in sides.items() if part]
+
+
+_EDGE_TEXTS = {"MAX ▶": "watermark = MAX (end of input) →", "◀ MIN": "← watermark = MIN"}
 
 
 def _shared_lines(
@@ -578,24 +588,6 @@ def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif p["operator"] not in str(first["operator"]).split("; "):
             first["operator"] = f"{first['operator']}; {p['operator']}"
     return out
-
-
-def _one_edge_text_per_point(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One edge text per point: the end-of-input one when there is one, else the first."""
-    out: dict[tuple[Any, Any], dict[str, Any]] = {}
-    for e in edges:
-        seen = out.get((e["x"], e["y"]))
-        if seen is None or (e["text"] == _edge_text("MAX ▶") != seen["text"]):
-            out[(e["x"], e["y"])] = e
-    return list(out.values())
-
-
-def _edge_text(note: str) -> str:
-    if note == "MAX ▶":
-        return "watermark = MAX (end of input) →"
-    if note == "◀ MIN":
-        return "← watermark = MIN"
-    return "watermark beyond the axis"
 
 
 def _elements(
