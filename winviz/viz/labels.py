@@ -588,8 +588,6 @@ def element_label(value_text: Any, how: ElementLabel) -> str:
 def _element_label_layers(
     elements: spec.ChartDict,
     how: ElementLabel,
-    x: TimeAxis,
-    y: TimeAxis,
     plot: Plot,
     taken: _Boxes,
     notes: list[str],
@@ -604,11 +602,21 @@ def _element_label_layers(
     placed, hidden = _place_labels(rows, plot, taken, None, "element_label")
     if hidden:
         notes.append(f"{hidden} element label(s) left out where they would overlap (hover)")
-    xy = {"x": x.channel("x"), "y": y.channel("y")}
+    return label_layers(placed, plot, LABEL_FONT + 1, fontWeight="bold")
+
+
+def label_layers(
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]],
+    plot: Plot,
+    size: int = LABEL_FONT,
+    **style: Any,
+) -> list[spec.ChartDict]:
+    """A text layer of the labels ``_place_labels`` placed, per place."""
+    xy = {"x": plot.x.channel("x"), "y": plot.y.channel("y")}
     return [
         spec.text_layer(
-            texts, xy, text="label", size=LABEL_FONT + 1, color=palette.INK,
-            align=align, baseline="middle", dx=dx, dy=dy, fontWeight="bold",
+            texts, xy, text="label", size=size, color=palette.INK,
+            align=align, baseline="middle", dx=dx, dy=dy, **style,
         )
         for (align, dx, dy), texts in placed.items()
     ]  # fmt: skip

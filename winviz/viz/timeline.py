@@ -72,7 +72,6 @@ from winviz.viz.window_marks import (
     _joins,
     _merges,
     _missing,
-    _present_categories,
     _restart_boxes,
     _restarts,
     _Table,
@@ -236,9 +235,9 @@ def _timeline(
     _taken_by_rules(points, horizon_layer, plot)
     layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
-        layers += _element_label_layers(element_layer, element_labels, x, y, plot, taken, notes)
+        layers += _element_label_layers(element_layer, element_labels, plot, taken, notes)
     layers = _drawing_order(layers)
-    _with_category_scales(layers, _present_categories(layers))
+    _with_category_scales(layers)
     chart = {
         "layer": layers,
         "width": width,

@@ -33,6 +33,7 @@ from winviz.viz.labels import (
     _offset_layers,
     _place_labels,
     _side_by_side,
+    label_layers,
     label_leaders,
 )
 from winviz.viz.palette import TimeAxis
@@ -171,30 +172,19 @@ def _firings(
     for (_, _, at, proc, fired_by), idx in window_lives.groups(fired, by).items():
         fx, note = x.clip(at)
         i = idx[0]
+        distinct = list(dict.fromkeys(causes[j] for j in idx))
+        shown = fired_by
+        if len(distinct) == 1:
+            shown = _fired_label(distinct[0], fired_by, timers[i], x)
+        late = sum(bool(cols["late_firing"][j]) for j in idx)
+        if late:
+            shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
         if len(idx) == 1:
-            cause, shown = causes[i], _fired_label(causes[i], fired_by, timers[i], x)
-            shown += ", late firing" if cols["late_firing"][i] else ""
-            key, result, label = keys[i], results[i], f"{results[i]} · {shown}"
-            seq, pane, count, timing = seqs[i], panes[i], counts[i], timings[i]
+            label = f"{results[i]} · {shown}"
+        elif len(idx) <= 3:
+            label = ", ".join(f"{keys[j]}={results[j]}" for j in idx) + f" · {shown}"
         else:
-            distinct = list(dict.fromkeys(causes[j] for j in idx))
-            cause = ", ".join(distinct)
-            shown = (
-                _fired_label(distinct[0], fired_by, timers[i], x)
-                if len(distinct) == 1
-                else fired_by
-            )
-            late = sum(bool(cols["late_firing"][j]) for j in idx)
-            if late:
-                shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
-            key = ", ".join(keys[j] for j in idx)
-            result = ", ".join(results[j] for j in idx)
-            if len(idx) <= 3:
-                label = ", ".join(f"{keys[j]}={results[j]}" for j in idx) + f" · {shown}"
-            else:
-                label = f"{len(idx)} keys · {shown}"
-            seq, pane, count = (", ".join(t[j] for j in idx) for t in (seqs, panes, counts))
-            timing = ", ".join(dict.fromkeys(timings[j] for j in idx))
+            label = f"{len(idx)} keys · {shown}"
         rows.append(
             {
                 "x": fx,
@@ -202,16 +192,16 @@ def _firings(
                 "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
                 "label": label,
                 "kind": "fired",
-                "seq": seq,
+                "seq": ", ".join(seqs[j] for j in idx),
                 "window": f"[{starts[i]}, {ends[i]})",
-                "key": key,
-                "result": result,
-                "pane": pane,
-                "cause": cause,
-                "count": count,
+                "key": ", ".join(keys[j] for j in idx),
+                "result": ", ".join(results[j] for j in idx),
+                "pane": ", ".join(panes[j] for j in idx),
+                "cause": ", ".join(distinct),
+                "count": ", ".join(counts[j] for j in idx),
                 "proc_time": procs[i],
                 "watermark": marks[i],
-                "firing": timing,
+                "firing": ", ".join(dict.fromkeys(timings[j] for j in idx)),
                 "note": note,
             }
         )
@@ -258,13 +248,7 @@ def _firing_labels(
         encoding = {"x": x.channel("x"), "y": y.channel("y")}
         encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
         layers.append(spec.layer(leaders, mark, encoding))
-    for (align, dx, dy), texts in placed.items():
-        xy = {"x": x.channel("x"), "y": y.channel("y")}
-        place = {"align": align, "baseline": "middle", "dx": dx, "dy": dy}
-        layers.append(
-            spec.text_layer(texts, xy, text="label", size=LABEL_FONT, color=palette.INK, **place)
-        )
-    return layers
+    return layers + label_layers(placed, plot)
 
 
 CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
@@ -544,13 +528,13 @@ def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list
 
 
 def _int_texts(values: list[Any]) -> list[str]:
-    """Each value as ``_join`` writes it: an int as an int, missing as empty."""
+    """Each value's text: an int as an int, missing as empty."""
     return [str(v) if v.__class__ is int else "" if _missing(v) else str(int(v)) for v in values]
 
 
 def _join(values: list[Any], idx: list[int]) -> str:
-    """The values at idx as "1, 2, 3" (ints as ints, missing as empty)."""
-    return ", ".join("" if _missing(values[i]) else str(int(values[i])) for i in idx)
+    """The values at idx as "1, 2, 3" (as ``_int_texts``)."""
+    return ", ".join(_int_texts([values[i] for i in idx]))
 
 
 def _missing(v: Any) -> bool:
@@ -586,30 +570,24 @@ def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
     return rows[::k], k
 
 
-def _present_categories(layers: list[spec.ChartDict]) -> list[str]:
-    """The "what happened" categories drawn, in legend order."""
+def _with_category_scales(layers: list[spec.ChartDict]) -> None:
+    """One legend, "what happened", with only the categories drawn, in legend order, each
+    with its fixed colour and shape (set on every layer coloured by it)."""
     seen: set[str] = set()
     for layer in layers:
         seen.update(map(dict.get, spec.rows(layer), repeat("what")))
-    order = list(palette.FATES) + list(palette.WINDOW_EVENTS) + list(palette.JOIN_EVENTS)
-    return [c for c in order if c in seen]
-
-
-def _with_category_scales(layers: list[spec.ChartDict], present: list[str]) -> None:
-    """One legend, "what happened", with only the categories present, each with its fixed
-    colour and shape (set on every layer coloured by it)."""
-    colors = (
-        dict(zip(palette.FATES, palette.FATE_COLORS, strict=True))
-        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
-        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_COLORS, strict=True))
-    )
-    shapes = (
-        dict(zip(palette.FATES, palette.FATE_SHAPES, strict=True))
-        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
-        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_SHAPES, strict=True))
-    )
+    style = {
+        name: (color, shape)
+        for names, colors, shapes in (
+            (palette.FATES, palette.FATE_COLORS, palette.FATE_SHAPES),
+            (palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, palette.WINDOW_EVENT_SHAPES),
+            (palette.JOIN_EVENTS, palette.JOIN_EVENT_COLORS, palette.JOIN_EVENT_SHAPES),
+        )
+        for name, color, shape in zip(names, colors, shapes, strict=True)
+    }
+    present = [c for c in style if c in seen]
     for layer in layers:
         enc = layer["encoding"]
         if "color" in enc:
-            enc["color"]["scale"] = {"domain": present, "range": [colors[c] for c in present]}
-            enc["shape"]["scale"] = {"domain": present, "range": [shapes[c] for c in present]}
+            enc["color"]["scale"] = {"domain": present, "range": [style[c][0] for c in present]}
+            enc["shape"]["scale"] = {"domain": present, "range": [style[c][1] for c in present]}
