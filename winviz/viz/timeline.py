@@ -179,11 +179,12 @@ def _timeline(
     across = bool(len(lives)) and window_lives.processing_time_windows(view, op)
     horizons, derived = ({}, frozenset()) if across else window_lives.every_horizon(view, op)
     per_window = _per_window(lives)
-    x, y = _axes(elements, steps, fired, cleaned, lives, [horizons[w] for w in derived], across)
+    derived_at = [horizons[w] for w in derived]
+    x, y, notes = _axes_and_notes(
+        view, op, every_element, elements, steps, fired, cleaned, lives, derived_at, across
+    )
     if not fired.empty:
         y = _label_room(y, height)
-    untimed = len(every_element) - len(elements)
-    notes = _first_notes(view, op, elements, untimed, steps, fired, lives, across)
     plot = Plot(x, y, width, height)
     # the firings' and cleanups' x: of processing-time windows, the right edge
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
@@ -265,32 +266,26 @@ def _where_present(table: trace_view.Columns, column: str) -> trace_view.Columns
     return table if present.all() else table.take(present)
 
 
-def _axes(
-    elements: _Table,
-    steps: _Table,
-    fired: _Table,
-    cleaned: _Table,
+def _axes_and_notes(
+    view: TraceView,
+    op: str,
+    every_element: trace_view.Columns,
+    elements: trace_view.Columns,
+    steps: trace_view.Columns,
+    fired: trace_view.Columns,
+    cleaned: trace_view.Columns,
     lives: _Table,
     horizons: list[int],
     across: bool,
-) -> tuple[TimeAxis, TimeAxis]:
-    """The event-time and processing-time axes: their domains hold every element, window,
+) -> tuple[TimeAxis, TimeAxis, list[str]]:
+    """The event-time and processing-time axes — their domains hold every element, window,
     firing, cleanup and derived horizon (of processing-time windows, ``across``: the
-    timestamps only) — else the watermarks."""
-    x_values = (
-        scale.extent(elements["ts"])
-        if across
-        else scale.extent(
-            elements["ts"],
-            lives["window_start"],
-            lives["window_end"],
-            cleaned["cleanup_time"],
-            fired["at"],
-            np.array(horizons, dtype=np.int64),
-        )
-    )
-    if not x_values:
-        x_values = scale.extent(steps["watermark"])
+    timestamps only), else the watermarks — and the subtitle's first lines."""
+    x_columns = [elements["ts"]]
+    if not across:
+        x_columns += [lives["window_start"], lives["window_end"], cleaned["cleanup_time"]]
+        x_columns += [fired["at"], np.array(horizons, dtype=np.int64)]
+    x_values = scale.extent(*x_columns) or scale.extent(steps["watermark"])
     y_values = scale.extent(
         elements["proc_time"],
         steps["proc_time"],
@@ -298,27 +293,12 @@ def _axes(
         cleaned["proc_time"],
         lives["opened"],
     )
-    x = palette.time_axis("event time", x_values)
-    y = palette.time_axis("processing time", y_values)
-    return x, y
-
-
-def _first_notes(
-    view: TraceView,
-    op: str,
-    elements: _Table,
-    untimed: int,
-    steps: _Table,
-    fired: _Table,
-    lives: _Table,
-    across: bool,
-) -> list[str]:
-    """The subtitle's first lines: what the operator holds, and what is not drawn."""
     notes: list[str] = [
         f"operator {op!r}: {len(elements):,} elements, {window_lives.pairs_text(len(lives))}, "
         f"{len(fired):,} firings"
     ]
-    if untimed:
+    if len(every_element) > len(elements):
+        untimed = len(every_element) - len(elements)
         notes.append(f"{untimed:,} elements without a timestamp are not drawn")
     if across:
         notes.append(
@@ -335,7 +315,8 @@ def _first_notes(
         )
     if steps.empty:
         notes.append("no watermark in this trace: no watermark line, nothing is late")
-    return notes
+    x = palette.time_axis("event time", x_values)
+    return x, palette.time_axis("processing time", y_values), notes
 
 
 TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {
