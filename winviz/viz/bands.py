@@ -111,9 +111,8 @@ def _drawn_life(w: _Window, y: TimeAxis, height: int) -> tuple[Any, Any]:
 
 
 def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]:
-    """A band's processing-time extent (``y0`` up to ``y1``, on ``y``) as drawn: itself when it
-    is at least ``MIN_BAND_PX`` high in a plot ``height`` px high, else ``MIN_BAND_PX`` high
-    centred on its middle (moved inside the axis at its ends)."""
+    """A band's processing-time extent ``y0`` .. ``y1`` as drawn: at least ``MIN_BAND_PX``
+    high in a plot ``height`` px high, centred on its middle (inside the axis)."""
     least = least_span(y, height)
     if y0 is None or y1 is None or y1 - y0 >= least:
         return y0, y1
@@ -210,9 +209,8 @@ class _Window(NamedTuple):
 
 def _per_window(lives: _Table) -> list[_Window] | None:
     """The windows of ``lives`` (``window_lives``' (key, window) rows) by (start, end): keys
-    counted, elements and firings summed, first opened, and closed (the last close) once
-    every key's pane is cleaned up or merged away, else None; ``merged_into`` as
-    ``window_lives.merged_text``."""
+    counted, elements and firings summed, first opened, last closed (None while a pane is
+    open), ``merged_into`` as ``window_lives.merged_text``."""
     if lives.empty:
         return None
     starts = np.asarray(lives["window_start"], dtype=np.int64)

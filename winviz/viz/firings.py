@@ -1,12 +1,8 @@
 """A window operator's firings and cleanups as tables, read off its ``fired`` and ``cleanup``
 records (Flink's ``WindowOperator``: ``onEventTime`` / ``onProcessingTime`` fire a window and
-clear it at its cleanup time).
-
-A firing's ``cause`` names the trigger call or timer that made the window fire ("element",
-"event-time timer at 4999", "processing-time timer at 999"); ``fired_by`` is its category
-(``winviz.trace.causes.fired_by``): "element", "event-time timer", "processing-time timer",
-"end of input" (an event-time timer fired by the end-of-input watermark MAX), "session merge"
-or "cause not traced".
+clear it at its cleanup time). A firing's ``cause`` names the trigger call or timer that made
+the window fire ("event-time timer at 4999"); ``fired_by`` is its category
+(``winviz.trace.causes.fired_by``).
 """
 
 from __future__ import annotations
@@ -89,21 +85,14 @@ def _table(view: TraceView, kind: str, operator: str, form: str) -> Any:
 def _of_time_windows(raw: dict[str, Any]) -> Columns:
     """The rows of these columns that have a time window, as ``Columns``: object arrays of
     the values, window_start and window_end int64."""
+    keep = np.array([end is not None for end in raw["window_end"]], dtype=bool)
     columns = {
-        name: values if isinstance(values, np.ndarray) else object_array(list(values))
+        name: (values if isinstance(values, np.ndarray) else object_array(list(values)))[keep]
         for name, values in raw.items()
     }
-    if isinstance(raw["window_end"], np.ndarray):  # (every record has a time window)
-        return Columns(columns)
-    keep = np.array([end is not None for end in raw["window_end"]], dtype=bool)
     for name in ("window_start", "window_end"):
-        columns[name] = np.array(columns[name][keep].tolist(), dtype=np.int64)
-    return Columns(
-        {
-            name: v if name in ("window_start", "window_end") else v[keep]
-            for name, v in columns.items()
-        }
-    )
+        columns[name] = np.array(columns[name].tolist(), dtype=np.int64)
+    return Columns(columns)
 
 
 def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:

@@ -1,13 +1,8 @@
-"""Idle periods, as the timeline and the scrubber draw them: when an input stopped counting.
-
-Flink's ``WatermarkStatus`` (``IDLE`` / ``ACTIVE``): a split marked idle by
-``WatermarkStrategy.withIdleness`` no longer holds back the combined watermark
-(``StatusWatermarkValve`` takes the minimum over the active channels only); when every input
-of an operator is idle, the operator is idle itself. The trace records ``channel_idle`` /
-``channel_active`` of one input (detail ``input``) and ``idle`` / ``active`` of an operator.
-A span runs from an idle record to the next active record of the same input (or to the end
-of the trace). Each input's spans are a grey strip along the left edge, one column per input;
-watermark alignment's paused spans (``winviz.trace.paused``) a dark one along the right edge.
+"""Idle periods (Flink's ``WatermarkStatus.IDLE``: an input that no longer holds back the
+combined watermark, ``StatusWatermarkValve``), as the timeline and the scrubber draw them: a
+span runs from an ``idle`` / ``channel_idle`` record to the next ``active`` /
+``channel_active`` one of the same input (or the end of the trace), drawn as a grey strip
+along the left edge; watermark alignment's paused spans as a dark one along the right edge.
 """
 
 from __future__ import annotations

@@ -107,10 +107,9 @@ def _place_labels(
     field: str = "label",
 ) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
     """Each label (``row[field]``) at the first of ``LABEL_PLACES`` inside the plot where it
-    (and its leader line, ``_leader``) crosses no box ``taken``, placed top to bottom, left
-    to right, and added to ``taken``. ``offsets``: each row's mark drawn that many pixels
-    right of its point. Returns the rows per place (its dx including the mark's offset) and
-    how many labels fit nowhere."""
+    and its leader line cross nothing ``taken`` (then added to it), top to bottom, left to
+    right; ``offsets``: each mark's shift. Returns the rows per place and how many fit
+    nowhere."""
     shift = [0] * len(rows) if offsets is None else offsets
     order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], rows[i]["x"]))
     n = len(taken.loose)  # (labels and leader lines are added one by one: to taken.loose)
@@ -225,11 +224,9 @@ _FAR_PX = 1e9  # boxes beyond this many pixels are tested one by one
 
 
 class _Boxes:
-    """Pixel boxes (left, top, right, bottom), and whether a box crosses one of them
-    (``hits``, by ``overlaps``' rule): the boxes added in bulk (``parts``) are indexed once
-    asked often (``_BoxIndex``); those added one by one (``loose``: labels) tested one by one.
-    ``guides``: guide lines (pixel segments and their names), which a text keeps off where it
-    can (``off_guides``) and ``hits`` ignores."""
+    """Pixel boxes, and whether a box crosses one of them (``hits``): those added in bulk
+    (``parts``) indexed once asked often (``_BoxIndex``), those added one by one (``loose``)
+    tested one by one. ``guides``: named pixel segments a text keeps off where it can."""
 
     ASKED = 16  # questions answered by a test over every box before the boxes are indexed
 
@@ -299,17 +296,9 @@ class _BoxIndex:
         left, top, right, bottom = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
         first, last = np.floor(top / _ROW_PX), np.floor(bottom / _ROW_PX)
         width, height = right - left, bottom - top
-        small = (
-            (width >= 0)
-            & (width <= _ROW_PX)
-            & (height >= 0)
-            & (height <= _ROW_PX)
-            & (last - first <= 1)
-            & (left >= -_FAR_PX)
-            & (right <= _FAR_PX)
-            & (top >= -_FAR_PX)
-            & (bottom <= _FAR_PX)
-        )
+        small = (width >= 0) & (width <= _ROW_PX) & (height >= 0) & (height <= _ROW_PX)
+        small &= (last - first <= 1) & (left >= -_FAR_PX) & (right <= _FAR_PX)
+        small &= (top >= -_FAR_PX) & (bottom <= _FAR_PX)
         self.all = a
         self.others = a[~small]
         self.few: list[Box] | None = (

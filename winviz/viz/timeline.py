@@ -1,19 +1,14 @@
 """``timeline``: event time (x) against processing time (y) for one window operator.
 
-Layers, back to front: the window bands and allowed-lateness horizons (``bands.py``); the
-idle and paused strips (``idle.py``); the ideal diagonal (event time = processing time);
-the watermark, one step line per distinct staircase (operators stepping alike share one,
-"a, b (same)"), each in its own shade and dash, lines lying on each other drawn in turns
-(``coinciding``), the end-of-input MAX on the right edge, labelled; the elements, by fate
-(``fates``); the firings, cleanups, merges, joins and restarts (``window_marks.py``), firing
-labels placed off every mark and line (``labels.py``). Times beyond 2**53 are clipped to the
-axis edge (``palette.TimeAxis``); large traces are reduced per layer (``scale``), and the
-subtitle says how.
-
-``view="auto"`` draws the skew chart (``skew.skew_chart``) instead when the timeline would be
-one thick diagonal (``auto_view``): more than ``SKEW_MIN_ELEMENTS`` elements with a timestamp
-whose skews (processing time − timestamp) spread over less than ``SKEW_SPREAD`` of their
-processing-time span.
+Layers, back to front: window bands and allowed-lateness horizons (``bands``), idle and
+paused strips (``idle``), the ideal diagonal, the watermark (a step line per distinct
+staircase, lines lying on each other drawn in turns: ``coinciding``), the elements by fate
+(``fates``), the firings, cleanups, merges, joins and restarts (``window_marks``), their
+labels placed off every mark and line (``labels``). Large traces are reduced per layer
+(``scale``); the subtitle says how. ``view="auto"`` draws the skew chart instead when the
+timeline would be one thick diagonal (``auto_view``): more than ``SKEW_MIN_ELEMENTS``
+elements whose skews (processing time − timestamp) spread over less than ``SKEW_SPREAD`` of
+their processing-time span.
 """
 
 from __future__ import annotations
@@ -346,9 +341,8 @@ class _RightEdge(TimeAxis):
 
 
 def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
-    """The ideal diagonal, event time = processing time: drawn when asked, or by default when
-    both axes are of one kind, their domains overlap and at least half the elements arrive at
-    or after their timestamp (so processing time reads like a real clock for them)."""
+    """The ideal diagonal, event time = processing time: when asked, or by default when both
+    axes are of one kind, overlap, and half the elements arrive at or after their timestamp."""
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
     if want is False or x.kind != y.kind or lo >= hi:
         return []
@@ -374,10 +368,9 @@ def _watermarks(
     notes: list[str],
     restarts: Sequence[watermark_steps.Restart] = (),
 ) -> tuple[list, list]:
-    """The watermark: step vertices (w_i, t_i), (w_i, t_{i+1}), ... per operator and run
-    attempt (``watermark_steps.steps_by_attempt``), the last held to the top edge; a dot per
-    record (tooltips); the edge texts. Returns the layers as one line (what labels keep off)
-    and as drawn (lines lying on each other cut into runs, ``_watermark_lines``)."""
+    """The watermark: step vertices per operator and run attempt, the last held to the top
+    edge; a dot per record; the edge texts. Returns the layers as one line (what labels keep
+    off) and as drawn (``_watermark_lines``)."""
     if steps.empty:
         return [], []
     seqs, operators, procs, marks = (
@@ -448,11 +441,9 @@ def _watermark_lines(
     ops: list[Any],
     xy: dict[str, Any],
 ) -> tuple[spec.ChartDict, list[spec.ChartDict], spec.ChartDict]:
-    """The watermark's line (one per operator and run attempt, through ``vertices``), the
-    layers that draw it, and its dots (``points``). The n-th operator of ``ops`` is drawn in
-    the n-th of ``palette.WATERMARK_SHADES`` and ``WATERMARK_DASHES``, one legend naming each
-    with both; a run shared by n lines (``coinciding.runs``) is drawn by each in one dash of
-    n, in its own shade (``coinciding.dash``)."""
+    """The watermark's line through ``vertices``, the layers that draw it (a run shared by n
+    lines drawn by each in one dash of n: ``coinciding``), and its dots (``points``); the
+    n-th operator of ``ops`` in the n-th of ``palette.WATERMARK_SHADES`` and ``_DASHES``."""
 
     def by_operator(values: Sequence[Any], legend: bool = True) -> dict[str, Any]:
         encoding = {"field": "operator", "type": "nominal", "title": "watermark of"}
@@ -501,8 +492,7 @@ def _watermark_lines(
 
 def _coinciding(vertices: list[dict[str, Any]]) -> coinciding.Runs | None:
     """The watermark lines' ``vertices`` cut into runs (``coinciding.runs``, on (processing
-    time, watermark) points per (operator, attempt)), or None where none lie on each other
-    (or a position is missing)."""
+    time, watermark) points), or None where none lie on each other (or one is missing)."""
     paths: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
     for v in vertices:
         if v["x"] is None or v["y"] is None:
@@ -531,9 +521,8 @@ _EDGE_TEXTS = {"MAX ▶": "watermark = MAX (end of input) →", "◀ MIN": "← 
 def _shared_lines(
     operators: list[Any], procs: list[Any], marks: list[Any]
 ) -> tuple[list[Any], list[int] | None]:
-    """Operators whose records step at exactly the same processing times to the same
-    watermarks merged into one line, named "a, b (same)" (the first one's records kept).
-    Returns the operators of the records kept and their positions (None: all, unchanged)."""
+    """Operators stepping at the same processing times to the same watermarks merged into one
+    line "a, b (same)": the operators of the records kept and their positions (None: all)."""
     by_op: dict[Any, list[int]] = {}
     for i, op in enumerate(operators):
         by_op.setdefault(op, []).append(i)

@@ -306,10 +306,8 @@ def _cleanups(
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow``, a ``merged``
-    record each): a "merged" mark per window merged away, at (its start, the merge's
-    processing time), naming the window it merged into; those of several keys at one point
-    are one mark."""
+    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow``): a "merged" mark
+    per window merged away, at (its start, the merge's processing time), naming its target."""
     if not len(view.select("merged", operator=op)):
         return None
     merges = window_lives.merged(view, op)
