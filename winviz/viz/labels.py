@@ -472,35 +472,30 @@ def _side_by_side(
     return rows, offsets
 
 
-def _offset_layers(
+def _offset_layer(
     rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
-) -> list[spec.ChartDict]:
+) -> spec.ChartDict:
     """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point."""
     if not any(offsets):
-        return [spec.layer(rows, mark, encoding)]
+        return spec.layer(rows, mark, encoding)
     for row, off in zip(rows, offsets, strict=True):
         row["dx"] = off
     tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
-    return [
-        spec.layer(rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip})
-    ]
+    return spec.layer(
+        rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip}
+    )
 
 
 def _drawing_order(layers: list[Any]) -> list[Any]:
     """The layers in drawing order: areas, lines and window marks first, then the elements,
     the watermark's dots, and every text last (each group in its order)."""
+    ranks = {"watermark": 2, "element": 1, "elements (binned)": 1}
 
     def rank(layer: Any) -> int:
-        kind = layer["mark"]["type"]
-        rows = spec.rows(layer)
-        first = rows[0].get("kind") if rows else None
+        kind, rows = layer["mark"]["type"], spec.rows(layer)
         if kind == "text":
             return 3
-        if kind == "point" and first == "watermark":
-            return 2
-        if kind == "point" and first in ("element", "elements (binned)"):
-            return 1
-        return 0
+        return ranks.get(rows[0].get("kind"), 0) if kind == "point" and rows else 0
 
     return sorted(layers, key=rank)
 

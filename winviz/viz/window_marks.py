@@ -30,7 +30,7 @@ from winviz.viz.labels import (
     Box,
     Plot,
     _Boxes,
-    _offset_layers,
+    _offset_layer,
     _place_labels,
     _side_by_side,
     label_layers,
@@ -209,13 +209,13 @@ def _firings(
     if k > 1:
         notes.append(f"firings: every {k}th firing mark drawn")
     rows, offsets = _side_by_side(rows, plot, occupied, taken, "firing", notes)
-    marks = _offset_layers(
+    marks = _offset_layer(
         rows,
         offsets,
         {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
     )
-    return marks, rows, offsets
+    return [marks], rows, offsets
 
 
 def _firing_labels(
@@ -296,13 +296,14 @@ def _cleanups(
     if k > 1:
         notes.append(f"cleanups: every {k}th cleanup mark drawn")
     rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
-    return _offset_layers(
+    layer = _offset_layer(
         rows,
         offsets,
         # as large and outlined as a firing mark: seen on the watermark line it often sits on
         {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
+    return [layer]
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -356,13 +357,10 @@ def _merges_binned(
 ) -> list[dict[str, Any]]:
     """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away counted per grid
     cell (``scale.bin_points``), a mark per cell at their mean position."""
-    n = sum(len(idx) for idx in groups.values())
-    xs, ys = np.empty(n), np.empty(n)
-    at = 0
-    for (start, _, _, _, proc), idx in groups.items():
-        xs[at : at + len(idx)] = x.clip(start)[0]
-        ys[at : at + len(idx)] = y.clip(proc)[0]
-        at += len(idx)
+    sizes = [len(idx) for idx in groups.values()]
+    n = sum(sizes)
+    xs = np.repeat(np.array([x.clip(g[0])[0] for g in groups], dtype=float), sizes)
+    ys = np.repeat(np.array([y.clip(g[4])[0] for g in groups], dtype=float), sizes)
     what = pd.Series(np.full(n, "merged", dtype=object))
     cells, nx, ny = scale._bin_arrays(
         xs, ys, what, "what", (x.lo, x.hi), (y.lo, y.hi), scale.ROW_LIMIT
