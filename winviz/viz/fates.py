@@ -76,7 +76,11 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     # the fate's position in palette.FATES; a late-data side output or a late_dropped record
     # overrides "late, accepted", late_dropped first
     fate = np.zeros(n, dtype=np.int64)
-    fate[late & _accepted(view, operator, n_windows)] = 1
+    # taken in: at a window operator, those assigned to a window; at an operator without
+    # windows (KeyedProcessFunction) or an interval join (``buffered``), every one
+    joins = view.kind_code("buffered") >= 0 and len(view.select("buffered", operator=operator))
+    windowed = not joins and (n_windows.any() or operator in window_operators(view))
+    fate[late & (n_windows > 0 if windowed else True)] = 1
     if view.kind_code("side_output") >= 0:
         side, owner = elements_of("side_output")
         fate[owner[late_side_outputs(view, side, owner, operator)]] = 3
@@ -92,17 +96,6 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
             "fate_code": fate,  # counted with bincount
         }
     )
-
-
-def _accepted(view: TraceView, operator: str, n_windows: np.ndarray) -> np.ndarray | bool:
-    """Which elements the operator took in: at a window operator those assigned to a window;
-    at an operator without windows (``KeyedProcessFunction``) and at an interval join (it
-    writes ``buffered`` records) every one — a late element reaches ``processElement``."""
-    if view.kind_code("buffered") >= 0 and len(view.select("buffered", operator=operator)):
-        return True
-    if n_windows.any() or operator in window_operators(view):  # (assigned: a window operator)
-        return n_windows > 0
-    return True
 
 
 def late_side_outputs(

@@ -247,10 +247,10 @@ def fired_by(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
 def _causes_of(view: TraceView, fired_rows: np.ndarray) -> dict[str, np.ndarray]:
     """``_causes`` of these ``fired`` records, picked from those of every one (derived once
     per view) where they are all ``fired`` records."""
-    rows = np.asarray(fired_rows, dtype=np.int64)
-    if not _all_fired(view, rows):
-        return _causes(view, rows)
+    rows, fired = np.asarray(fired_rows, dtype=np.int64), view.select("fired")
     at = _positions(view, rows)
+    if len(rows) and not (len(fired) and np.array_equal(fired[at], rows)):
+        return _causes(view, rows)  # (not ``fired`` records only)
     every = memoized(view, "every_firing", "", lambda: _causes(view, view.select("fired")))
     return {name: values[at] for name, values in every.items()}
 
@@ -269,12 +269,6 @@ def _positions(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
     """Where each of these ``fired`` records is among every ``fired`` record of the trace."""
     every = view.select("fired")
     return np.minimum(np.searchsorted(every, fired_rows), max(0, len(every) - 1))
-
-
-def _all_fired(view: TraceView, rows: np.ndarray) -> bool:
-    """Whether every one of these positions is a ``fired`` record's."""
-    every = view.select("fired")
-    return not len(rows) or bool(len(every) and np.array_equal(every[_positions(view, rows)], rows))
 
 
 def cleanup_marks(view: TraceView, operator: str) -> Columns:

@@ -150,7 +150,13 @@ def _place_in_order(
             if not inside or taken.hits(box) or not (across or taken.off_guides(box)):
                 continue
             line = _leader(shift[i], r[field], align, dx + shift[i], dy)
-            along = [] if line is None else _along(px - shift[i], py, line)
+            along = []  # small boxes every 3 px along the leader line, but at its mark
+            if line is not None:
+                x1, y1, x2, y2 = line
+                n, mx = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / 3)), px - shift[i]
+                for k in range(1, n):
+                    sx, sy = mx + x1 + (x2 - x1) * k / n, py + y1 + (y2 - y1) * k / n
+                    along.append((sx - 1, sy - 1, sx + 1, sy + 1))
             if not any(map(taken.hits, along)):  # (nor its leader line crossing anything)
                 taken.add(box)
                 for b in along:
@@ -207,15 +213,6 @@ def _leader(
         return None
     ux, uy = (nx - cx) / far, ny / far
     return round(cx + ux * radius, 2), round(uy * radius, 2), round(nx, 2), round(ny, 2)
-
-
-def _along(px: float, py: float, line: tuple[float, float, float, float]) -> list[Box]:
-    """Small boxes (2 px) every 3 px along a leader line from pixel ``px``, ``py``, but at
-    its own mark."""
-    x1, y1, x2, y2 = line
-    n = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / 3))
-    steps = [(px + x1 + (x2 - x1) * k / n, py + y1 + (y2 - y1) * k / n) for k in range(1, n)]
-    return [(sx - 1, sy - 1, sx + 1, sy + 1) for sx, sy in steps]
 
 
 _ROW_PX = 16.0
