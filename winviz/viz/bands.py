@@ -220,10 +220,22 @@ def _per_window(lives: _Table) -> list[_Window] | None:
     bounds = np.r_[first, len(order)].tolist()
     present = np.asarray(pd.notna(np.asarray(lives["key"], dtype=object)), dtype=bool)
     keys = np.add.reduceat(present[order].astype(np.int64), first)
-    elements = np.add.reduceat(np.asarray(lives["elements"], dtype=np.int64)[order], first)
-    firings = np.add.reduceat(np.asarray(lives["firings"], dtype=np.int64)[order], first)
-    opened = np.minimum.reduceat(np.asarray(lives["opened"], dtype=np.int64)[order], first)
-    closed = _closed_per_window(np.asarray(lives["closed"]), order, first, bounds)
+    elements, firings, opened = (
+        reduce.reduceat(np.asarray(lives[name], dtype=np.int64)[order], first)
+        for reduce, name in ((np.add, "elements"), (np.add, "firings"), (np.minimum, "opened"))
+    )
+    # the last close of a window's rows, None while one of them is still open (missing)
+    closed = np.asarray(lives["closed"])[order]
+    if closed.dtype.kind in "iuf":
+        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
+        last = np.fmax.reduceat(closed, first).tolist()
+        closes = [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
+    else:
+        values = closed.tolist()
+        closes = [
+            None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
+            for a, b in pairwise(bounds)
+        ]
     merged_into = np.asarray(lives["merged_into"], dtype=object)[order]
     if pd.isna(merged_into).all():  # no session merge: no text
         texts = [""] * len(first)
@@ -239,27 +251,8 @@ def _per_window(lives: _Table) -> list[_Window] | None:
             elements.tolist(),
             firings.tolist(),
             opened.tolist(),
-            closed,
+            closes,
             texts,
             strict=True,
         )
-    ]
-
-
-def _closed_per_window(
-    closed: np.ndarray, order: np.ndarray, first: np.ndarray, bounds: list[int]
-) -> list[int | None]:
-    """Per window (rows ``order``, windows starting at ``first``): the last close of its rows,
-    None while one of them is still open (missing)."""
-    closed = closed[order]
-    if closed.dtype.kind in "iu":  # every pane closed
-        return np.maximum.reduceat(closed, first).tolist()
-    if closed.dtype.kind == "f":  # NaN: still open
-        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
-        last = np.fmax.reduceat(closed, first).tolist()
-        return [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
-    values = closed.tolist()
-    return [
-        None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
-        for a, b in pairwise(bounds)
     ]
