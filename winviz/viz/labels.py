@@ -56,7 +56,8 @@ def _label_room(y: TimeAxis, height: int) -> TimeAxis:
 
 
 class Plot:
-    """Data → pixel positions of a timeline (x across, y up, as Vega-Lite draws them)."""
+    """Data → pixel positions of a timeline (x across, y up, as Vega-Lite draws them), of a
+    value or a numpy array of them."""
 
     def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
         self.x, self.y, self.width, self.height = x, y, width, height
@@ -359,10 +360,8 @@ def _taken_by_marks(
         if kind == "point" and rows and points:
             r = math.sqrt(layer["mark"].get("size", 160)) / 2 + 1  # (binned marks: to 160)
             # positions as floats (None, a missing position: NaN, left out below)
-            xs = np.array([row["x"] for row in rows], dtype=float)
-            ys = np.array([row["y"] for row in rows], dtype=float)
-            px = (xs - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
-            py = (1 - (ys - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
+            px = plot.px(np.array([row["x"] for row in rows], dtype=float))
+            py = plot.py(np.array([row["y"] for row in rows], dtype=float))
             ok = np.isfinite(px) & np.isfinite(py)
             taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
         elif kind == "line" and lines:
@@ -415,9 +414,7 @@ def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: Plot) ->
     # (a difference of two of them is below 2**53: exact as a float too, so each operation
     # rounds as Python's does)
     v = np.array(values[:-4], dtype=np.int64).reshape(-1, 4)
-    span_x, span_y = max(1, plot.x.hi - plot.x.lo), max(1, plot.y.hi - plot.y.lo)
-    px = (v[:, [0, 2]] - plot.x.lo).astype(float) / span_x * plot.width
-    py = (1 - (v[:, [1, 3]] - plot.y.lo).astype(float) / span_y) * plot.height
+    px, py = plot.px(v[:, [0, 2]]), plot.py(v[:, [1, 3]])
     boxes = np.column_stack(
         (px.min(axis=1) - 1, py.min(axis=1) - 1, px.max(axis=1) + 1, py.max(axis=1) + 1)
     )

@@ -537,9 +537,6 @@ def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and v != v)
 
 
-# -- shared encodings -------------------------------------------------------------------------
-
-
 def _what_encoding(
     rows: list[dict[str, Any]],
     x: TimeAxis,
