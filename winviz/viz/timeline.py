@@ -544,19 +544,12 @@ def _shared_lines(
 def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One watermark dot per position: the first one's stands for the others there, its
     tooltip naming each operator ("a; b")."""
-    if len(points) < 2:
-        return points
     seen: dict[tuple[Any, Any], dict[str, Any]] = {}
-    out = []
     for p in points:
-        at = (p["x"], p["y"])
-        first = seen.get(at)
-        if first is None:
-            seen[at] = p
-            out.append(p)
-        elif p["operator"] not in str(first["operator"]).split("; "):
+        first = seen.setdefault((p["x"], p["y"]), p)
+        if first is not p and p["operator"] not in str(first["operator"]).split("; "):
             first["operator"] = f"{first['operator']}; {p['operator']}"
-    return out
+    return list(seen.values())
 
 
 def _elements(

@@ -83,27 +83,22 @@ def _restarts(
             )
         else:
             notes.append(f"the run {what} {source}: every watermark started at MIN")
-    encoding = {
-        "x": x.channel("x"),
-        "y": y.channel("y"),
+    xy = {"x": x.channel("x"), "y": y.channel("y")}
+    encoding = xy | {
         "detail": {"field": "text", "type": "nominal"},
         "tooltip": [{"field": "text", "type": "nominal", "title": "restart"}],
     }
-    rule = spec.layer(
-        rows,
-        {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
-        encoding,
-    )
+    mark = {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]}
     label = spec.text_layer(
         [row for row in rows if row["end"] == 0],
-        {"x": x.channel("x"), "y": y.channel("y")},
+        xy,
         color=palette.GUIDE_COLOR,
         align="left",
         baseline="bottom",
         dx=4,
         dy=-2,
     )
-    return [rule, label]
+    return [spec.layer(rows, mark, encoding), label]
 
 
 def _restart_words(r: watermark_steps.Restart) -> tuple[str, str]:
