@@ -613,8 +613,13 @@ def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
 
 def _edge_places(e: dict[str, Any], align: str, plot: Plot) -> list[Box]:
     """The pixel box of an edge text (row ``e``) at each of ``EDGE_PLACES``."""
-    px, w, dx = plot.px(e["x"]), CHAR_PX * len(e["text"]), EDGE_DX[align]
-    left, right = (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)
+    left, right = _edge_span(plot.px(e["x"]), e["text"], align)
     py = plot.py(e["y"])
     tops = [py + dy if side == "top" else py + dy - LABEL_FONT - 3 for side, dy in EDGE_PLACES]
     return [(left, top, right, top + LABEL_FONT + 3) for top in tops]
+
+
+def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:
+    """The left and right pixel of an edge text at ``px`` with this ``align`` (``EDGE_DX``)."""
+    w, dx = CHAR_PX * len(text), EDGE_DX[align]
+    return (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)

@@ -97,11 +97,12 @@ def timeline(
 
     ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
     window operator to show (default: the first one). ``max_points``: elements drawn one by
-    one up to this many, binned above. ``labels``: firing labels (default: at most
-    ``LABEL_LIMIT`` firing marks). ``diagonal``: draw event time = processing time (default:
-    automatic). ``view``: "timeline", "skew" (``skew_chart``) or "auto" (``auto_view``).
-    ``element_labels``: label each element dot by a field index of its value, a key of a dict
-    value, or a function of the value. Input that cannot be drawn gives a message card
+    one up to this many (≤ 5,000), binned above. ``labels``: firing labels (default: at most
+    ``LABEL_LIMIT`` (25) firing marks). ``diagonal``: draw event time = processing time
+    (default: automatic). ``view``: "timeline", "skew" (``skew_chart``) or "auto"
+    (``auto_view``). ``element_labels``: label each element dot by a field index of a tuple
+    value (``0``: its first field), a key of a dict value, or a function of the value; labels
+    that fit nowhere are left to the tooltip. Input that cannot be drawn gives a message card
     (``usermeta.winviz.status == "message"``); nothing raises for bad data."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")

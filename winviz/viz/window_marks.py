@@ -392,7 +392,10 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
     """An interval join's pairs (``joined``, at the output's timestamp) and the buckets its
     cleanup timers removed (``buffer_removed``), at their processing time; None without."""
     rows: list[dict[str, Any]] = []
-    for kind, what in (("joined", "joined"), ("buffer_removed", "buffer removed")):
+    for kind, what, happened in (
+        ("joined", "joined", "pairs joined (at the output's timestamp)"),
+        ("buffer_removed", "buffer removed", "buffer buckets removed by cleanup timers"),
+    ):
         if view.kind_code(kind) < 0:
             continue
         at = view.select(kind, operator=op)
@@ -409,11 +412,7 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
             else:
                 row |= {"side": first[i], "elements": second[i]}
             rows.append(row | {"ts": x.fmt(stamps[i]), "proc_time": y.fmt(procs[i]), "note": note})
-        notes.append(
-            f"{len(at):,} pairs joined (at the output's timestamp)"
-            if kind == "joined"
-            else f"{len(at):,} buffer buckets removed by cleanup timers"
-        )
+        notes.append(f"{len(at):,} {happened}")
     if not rows:
         return None
     rows, k = _every_kth(rows)
