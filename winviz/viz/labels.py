@@ -434,7 +434,7 @@ def _side_by_side(
     rows: list[dict[str, Any]],
     plot: Plot,
     occupied: piles.Grid,
-    taken: _Boxes | None,
+    taken: _Boxes,
     what: str,
     notes: list[str],
 ) -> tuple[list[dict[str, Any]], list[float]]:
@@ -451,16 +451,10 @@ def _side_by_side(
     notes += piles.moved_note(placed, f"{what} mark", STACK_PX)
     drawn = [i for i, on in enumerate(placed.counted_on) if on is None]
     offsets = [placed.dx[i] for i in drawn]
-    if taken is not None:
-        arr = np.asarray(
-            [
-                (places[i][0] + placed.dx[i] - half, places[i][1] - half,
-                 places[i][0] + placed.dx[i] + half, places[i][1] + half)
-                for i in drawn
-            ],
-            dtype=float,
-        ).reshape(-1, 4)  # fmt: skip
-        taken.add_array(arr[np.isfinite(arr).all(axis=1)])
+    cx = np.array([places[i][0] + placed.dx[i] for i in drawn], dtype=float)
+    cy = np.array([places[i][1] for i in drawn], dtype=float)
+    arr = np.column_stack((cx - half, cy - half, cx + half, cy + half))
+    taken.add_array(arr[np.isfinite(arr).all(axis=1)])
     if placed.counted:
         rows = piles.count_on(rows, placed)
     return rows, offsets
