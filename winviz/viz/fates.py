@@ -102,10 +102,8 @@ def late_side_outputs(
     view: TraceView, side: np.ndarray, owner: np.ndarray, operator: str
 ) -> np.ndarray:
     """Which of these ``side_output`` records of ``operator`` (``owner``: the element of each)
-    are the late-data side output of their element — Flink's ``sideOutput(lateDataOutputTag,
-    element)`` in ``WindowOperator.processElement``: after the last firing of the element's
-    own processing, before its operator's next watermark or timer firing. (A
-    ProcessWindowFunction's ``ctx.output`` writes ``side_output`` records too.)"""
+    are the late-data side output of their element (Flink's ``WindowOperator.processElement``
+    ``sideOutput(lateDataOutputTag, element)``), not a ProcessWindowFunction's output."""
     if not len(side):
         return np.zeros(0, dtype=bool)
     # the records of the element's own processing: up to its operator's next watermark or

@@ -49,11 +49,9 @@ def _window_record_columns(
 
 
 def firings(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``fired`` records: ``window_records`` columns plus result (the value), pane, count,
-    cause, timer (the firing timer's timestamp, None without one), firing ("first firing" /
-    "re-firing") and late_firing (``winviz.trace.vocabulary``'s words), fired_by and at (the
-    event time a firing mark sits at: the event-time timer's timestamp, else the window's
-    end)."""
+    """The ``fired`` records: ``window_records`` columns plus result, pane, count, cause, timer
+    (its timestamp, None without one), firing and late_firing (``vocabulary``'s words),
+    fired_by and at (the event-time timer's timestamp, else the window's end)."""
     return _table(view, "fired", operator, "frame")
 
 
@@ -133,9 +131,8 @@ def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
 def _watermark_before(
     view: TraceView, operator: str, rows: np.ndarray, event: np.ndarray
 ) -> np.ndarray:
-    """The operator's watermark before each firing's cause (``rows``: its ``fired`` records):
-    before the advance that fired an event-time timer (``event``), else the watermark the
-    record carries (``vocabulary.is_late_firing`` compares it)."""
+    """The operator's watermark before each firing's cause: before the advance that fired an
+    event-time timer (``event``), else the one the ``fired`` record carries."""
     marks = view.select("watermark", operator=operator)
     mark_ts, present = view.ints("ts", marks)
     mark_ts = np.where(present, mark_ts, LONG_MIN)
@@ -256,9 +253,8 @@ def _causes_of(view: TraceView, fired_rows: np.ndarray) -> dict[str, np.ndarray]
 
 
 def _causes(view: TraceView, rows: np.ndarray) -> dict[str, np.ndarray]:
-    """The cause of each of these ``fired`` records: trigger call and timer position
-    (``calls``, ``timers``: ``winviz.trace.causes.firing_causes``), whether that timer is of
-    event time (``event``: ``timer_domains``) and the cause's category (``fired_by``)."""
+    """The cause of each of these ``fired`` records (``winviz.trace.causes``): trigger call and
+    timer position (``calls``, ``timers``), whether of event time (``event``), ``fired_by``."""
     calls, timers = trace_firing_causes(view.c, rows)
     _, named, event = timer_domains(view.c, timers)
     by = cause_category(calls, named, event, view.ints("watermark", rows)[0])
