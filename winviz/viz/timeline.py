@@ -22,7 +22,6 @@ import pandas as pd
 from winviz.viz import (
     coinciding,
     fates,
-    firings,
     idle,
     palette,
     piles,
@@ -165,8 +164,7 @@ def _timeline(
     elements = _where_present(every_element, "ts")
     steps = watermark_steps.watermark_step_columns(view)
     # few firings (cleanups) are drawn one by one, with their texts; many are aggregated
-    fired = _window_marks(view, op, "fired", firings.firing_marks, firings.firing_columns)
-    cleaned = _window_marks(view, op, "cleanup", firings.cleanup_marks, firings.cleanup_columns)
+    fired, cleaned = _window_marks(view, op, "fired"), _window_marks(view, op, "cleanup")
     lives = window_lives.window_life_columns(view, op)  # None: no window, or session merges
     if lives is None:
         lives = window_lives.window_lives(view, op)

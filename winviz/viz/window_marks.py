@@ -7,7 +7,7 @@ drawn one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
@@ -16,6 +16,7 @@ import pandas as pd
 
 from winviz.trace import detail_names as detail_fields
 from winviz.viz import (
+    firings,
     palette,
     piles,
     scale,
@@ -44,15 +45,13 @@ DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window a
 _Table = pd.DataFrame | Columns
 
 
-def _window_marks(
-    view: TraceView,
-    op: str,
-    kind: str,
-    marks: Callable[[TraceView, str], Columns],
-    columns: Callable[[TraceView, str], Columns],
-) -> Columns:
-    """The firings or cleanups (``kind``) of ``op`` of a time window: aggregated marks
-    (``marks``) when there are many, else with their texts (``columns``)."""
+def _window_marks(view: TraceView, op: str, kind: str) -> Columns:
+    """The firings or cleanups (``kind``) of ``op`` of a time window: without their texts
+    (``firings.firing_marks``) when there are many, else with them (``firing_columns``)."""
+    marks, columns = {
+        "fired": (firings.firing_marks, firings.firing_columns),
+        "cleanup": (firings.cleanup_marks, firings.cleanup_columns),
+    }[kind]
     if len(view.select(kind, operator=op)) > DETAIL_LIMIT:
         drawn = marks(view, op)
         if len(drawn) > DETAIL_LIMIT:
