@@ -1,6 +1,6 @@
 """The causes of a trace's firings are derived once per view: the explorer's summary after a
 timeline of the same view finds every firing's trigger call, timer and timer domain once
-(``firings._every_firing``), not once per table that reads them."""
+(``firings._causes_of``), not once per table that reads them."""
 
 from __future__ import annotations
 

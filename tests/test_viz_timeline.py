@@ -550,8 +550,10 @@ def test_two_lines_clipped_to_one_edge_point_print_one_text() -> None:
     beyond = {"x": 6180, "y": 1300, "text": "watermark beyond the axis"}
     at_max = {"x": 6180, "y": 1300, "text": "watermark = MAX (end of input) →"}
     other = {"x": 6180, "y": 900, "text": "watermark beyond the axis"}
-    assert tl._one_edge_text_per_point([beyond, at_max, other]) == [at_max, other]
-    assert tl._one_edge_text_per_point([at_max, beyond]) == [at_max]
+    assert tl._edge_sides([beyond, at_max, other]) == [("right", [at_max, other])]
+    assert tl._edge_sides([at_max, beyond]) == [("right", [at_max])]
+    at_min = {"x": -40, "y": 900, "text": "← watermark = MIN"}
+    assert tl._edge_sides([at_min, other]) == [("right", [other]), ("left", [at_min])]
 
 
 def test_date_axis_ticks_fall_on_utc_boundaries() -> None:

@@ -1,11 +1,10 @@
 """The timeline's window bands and allowed-lateness horizons.
 
 A band per (start, end) window over all keys: its event-time extent across, its life in
-processing time (first element assigned → state cleaned up, or merged away) down, drawn at
-least ``MIN_BAND_PX`` high (``_visible_span``; its tooltip gives the true times). With
-allowed lateness > 0, a dashed line per window at its horizon — max timestamp + allowed
-lateness, Flink's ``WindowOperator.cleanupTime`` — over the band's life: until the watermark
-passes it, the window still accepts late elements.
+processing time (first element assigned → cleaned up or merged away) down. With allowed
+lateness > 0, a dashed line per window at its horizon — max timestamp + allowed lateness,
+Flink's ``WindowOperator.cleanupTime`` — over the band's life: until the watermark passes
+it, the window still accepts late elements.
 """
 
 from __future__ import annotations
@@ -18,13 +17,11 @@ import pandas as pd
 
 from winviz.viz import palette, spec, window_lives
 from winviz.viz.palette import TimeAxis
-from winviz.viz.window_marks import _every_kth, _missing, _Table
+from winviz.viz.window_marks import _every_kth, _missing, _Table, groups_of
 
 MIN_BAND_PX = 8
 """The least height in pixels a window band is drawn (``_visible_span``): a window opened and
-closed at one processing time (typically the last one, its element and the end-of-input
-firing at one time) has no height and would draw nothing, or vanish under the watermark line
-along its top (issue 26)."""
+closed at one processing time would draw nothing."""
 
 
 def _bands(
@@ -37,13 +34,9 @@ def _bands(
     across: bool = False,
     height: int = 400,
 ) -> spec.ChartDict | None:
-    """The window bands; a band is at least ``MIN_BAND_PX`` high in the chart's ``height``
-    (``_visible_span``): a window opened and closed at the same processing time — typically
-    the last one, filled and cleaned up at the end of input — is drawn as a thin band centred
-    on that time, its tooltip's "opened" and "closed" the true times. ``per_window``:
-    ``_per_window(lives)``. ``across``: processing-time windows, whose [start, end) is
-    processing time: each band spans the whole event-time axis (the window holds elements of
-    any timestamp) over its life."""
+    """The window bands (``per_window``: ``_per_window(lives)``), each at least
+    ``MIN_BAND_PX`` high, its tooltip the true times. ``across``: processing-time windows,
+    whose bands span the whole event-time axis over their life."""
     if per_window is None:
         return None
     wrapped = sum(w.window_start >= w.window_end for w in per_window)
@@ -111,17 +104,15 @@ def _bands(
 
 
 def _drawn_life(w: _Window, y: TimeAxis, height: int) -> tuple[Any, Any]:
-    """Window ``w``'s life in processing time as its band and horizon are drawn: opened up to
-    closed (the top edge while still open), at least ``MIN_BAND_PX`` high (``_visible_span``)."""
+    """Window ``w``'s life in processing time as drawn: opened up to closed (the top edge
+    while still open), at least ``MIN_BAND_PX`` high."""
     closed = y.hi if w.closed is None else y.clip(w.closed)[0]
     return _visible_span(y.clip(w.opened)[0], closed, y, height)
 
 
 def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]:
-    """A band's processing-time extent (``y0`` up to ``y1``, on ``y``) as drawn: itself when it
-    is at least ``MIN_BAND_PX`` high in a plot ``height`` px high, else ``MIN_BAND_PX`` high
-    centred on its middle (moved inside the axis at its ends) — the one place a band is made
-    visible; what it says (its tooltip) stays the true times."""
+    """A band's processing-time extent ``y0`` .. ``y1`` as drawn: at least ``MIN_BAND_PX``
+    high in a plot ``height`` px high, centred on its middle (inside the axis)."""
     least = least_span(y, height)
     if y0 is None or y1 is None or y1 - y0 >= least:
         return y0, y1
@@ -130,9 +121,7 @@ def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]
 
 
 def least_span(y: TimeAxis, height: int) -> float:
-    """``MIN_BAND_PX`` in the units of ``y`` on a plot ``height`` px high: the least extent a
-    band is drawn (``_visible_span``; the scrubber's window layer applies the same rule in
-    Vega, since its bands grow with the slider)."""
+    """``MIN_BAND_PX`` in the units of ``y`` on a plot ``height`` px high."""
     return MIN_BAND_PX * max(1, y.hi - y.lo) / max(1, height)
 
 
@@ -145,14 +134,10 @@ def _horizon_layer(
     chains: dict[tuple[str, int, int], window_lives.MergeChain] | None = None,
     height: int = 400,
 ) -> spec.ChartDict | None:
-    """A dashed vertical line per window with lateness > 0 at its horizon (max timestamp +
-    allowed lateness) over its band's life in processing time as drawn (``_drawn_life``: at
-    least ``MIN_BAND_PX`` long in a chart ``height`` px high; ``per_window``:
-    ``_per_window(lives)``). ``derived``: the windows whose horizon
-    ``window_lives.every_horizon`` derived (no ``cleanup`` record: merged away, or still open);
-    their tooltips say so, and where every key's pane of a merged-away window went on through
-    the same later merges (``chains``: ``window_lives.merge_chains``), the last window of that
-    chain."""
+    """A dashed vertical line per window at its horizon over its band's life as drawn
+    (``_drawn_life``). ``derived``: the windows whose horizon ``window_lives.every_horizon``
+    derived (no ``cleanup`` record); their tooltips say so and name the last window of their
+    merge chain (``chains``: ``window_lives.merge_chains``) when every key's is the same."""
     if not horizons or per_window is None:
         return None
     chain_of: dict[tuple[int, int], set[window_lives.MergeChain]] = {}
@@ -198,9 +183,8 @@ def _horizon_layer(
 
 
 def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
-    """A strokeDash channel of one constant category: a legend entry explaining a line. It
-    sits under the chart, where the plot's width holds the long label: in the right-hand legend
-    column it widened the chart past a 1400 px JupyterLab window and was cut (issue 29)."""
+    """A strokeDash channel of one constant category: a legend entry explaining a line, under
+    the chart (where the plot's width holds the long label)."""
     return {
         "field": "line",
         "type": "nominal",
@@ -224,25 +208,34 @@ class _Window(NamedTuple):
 
 
 def _per_window(lives: _Table) -> list[_Window] | None:
-    """The windows of ``lives`` by (start, end), in that order: distinct keys, elements and
-    firings summed, first opened, and closed (the last close) once every key's pane of it is
-    cleaned up or merged away, else None; ``merged_into`` as ``window_lives.merged_text``. The
-    (key, window) rows of ``window_lives`` (one per key text and window, ints) grouped with
-    numpy."""
+    """The windows of ``lives`` (``window_lives``' (key, window) rows) by (start, end): keys
+    counted, elements and firings summed, first opened, last closed (None while a pane is
+    open), ``merged_into`` as ``window_lives.merged_text``."""
     if lives.empty:
         return None
     starts = np.asarray(lives["window_start"], dtype=np.int64)
     ends = np.asarray(lives["window_end"], dtype=np.int64)
-    order = np.lexsort((ends, starts))  # by window; a window's rows in their order
+    order, first = groups_of(starts, ends)
     starts, ends = starts[order], ends[order]
-    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
     bounds = np.r_[first, len(order)].tolist()
     present = np.asarray(pd.notna(np.asarray(lives["key"], dtype=object)), dtype=bool)
     keys = np.add.reduceat(present[order].astype(np.int64), first)
-    elements = np.add.reduceat(np.asarray(lives["elements"], dtype=np.int64)[order], first)
-    firings = np.add.reduceat(np.asarray(lives["firings"], dtype=np.int64)[order], first)
-    opened = np.minimum.reduceat(np.asarray(lives["opened"], dtype=np.int64)[order], first)
-    closed = _closed_per_window(np.asarray(lives["closed"]), order, first, bounds)
+    elements, firings, opened = (
+        reduce.reduceat(np.asarray(lives[name], dtype=np.int64)[order], first)
+        for reduce, name in ((np.add, "elements"), (np.add, "firings"), (np.minimum, "opened"))
+    )
+    # the last close of a window's rows, None while one of them is still open (missing)
+    closed = np.asarray(lives["closed"])[order]
+    if closed.dtype.kind in "iuf":
+        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
+        last = np.fmax.reduceat(closed, first).tolist()
+        closes = [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
+    else:
+        values = closed.tolist()
+        closes = [
+            None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
+            for a, b in pairwise(bounds)
+        ]
     merged_into = np.asarray(lives["merged_into"], dtype=object)[order]
     if pd.isna(merged_into).all():  # no session merge: no text
         texts = [""] * len(first)
@@ -258,27 +251,8 @@ def _per_window(lives: _Table) -> list[_Window] | None:
             elements.tolist(),
             firings.tolist(),
             opened.tolist(),
-            closed,
+            closes,
             texts,
             strict=True,
         )
-    ]
-
-
-def _closed_per_window(
-    closed: np.ndarray, order: np.ndarray, first: np.ndarray, bounds: list[int]
-) -> list[int | None]:
-    """Per window (rows ``order``, windows starting at ``first``): the last close of its
-    (key, window) rows, None while one of them is still open (missing)."""
-    closed = closed[order]
-    if closed.dtype.kind in "iu":  # every pane closed
-        return np.maximum.reduceat(closed, first).tolist()
-    if closed.dtype.kind == "f":  # NaN: still open
-        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
-        last = np.fmax.reduceat(closed, first).tolist()
-        return [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
-    values = closed.tolist()
-    return [
-        None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
-        for a, b in pairwise(bounds)
     ]

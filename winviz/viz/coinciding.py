@@ -1,16 +1,10 @@
 """Coinciding lines: where step lines lie exactly on each other, all of them in sight.
 
-Two watermark lines with the same values at the same times — a window operator that forwards
-its input's watermark, two subtasks fed by the same channels — are drawn over the same pixels:
-only the last drawn would be seen, and the legend would promise a line nobody can see. Each
-line is cut into *runs*: maximal stretches where the same set of lines coincides (``runs``:
-found from the vertices, exactly — a horizontal step is split where another line's step at
-the same watermark starts or ends, a vertical one where another's at the same time does). A
-run of one line is drawn as before; a run shared by *n* lines is drawn by each of them with the dash
-``[DASH_PX, (n − 1) · DASH_PX]`` offset by its place among them, so along the run the lines'
-colours take turns, one dash each: every line in sight, at its exact place — as long as their
-colours differ: the propagation chart's channels take identity colours, the timeline's
-operators each a shade of the watermark colour (``palette.WATERMARK_SHADES``).
+Two watermark lines with the same values at the same times would be drawn over the same
+pixels, only the last one seen. Each line is cut into *runs*, maximal stretches where the
+same set of lines coincides (``runs``, found exactly from the vertices); a run shared by *n*
+lines is drawn by each with the dash ``[DASH_PX, (n − 1) · DASH_PX]`` offset by its place
+among them (``dash``), so their colours take turns along it, one dash each.
 """
 
 from __future__ import annotations
@@ -21,8 +15,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-DASH_PX = 5
-"""The length of one line's dash where lines coincide."""
+DASH_PX = 5  # the length of one line's dash where lines coincide
 
 Point = tuple[float, float]
 Piece = tuple[Point, Point]
@@ -33,8 +26,7 @@ Cut = tuple[Point, Point, bool]  # a piece, and whether another path may share i
 class Runs:
     """A set of paths cut into runs: ``rows`` per (n, k) — the vertices (``path``, ``run``,
     ``i``, ``x``, ``y``) of the runs where a path is the k-th (0-based) of n paths lying on
-    each other (n = 1: alone); ``shared`` — per tuple of coinciding paths, how far they run
-    together horizontally (in x units: processing time; 0: they share only a step up)."""
+    each other; ``shared`` — per tuple of coinciding paths, how far they run together in x."""
 
     rows: dict[tuple[int, int], list[dict[str, Any]]] = field(default_factory=dict)
     shared: dict[tuple[Hashable, ...], float] = field(default_factory=dict)
@@ -42,11 +34,9 @@ class Runs:
 
 def _pieces(points: Sequence[Point], cuts_h: dict[float, list[float]],
             cuts_v: dict[float, list[float]]) -> list[Cut]:  # fmt: skip
-    """A path's segments, each cut at the breakpoints of its row (a horizontal segment: the
-    x of every horizontal step at its y) or column (a vertical one: the y of every vertical
-    step at its x), each piece with whether another path may share it; a diagonal segment
-    stays whole (and may be shared), and so does one on a row or column no other path has a
-    step on (not in ``cuts_h`` / ``cuts_v``: not shared)."""
+    """A path's segments, each horizontal (vertical) one cut at the x (y) of every step on its
+    row (column) in ``cuts_h`` (``cuts_v``), each piece with whether another path may share
+    it (not on a row or column of its own only); a diagonal segment stays whole."""
     out: list[Cut] = []
     for a, b in pairwise(points):
         if a == b:
@@ -74,9 +64,8 @@ def _pieces(points: Sequence[Point], cuts_h: dict[float, list[float]],
 
 
 def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
-    """``paths`` (in drawing order, each its vertices in order) cut into runs (see the module
-    docstring); None when no two paths share a piece (nothing to change): a stretch of one
-    watermark over the same processing time, or part of a step up at the same time."""
+    """``paths`` (in drawing order, each its vertices in order) cut into runs; None when no
+    two paths share a piece."""
     cuts_h: dict[float, set[float]] = {}
     cuts_v: dict[float, set[float]] = {}
     on_h: dict[float, set[Hashable]] = {}  # the paths with a step on each row (column)
@@ -128,6 +117,5 @@ def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
 
 
 def dash(n: int, k: int) -> dict[str, Any]:
-    """The mark properties of the k-th (0-based) of n coinciding lines: one dash in n, its
-    turn the k-th."""
+    """The mark properties of the k-th (0-based) of n coinciding lines."""
     return {"strokeDash": [DASH_PX, (n - 1) * DASH_PX], "strokeDashOffset": (n - k) % n * DASH_PX}

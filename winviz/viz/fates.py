@@ -1,13 +1,9 @@
-"""The fate of each element reaching a window operator (``element_fates``), the details of
-elements, and the late elements sent to the side output (``late_side_outputs``).
+"""The fate of each element reaching a window operator (``element_fates``), and its details.
 
-An element is **late** when its timestamp is at or below the window operator's watermark when
-it arrives (``ts <= watermark`` of its ``element`` record: Flink's "late element"); it is still
-**accepted** while one of its windows is within the allowed lateness, and is dropped or sent to
-the side output only when every window of it is past its cleanup time. Each ``assigned`` /
-``skipped_late_window`` / ``late_dropped`` / ``side_output`` record belongs to the latest
-``element`` record of its operator in ``seq`` order (records of other operators may
-interleave). Then, per element:
+An element is **late** when its timestamp is at or below the operator's watermark when it
+arrives (``ts <= watermark`` of its ``element`` record: Flink's "late element"). Each
+``assigned`` / ``late_dropped`` / ``side_output`` record belongs to the latest ``element``
+record of its operator in ``seq`` order. Then, per element:
 
 * ``dropped`` — it has a ``late_dropped`` record; ``side output`` — a ``side_output`` record;
 * ``late, accepted`` — ``ts <= watermark`` and assigned to at least one window (fired or not:
@@ -42,26 +38,20 @@ _FATE_NAMES = np.array(list(vocabulary.ELEMENT_FATES), dtype=object)
 
 def element_fates(view: TraceView, operator: str) -> pd.DataFrame:
     """One row per element reaching ``operator``: seq, proc_time, ts, fate, windows (how
-    many it was assigned to). See the module docstring for the rules (Flink's late element,
-    ``timestamp <= currentWatermark``; ``WindowOperator.isWindowLate`` decides what is
-    dropped or side output)."""
-    return memoized(view, "element_fates", operator, lambda: _element_fates_frame(view, operator))
+    many it was assigned to), by the module docstring's rules."""
+
+    def frame() -> pd.DataFrame:
+        columns = element_fate_columns(view, operator)
+        names = ("seq", "proc_time", "ts", "fate", "windows")
+        return pd.DataFrame({n: _objects(columns[n]) if n == "fate" else columns[n] for n in names})
+
+    return memoized(view, "element_fates", operator, frame)
 
 
 def element_fate_columns(view: TraceView, operator: str) -> Columns:
-    """``element_fates`` as ``Columns`` (the same values; fate an object array) and fate_code:
-    each fate's position in ``palette.FATES``."""
+    """``element_fates`` as ``Columns`` (fate an object array), and fate_code: each fate's
+    position in ``palette.FATES``."""
     return memoized(view, "element_fate_columns", operator, lambda: _element_fates(view, operator))
-
-
-def _element_fates_frame(view: TraceView, operator: str) -> pd.DataFrame:
-    columns = element_fate_columns(view, operator)
-    return pd.DataFrame(
-        {
-            name: _objects(columns[name]) if name == "fate" else columns[name]
-            for name in ("seq", "proc_time", "ts", "fate", "windows")
-        }
-    )
 
 
 def _element_fates(view: TraceView, operator: str) -> Columns:
@@ -69,8 +59,8 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     n = len(erows)
 
     def elements_of(kind: str) -> tuple[np.ndarray, np.ndarray]:
-        """The records of ``kind`` at the operator that follow an element of it, and the
-        element of each (the last element record before it: a binary search among them)."""
+        """The records of ``kind`` at the operator after its first element, and the element
+        of each (the last element record before it)."""
         rows = view.select(kind, operator=operator)
         owner = np.searchsorted(erows, rows) - 1
         if len(owner) and owner[0] < 0:  # records before the first element (owner: ascending)
@@ -83,12 +73,14 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     marks, has_mark = view.ints("watermark", erows)
     late = has_ts & has_mark & (stamps <= marks)
     n_windows = np.bincount(elements_of("assigned")[1], minlength=n)
-    # the fate's position in palette.FATES: late and assigned (to one window at least) is
-    # "late, accepted", and so is a late element of an operator without windows (a
-    # KeyedProcessFunction: it gets every element); a side output of its own (see
-    # late_side_outputs) or a late_dropped record overrides that, late_dropped first
+    # the fate's position in palette.FATES; a late-data side output or a late_dropped record
+    # overrides "late, accepted", late_dropped first
     fate = np.zeros(n, dtype=np.int64)
-    fate[late & _accepted(view, operator, n_windows)] = 1
+    # taken in: at a window operator, those assigned to a window; at an operator without
+    # windows (KeyedProcessFunction) or an interval join (``buffered``), every one
+    joins = view.kind_code("buffered") >= 0 and len(view.select("buffered", operator=operator))
+    windowed = not joins and (n_windows.any() or operator in window_operators(view))
+    fate[late & (n_windows > 0 if windowed else True)] = 1
     if view.kind_code("side_output") >= 0:
         side, owner = elements_of("side_output")
         fate[owner[late_side_outputs(view, side, owner, operator)]] = 3
@@ -106,31 +98,12 @@ def _element_fates(view: TraceView, operator: str) -> Columns:
     )
 
 
-def _accepted(view: TraceView, operator: str, n_windows: np.ndarray) -> np.ndarray | bool:
-    """Which elements the operator took in: at a window operator those assigned to a window
-    at least (a late one assigned to none is dropped or sent to the side output); at an
-    operator without windows (``KeyedProcessFunction``) every one — Flink's late element
-    (timestamp <= the watermark) reaches ``processElement`` there, nothing drops it. An
-    interval join (it writes ``buffered`` records) takes in every element it does not drop or
-    send to the side output (those override this)."""
-    if view.kind_code("buffered") >= 0 and len(view.select("buffered", operator=operator)):
-        return True
-    if n_windows.any() or operator in window_operators(view):  # (assigned: a window operator)
-        return n_windows > 0
-    return True
-
-
 def late_side_outputs(
     view: TraceView, side: np.ndarray, owner: np.ndarray, operator: str
 ) -> np.ndarray:
-    """Which of these ``side_output`` records of ``operator`` (``owner``: the element of each,
-    numbered as in ``element_fates``) are the late-data side output of their element —
-    Flink's ``sideOutput(lateDataOutputTag, element)`` in ``WindowOperator.processElement``,
-    the last thing the operator does for a late element. A ProcessWindowFunction's
-    ``ctx.output`` also writes ``side_output`` records: during a firing in ``onElement`` /
-    ``onMerge`` (before that firing's ``fired`` record) or when a later watermark or timer
-    fires a window (after a ``watermark`` / ``timer_fired`` record). Those are not the
-    element's fate."""
+    """Which of these ``side_output`` records of ``operator`` (``owner``: the element of each)
+    are the late-data side output of their element (Flink's ``WindowOperator.processElement``
+    ``sideOutput(lateDataOutputTag, element)``), not a ProcessWindowFunction's output."""
     if not len(side):
         return np.zeros(0, dtype=bool)
     # the records of the element's own processing: up to its operator's next watermark or
@@ -157,41 +130,24 @@ def late_side_outputs(
 
 
 def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[Any]]:
-    """Tooltip fields of some element records as plain lists (a chart turns them into rows
-    straight away): operator, key and value texts, watermark and ts (exact ints, None where
-    absent), source_index (an int or None; see the module docstring)."""
-    operators, keys, values, source_index = _element_texts(view, seqs)
-    return {
-        "operator": operators.tolist(),
-        "key": keys,
-        "value": values,
-        "watermark": view.part("watermark", seqs).take(seqs).tolist(),
-        "ts": view.part("ts", seqs).take(seqs).tolist(),
-        "source_index": source_index,
-    }
-
-
-def _element_texts(
-    view: TraceView, seqs: np.ndarray
-) -> tuple[np.ndarray, list[str], list[str], list[Any]]:
-    """The operator (an object array), key and value texts and source index (int or None)
-    of element records."""
+    """Tooltip fields of element records as lists: operator, key and value texts, watermark
+    and ts (exact ints, None where absent), source_index (an int or None)."""
     values = view.detail("element", "value", seqs).tolist()
     # a key's text once per distinct key (the key column's dictionary tells keys apart)
     key_column = view.part("key", seqs)
     key_codes = key_column.codes[seqs].tolist()
     texts = {code: key_text(key_column.values[code]) for code in set(key_codes)}
-    return (
-        view.column("operator", seqs),
-        list(map(texts.__getitem__, key_codes)),
-        shorts(values),
-        _source_index(view, seqs, values),
-    )
+    return {
+        "operator": view.column("operator", seqs).tolist(),
+        "key": list(map(texts.__getitem__, key_codes)),
+        "value": shorts(values),
+        "watermark": view.part("watermark", seqs).take(seqs).tolist(),
+        "ts": view.part("ts", seqs).take(seqs).tolist(),
+        "source_index": _source_index(view, seqs, values),
+    }
 
 
 def _source_index(view: TraceView, seqs: np.ndarray, values: list[Any]) -> list[Any]:
-    """The source index of element records (``values``: theirs), an int or None: see the
-    module docstring."""
     arrivals = view.select("arrival")
     if not len(arrivals):
         return [None] * len(values)

@@ -1,17 +1,13 @@
-"""A window operator's firings and cleanups as tables (``firings``, ``firing_marks``,
-``cleanups``), read off its ``fired`` and ``cleanup`` records (Flink's ``WindowOperator``:
-``onEventTime`` / ``onProcessingTime`` fire a window and clear it at its cleanup time).
-
-How a firing's cause is worded (``firings``): ``cause`` names the trigger call or the timer
-that made the window fire ("element", "event-time timer at 4999", "processing-time timer at
-999"); ``fired_by`` is its category for legends and labels — "element", "event-time timer",
-"processing-time timer", "end of input" (an event-time timer fired by the end-of-input
-watermark MAX: the source finished, not a late element), "session merge" or "cause not
-traced".
+"""A window operator's firings and cleanups as tables, read off its ``fired`` and ``cleanup``
+records (Flink's ``WindowOperator``: ``onEventTime`` / ``onProcessingTime`` fire a window and
+clear it at its cleanup time). A firing's ``cause`` names the trigger call or timer that made
+the window fire ("event-time timer at 4999"); ``fired_by`` is its category
+(``winviz.trace.causes.fired_by``).
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -25,23 +21,20 @@ from winviz.trace.coded import object_array
 from winviz.viz.trace_view import LONG_MIN, Columns, TraceView, memoized
 from winviz.viz.value_texts import key_texts
 
+_FIELDS = ("key", "proc_time", "watermark", "ts")
+
 
 def window_records(
-    view: TraceView,
-    operator: str,
-    *kinds: str,
-    fields: tuple[str, ...] = ("key", "proc_time", "watermark", "ts"),
+    view: TraceView, operator: str, *kinds: str, fields: tuple[str, ...] = _FIELDS
 ) -> pd.DataFrame:
     """Records of these kinds at ``operator`` with window bounds: seq, kind, the ``fields``
-    asked for (key, proc_time, watermark, ts), window_start, window_end (None for the global
-    window)."""
+    asked for, window_start, window_end (None for the global window)."""
     return pd.DataFrame(_window_record_columns(view, operator, kinds, fields))
 
 
 def _window_record_columns(
-    view: TraceView, operator: str, kinds: tuple[str, ...], fields: tuple[str, ...]
+    view: TraceView, operator: str, kinds: tuple[str, ...], fields: tuple[str, ...] = _FIELDS
 ) -> dict[str, Any]:
-    """The columns of ``window_records``, before they become a DataFrame."""
     rows = view.select(*kinds, operator=operator)
     columns: dict[str, Any] = {"seq": rows, "kind": view.kinds_of(rows)}
     for name in fields:
@@ -56,106 +49,90 @@ def _window_record_columns(
 
 
 def firings(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``fired`` records: window_records columns plus result (the value), pane, count,
-    and what caused the firing (see ``firing_causes``): cause, timer (the firing timer's
-    timestamp, None when no timer fired it), firing ("first firing" / "re-firing") and
-    late_firing (``firing_words``: ``winviz.trace.vocabulary``'s words; Flink has no pane
-    timing, so the trace's ``timing`` field is not read), fired_by (the cause's category,
-    ``fired_by``) and at (the event time a firing mark sits at: the event-time timer's
-    timestamp, else the window's end)."""
-    return memoized(
-        view, "firings", operator, lambda: pd.DataFrame(_firing_records(view, operator))
-    )
-
-
-def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
-    """The columns of ``firings`` before they become a DataFrame (made once per view)."""
-    return memoized(view, "firing_record_columns", operator, lambda: _firings(view, operator))
+    """The ``fired`` records: ``window_records`` columns plus result, pane, count, cause, timer
+    (its timestamp, None without one), firing and late_firing (``vocabulary``'s words),
+    fired_by and at (the event-time timer's timestamp, else the window's end)."""
+    return _table(view, "fired", operator, "frame")
 
 
 def firing_columns(view: TraceView, operator: str) -> Columns:
-    """``firings`` of time windows as ``Columns``: the same values as ``firings(...)[c]
-    .tolist()`` gives for those records, as object arrays (seq, window_start, window_end:
-    int64), except ``timer``: ints and None (the frame's column is float64 where a firing has
-    no timer). The firings of the global window (no start or end) are left out."""
-    return memoized(
-        view,
-        "firing_columns",
-        operator,
-        lambda: _of_time_windows(_firing_records(view, operator)),
-    )
+    """``firings`` of time windows as ``Columns`` (object arrays; seq, window_start,
+    window_end int64; timer ints and None)."""
+    return _table(view, "fired", operator, "columns")
+
+
+def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``cleanup`` records: ``window_records`` columns plus cleanup_time."""
+    return _table(view, "cleanup", operator, "frame")
+
+
+def cleanup_columns(view: TraceView, operator: str) -> Columns:
+    """``cleanups`` of time windows as ``Columns``, as ``firing_columns``."""
+    return _table(view, "cleanup", operator, "columns")
+
+
+def _table(view: TraceView, kind: str, operator: str, form: str) -> Any:
+    """The firings' or cleanups' table (``kind``) as a DataFrame or as ``Columns`` of time
+    windows (``form``), each derived once per view (``memoized``) from one set of columns."""
+    build = _firing_records if kind == "fired" else _cleanup_records
+    raw = memoized(view, f"{kind} records", operator, lambda: build(view, operator))
+    make = pd.DataFrame if form == "frame" else _of_time_windows
+    return memoized(view, f"{kind} {form}", operator, lambda: make(raw))
 
 
 def _of_time_windows(raw: dict[str, Any]) -> Columns:
-    """The rows of a table's columns (``_window_record_columns`` and more) that have a time
-    window, as ``Columns``: object arrays of the values, window_start and window_end int64."""
+    """The rows of these columns that have a time window, as ``Columns``: object arrays of
+    the values, window_start and window_end int64."""
+    keep = np.array([end is not None for end in raw["window_end"]], dtype=bool)
     columns = {
-        name: values if isinstance(values, np.ndarray) else object_array(list(values))
+        name: (values if isinstance(values, np.ndarray) else object_array(list(values)))[keep]
         for name, values in raw.items()
     }
-    if isinstance(raw["window_end"], np.ndarray):  # (every record has a time window)
-        return Columns(columns)
-    keep = np.array([end is not None for end in raw["window_end"]], dtype=bool)
     for name in ("window_start", "window_end"):
-        columns[name] = np.array(columns[name][keep].tolist(), dtype=np.int64)
-    return Columns(
-        {
-            name: v if name in ("window_start", "window_end") else v[keep]
-            for name, v in columns.items()
-        }
-    )
+        columns[name] = np.array(columns[name].tolist(), dtype=np.int64)
+    return Columns(columns)
 
 
-def _firings(view: TraceView, operator: str) -> dict[str, Any]:
-    # the columns first, one DataFrame at the end (adding columns one by one costs more)
-    frame = _window_record_columns(
-        view, operator, ("fired",), ("key", "proc_time", "watermark", "ts")
-    )
+def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:
+    columns = _window_record_columns(view, operator, ("cleanup",))
+    columns["cleanup_time"] = view.detail("cleanup", "cleanup_time", columns["seq"])
+    return columns
+
+
+def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
+    frame = _window_record_columns(view, operator, ("fired",))
     rows = frame["seq"]
-    frame["result"] = view.detail("fired", "result", rows)  # raw values: short() them to show
-    frame["pane"] = view.detail("fired", "pane", rows)
-    frame["count"] = view.detail("fired", "count", rows)
-    cause, timer, domain = firing_causes(view, rows)
-    frame["cause"] = cause
-    frame["timer"] = timer
-    frame["firing"], frame["late_firing"] = firing_words(view, operator, frame, domain)
+    for name in ("result", "pane", "count"):  # (raw values: short() them to show)
+        frame[name] = view.detail("fired", name, rows)
+    frame["cause"], frame["timer"], domains = firing_causes(view, rows)
+    # each firing in vocabulary's words: first firing / re-firing (the window of that key
+    # fired before) and late firing (the operator's watermark before its cause had reached
+    # the window's max timestamp)
+    ends = list(frame["window_end"])
+    seen: dict[tuple[Any, Any, Any], int] = {}
+    frame["firing"] = []
+    keys = key_texts(object_array(list(frame["key"])))
+    for ident in zip(keys, frame["window_start"], ends, strict=True):
+        frame["firing"].append(vocabulary.firing_order(seen.get(ident, 0)))
+        seen[ident] = seen.get(ident, 0) + 1
+    event = np.array([d == "event" for d in domains], dtype=bool)
+    before = _watermark_before(view, operator, np.asarray(rows), event).tolist()
+    frame["late_firing"] = [
+        end is not None and vocabulary.is_late_firing(int(b), int(end) - 1)
+        for b, end in zip(before, ends, strict=True)
+    ]
     frame["fired_by"] = fired_by(view, rows)
-    _, timer_rows = fired_causes(view, rows)
-    event = np.array([d == "event" for d in domain], dtype=bool)
+    timer_rows = _causes_of(view, rows)["timers"]
     _, end, present = view.bounds(rows)
     frame["at"] = object_array(firing_at(view, timer_rows, event, end, present).tolist())
     return frame
 
 
-def firing_words(
-    view: TraceView, operator: str, frame: dict[str, Any], domains: list[str | None]
-) -> tuple[list[str], list[bool]]:
-    """Each firing in ``vocabulary``'s words: "first firing" or "re-firing" (the window of
-    that key fired before at the operator) and whether it is a late firing (the operator's
-    watermark before its cause — before the advance that fired an event-time timer — had
-    reached the window's max timestamp)."""
-    rows = frame["seq"]
-    keys = key_texts(object_array(list(frame["key"])))
-    seen: dict[tuple[Any, Any, Any], int] = {}
-    order = []
-    for ident in zip(keys, list(frame["window_start"]), list(frame["window_end"]), strict=True):
-        order.append(vocabulary.firing_order(seen.get(ident, 0)))
-        seen[ident] = seen.get(ident, 0) + 1
-    event = np.array([d == "event" for d in domains], dtype=bool)
-    before = _watermark_before(view, operator, np.asarray(rows), event)
-    late = [
-        end is not None and vocabulary.is_late_firing(int(b), int(end) - 1)
-        for b, end in zip(before.tolist(), list(frame["window_end"]), strict=True)
-    ]
-    return order, late
-
-
 def _watermark_before(
     view: TraceView, operator: str, rows: np.ndarray, event: np.ndarray
 ) -> np.ndarray:
-    """The operator's watermark before each firing's cause (``rows``: its ``fired``
-    records): before the advance that fired it for an event-time timer (``event``), else the
-    watermark the record carries (``vocabulary.is_late_firing`` compares it)."""
+    """The operator's watermark before each firing's cause: before the advance that fired an
+    event-time timer (``event``), else the one the ``fired`` record carries."""
     marks = view.select("watermark", operator=operator)
     mark_ts, present = view.ints("ts", marks)
     mark_ts = np.where(present, mark_ts, LONG_MIN)
@@ -166,43 +143,41 @@ def _watermark_before(
     return np.where(event, prev, own)
 
 
-def late_firing_count(view: TraceView, operator: str) -> int:
-    """How many of ``operator``'s firings of a time window are late firings (the rule of
-    ``firing_words``, counted with array operations: no texts), leaving out firings whose
-    cause is not traced (no trigger call or timer: nothing to be late before)."""
+def _timed_firings(view: TraceView, operator: str) -> tuple[Any, ...]:
+    """``operator``'s ``fired`` records of a time window: rows, window starts and ends, and
+    their causes (``_causes_of``)."""
     rows = view.select("fired", operator=operator)
-    _, end, present = view.bounds(rows)
-    rows, end = rows[present], end[present]
+    start, end, present = view.bounds(rows)
+    rows = rows[present]
+    return rows, start[present], end[present], _causes_of(view, rows)
+
+
+def late_firing_count(view: TraceView, operator: str) -> int:
+    """How many of ``operator``'s firings of a time window are late firings (``firings``'
+    rule, as array operations), leaving out those whose cause is not traced."""
+    rows, _, end, causes = _timed_firings(view, operator)
     if not len(rows):
         return 0
-    every = _every_firing(view)
-    at = _positions(view, rows)
-    event = every["event"][at]
-    traced = every["fired_by"][at] != vocabulary.CAUSE_NOT_TRACED
-    before = _watermark_before(view, operator, rows, event)
+    traced = causes["fired_by"] != vocabulary.CAUSE_NOT_TRACED
+    before = _watermark_before(view, operator, rows, causes["event"])
     # is_late_firing(before, end - 1), as arrays (end - 1 never overflows: end > MIN)
     return int((traced & (before >= end - 1)).sum())
 
 
 def firing_marks(view: TraceView, operator: str) -> Columns:
-    """Where ``firings`` puts each firing of a time window, without its texts (key, result,
-    cause wording): seq, window_start, window_end, proc_time, at and fired_by with the values
-    ``firings`` has (times as int64 columns where every value is an exact int, else objects;
-    fired_by objects) — what a chart needs to draw many firings aggregated, as ``Columns``
-    (no DataFrame)."""
-    rows = view.select("fired", operator=operator)
-    start, end, present = view.bounds(rows)
-    rows, start, end = rows[present], start[present], end[present]
-    every = _every_firing(view)
-    at = _positions(view, rows)
+    """Where ``firings`` puts each firing of a time window, without its texts: seq,
+    window_start, window_end, proc_time, at and fired_by with ``firings``' values (times int64
+    where every value is an exact int, else objects) — to draw many firings aggregated."""
+    rows, start, end, causes = _timed_firings(view, operator)
+    present = np.ones(len(rows), dtype=bool)
     return Columns(
         {
             "seq": rows,
             "window_start": start,
             "window_end": end,
             "proc_time": _time_values(view, "proc_time", rows),
-            "at": firing_at(view, every["timers"][at], every["event"][at], end, present[present]),
-            "fired_by": every["fired_by"][at],
+            "at": firing_at(view, causes["timers"], causes["event"], end, present),
+            "fired_by": causes["fired_by"],
         }
     )
 
@@ -211,9 +186,8 @@ def firing_at(
     view: TraceView, timer_rows: np.ndarray, event: np.ndarray, end: np.ndarray, present: np.ndarray
 ) -> np.ndarray:
     """The event time a firing mark sits at: the timestamp of the event-time timer that fired
-    it (``event``; ``timer_rows``: the ``timer_fired`` records, ``fired_causes``), else its
-    window's end (``end`` where ``present``, else None: no time window) — int64 when every
-    value is an exact int, else objects (ints, None)."""
+    it (``event``; ``timer_rows``: its ``timer_fired`` record), else its window's end (``end``
+    where ``present``, else None) — int64 when every value is an exact int, else objects."""
     event_rows = timer_rows[event]
     timer_ts = view.part("ts", event_rows).take(event_rows)
     if timer_ts.exact and timer_ts.present.all() and present.all():
@@ -230,8 +204,7 @@ def firing_at(
 
 
 def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
-    """``_times`` as an array: int64 when every record has an exact value, else the values
-    as objects (ints, None where absent)."""
+    """A time column at ``rows``: int64 when every record has an exact value, else objects."""
     column = view.part(name, rows).take(rows)
     if column.exact and column.present.all():
         return column.values
@@ -241,12 +214,12 @@ def _time_values(view: TraceView, name: str, rows: np.ndarray) -> np.ndarray:
 def firing_causes(
     view: TraceView, fired_rows: np.ndarray
 ) -> tuple[list[str], list[int | None], list[str | None]]:
-    """What made each of these ``fired`` records happen (``winviz.trace.causes``):
-    (cause text, timer timestamp, timer domain) per record — "event-time timer at t" /
-    "processing-time timer at t", "element", "session merge", or "" (unknown, never
-    guessed)."""
-    _, timer_rows = fired_causes(view, fired_rows)
-    by = fired_by(view, fired_rows).tolist()  # (element and session merge say it all)
+    """What made each of these ``fired`` records happen: (cause text, timer timestamp, timer
+    domain) per record — "event-time timer at t" / "processing-time timer at t", "element",
+    "session merge", or "" (unknown, never guessed)."""
+    causes = _causes_of(view, fired_rows)
+    timer_rows = causes["timers"]
+    by = causes["fired_by"].tolist()  # (element and session merge say it all)
     texts = [b if b in (vocabulary.ELEMENT, vocabulary.SESSION_MERGE) else "" for b in by]
     timers: list[int | None] = [None] * len(fired_rows)
     domains: list[str | None] = [None] * len(fired_rows)
@@ -262,43 +235,30 @@ def firing_causes(
     return texts, timers, domains
 
 
-def fired_causes(view: TraceView, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``winviz.trace.causes.firing_causes`` of these ``fired`` records (trigger calls, timer
-    positions), found once per view for every ``fired`` record of the trace — each record's
-    cause is its own, whichever others are asked with it — and picked for these."""
-    rows = np.asarray(fired_rows, dtype=np.int64)
-    if not _all_fired(view, rows):
-        return trace_firing_causes(view.c, rows)  # (not ``fired`` records only)
-    every = _every_firing(view)
-    at = _positions(view, rows)
-    return every["calls"][at], every["timers"][at]
-
-
 def fired_by(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
-    """The category of each of these ``fired`` records' cause (one of ``palette.FIRED_BY``;
-    an object array): ``winviz.trace.causes.fired_by`` (the one rule) of their causes."""
-    rows = np.asarray(fired_rows, dtype=np.int64)
-    if not _all_fired(view, rows):
-        calls, timer_rows = trace_firing_causes(view.c, rows)
-        _, named, event = timer_domains(view.c, timer_rows)
-        return cause_category(calls, named, event, view.ints("watermark", rows)[0])
-    return _every_firing(view)["fired_by"][_positions(view, rows)]
+    """The category of each of these ``fired`` records' cause (an object array):
+    ``winviz.trace.causes.fired_by`` of their causes."""
+    return _causes_of(view, fired_rows)["fired_by"]
 
 
-def _every_firing(view: TraceView) -> dict[str, np.ndarray]:
-    """The cause of every ``fired`` record of the trace (``view.select("fired")``), derived
-    once per view: its trigger call and timer position (``calls``, ``timers``: ``winviz.trace
-    .causes.firing_causes``), whether that timer is of a named domain and of event time
-    (``named``, ``event``: ``timer_domains``) and the cause's category (``fired_by``)."""
+def _causes_of(view: TraceView, fired_rows: np.ndarray) -> dict[str, np.ndarray]:
+    """``_causes`` of these ``fired`` records, picked from those of every one (derived once
+    per view) where they are all ``fired`` records."""
+    rows, fired = np.asarray(fired_rows, dtype=np.int64), view.select("fired")
+    at = _positions(view, rows)
+    if len(rows) and not (len(fired) and np.array_equal(fired[at], rows)):
+        return _causes(view, rows)  # (not ``fired`` records only)
+    every = memoized(view, "every_firing", "", lambda: _causes(view, view.select("fired")))
+    return {name: values[at] for name, values in every.items()}
 
-    def build() -> dict[str, np.ndarray]:
-        every = view.select("fired")
-        calls, timers = trace_firing_causes(view.c, every)
-        _, named, event = timer_domains(view.c, timers)
-        by = cause_category(calls, named, event, view.ints("watermark", every)[0])
-        return {"calls": calls, "timers": timers, "named": named, "event": event, "fired_by": by}
 
-    return memoized(view, "every_firing", "", build)
+def _causes(view: TraceView, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The cause of each of these ``fired`` records (``winviz.trace.causes``): trigger call and
+    timer position (``calls``, ``timers``), whether of event time (``event``), ``fired_by``."""
+    calls, timers = trace_firing_causes(view.c, rows)
+    _, named, event = timer_domains(view.c, timers)
+    by = cause_category(calls, named, event, view.ints("watermark", rows)[0])
+    return {"calls": calls, "timers": timers, "event": event, "fired_by": by}
 
 
 def _positions(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
@@ -307,74 +267,24 @@ def _positions(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
     return np.minimum(np.searchsorted(every, fired_rows), max(0, len(every) - 1))
 
 
-def _all_fired(view: TraceView, rows: np.ndarray) -> bool:
-    """Whether every one of these positions is a ``fired`` record's."""
-    every = view.select("fired")
-    return not len(rows) or bool(len(every) and np.array_equal(every[_positions(view, rows)], rows))
-
-
-def cleanups(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``cleanup`` records: window_records columns plus cleanup_time (shared, see
-    ``memoized``)."""
-    return memoized(view, "cleanups", operator, lambda: _cleanups(view, operator))
-
-
 def cleanup_marks(view: TraceView, operator: str) -> Columns:
-    """The ``cleanup`` records of time windows without their key, watermark and ts: seq,
-    window_start, window_end, proc_time and cleanup_time as ``cleanups`` has them (times
-    int64 where every value is an int in the long range, else objects) — what a chart needs
-    to draw many cleanups aggregated, as ``Columns``."""
+    """The ``cleanup`` records of time windows without their texts: seq, window_start,
+    window_end, proc_time and cleanup_time as ``cleanups`` has them (times int64 where every
+    value is an int in the long range, else objects) — to draw many cleanups aggregated."""
     rows = view.select("cleanup", operator=operator)
     start, end, present = view.bounds(rows)
     rows = rows[present]
+    cleanup_time = view.detail("cleanup", "cleanup_time", rows)
+    items = cleanup_time.tolist()
+    if set(map(type, items)) == {int}:
+        with contextlib.suppress(OverflowError):
+            cleanup_time = np.array(items, dtype=np.int64)
     return Columns(
         {
             "seq": rows,
             "window_start": start[present],
             "window_end": end[present],
             "proc_time": _time_values(view, "proc_time", rows),
-            "cleanup_time": _int64_if_ints(view.detail("cleanup", "cleanup_time", rows)),
+            "cleanup_time": cleanup_time,
         }
     )
-
-
-def _int64_if_ints(values: np.ndarray) -> np.ndarray:
-    """An object array of values as int64 when every one is an ``int`` (not a bool) in the
-    long range, else as it is."""
-    items = values.tolist()
-    if set(map(type, items)) != {int}:
-        return values
-    try:
-        return np.array(items, dtype=np.int64)
-    except OverflowError:
-        return values
-
-
-def cleanup_columns(view: TraceView, operator: str) -> Columns:
-    """``cleanups`` of time windows as ``Columns`` (as ``firing_columns``: object arrays of
-    the values the frame's columns give, seq, window_start, window_end int64)."""
-    return memoized(
-        view,
-        "cleanup_columns",
-        operator,
-        lambda: _of_time_windows(_cleanup_record_columns(view, operator)),
-    )
-
-
-def _cleanup_record_columns(view: TraceView, operator: str) -> dict[str, Any]:
-    """The columns of ``cleanups`` before they become a DataFrame (made once per view)."""
-    return memoized(
-        view, "cleanup_record_columns", operator, lambda: _cleanup_records(view, operator)
-    )
-
-
-def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:
-    columns = _window_record_columns(
-        view, operator, ("cleanup",), ("key", "proc_time", "watermark", "ts")
-    )
-    columns["cleanup_time"] = view.detail("cleanup", "cleanup_time", columns["seq"])
-    return columns
-
-
-def _cleanups(view: TraceView, operator: str) -> pd.DataFrame:
-    return pd.DataFrame(_cleanup_record_columns(view, operator))

@@ -1,25 +1,14 @@
-"""Idle periods, as the timeline and the scrubber draw them: when an input stopped counting
-
-Flink's ``WatermarkStatus`` (``IDLE`` / ``ACTIVE``): a split marked idle by
-``WatermarkStrategy.withIdleness`` no longer holds back the combined watermark
-(``StatusWatermarkValve`` takes the minimum over the active channels only); when every input
-of an operator is idle, the operator is idle itself. The trace records ``channel_idle`` /
-``channel_active`` of one input (detail ``input``: e.g. ``kafka[1]``) and ``idle`` / ``active``
-of an operator. A span runs from an idle record to the next active record of the same input
-(or to the end of the trace).
-
-On a processing-time axis each input's spans are a narrow grey strip along the left edge, one
-column per input, so spans of several inputs never overlap; watermark alignment's **paused**
-spans (``winviz.trace.paused``) are drawn the same way along the right edge, darker
-(``paused_layer``).
+"""Idle periods (Flink's ``WatermarkStatus.IDLE``: an input that no longer holds back the
+combined watermark, ``StatusWatermarkValve``), as the timeline and the scrubber draw them: a
+span runs from an ``idle`` / ``channel_idle`` record to the next ``active`` /
+``channel_active`` one of the same input (or the end of the trace), drawn as a grey strip
+along the left edge; watermark alignment's paused spans as a dark one along the right edge.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from winviz.trace.paused import PausedSpan
 from winviz.viz import palette, spec
@@ -30,8 +19,7 @@ IDLE_KINDS = ("idle", "active", "channel_idle", "channel_active")
 STRIP_SHARE = 0.006
 """The width of one input's strip, as a share of the event-time axis (about 4 px at 640 px:
 three strips fit in the axis' 3 % padding)."""
-STRIP_COLOR = palette.IDLE_COLOR
-STRIP_OPACITY = 0.55
+_STYLE = {"idle": (palette.IDLE_COLOR, 0.55), "paused": (palette.PAUSED_COLOR, 0.4)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,27 +35,18 @@ class IdleSpan:
 
 def idle_spans(view: TraceView) -> list[IdleSpan]:
     """Every idle span of the trace, per input in order of its first idle record, then by
-    start (from ``idle`` / ``channel_idle`` to the next ``active`` / ``channel_active`` of
-    the same input)."""
+    start."""
     rows = view.select(*IDLE_KINDS)
     if not len(rows):
         return []
     kinds = view.kinds_of(rows).tolist()
     procs = view.column("proc_time", rows).tolist()
-    operators = view.column("operator", rows).tolist()
-    names: list[str] = [""] * len(rows)
-    for kind in IDLE_KINDS:
-        mask = np.asarray([k == kind for k in kinds], dtype=bool)
-        if not mask.any():
-            continue
-        at = np.flatnonzero(mask)
-        if kind.startswith("channel_"):
-            inputs = view.detail(kind, "input", rows[at]).tolist()
-            for i, name in zip(at.tolist(), inputs, strict=True):
+    names = [f"{op} (all inputs)" for op in view.column("operator", rows).tolist()]
+    for kind in ("channel_idle", "channel_active"):
+        at = [i for i, k in enumerate(kinds) if k == kind]
+        if at:
+            for i, name in zip(at, view.detail(kind, "input", rows[at]).tolist(), strict=True):
                 names[i] = str(name)
-        else:
-            for i in at.tolist():
-                names[i] = f"{operators[i]} (all inputs)"
     since: dict[str, int] = {}
     spans: dict[str, list[IdleSpan]] = {}
     for kind, proc, line in zip(kinds, procs, names, strict=True):
@@ -84,14 +63,18 @@ def idle_spans(view: TraceView) -> list[IdleSpan]:
 
 
 def lines_text(spans: list[IdleSpan]) -> str:
-    """The subtitle's words for the strips: how many periods, and the inputs left to right."""
+    """The subtitle's words for the idle strips."""
     where = "grey strips along the left edge, left to right"
     return _strips_text([s.line for s in spans], "idle period", where)
 
 
+def paused_text(spans: list[PausedSpan]) -> str:
+    """The subtitle's words for the paused strips."""
+    where = "watermark alignment: dark strips along the right edge, right to left"
+    return _strips_text([s.input for s in spans], "paused span", where)
+
+
 def _strips_text(inputs: list[str], what: str, where: str) -> str:
-    """How many strips (``what``, one per input of ``inputs``), ``where`` they are drawn and
-    the inputs in column order."""
     n = len(inputs)
     return f"{n:,} {what}{'' if n == 1 else 's'} ({where}: {', '.join(dict.fromkeys(inputs))})"
 
@@ -103,39 +86,10 @@ def strip_layer(
     transform: list[dict[str, Any]] | None = None,
     y2: str = "y2",
 ) -> Any:
-    """The spans as strips along the left edge, one column per input (None without any): y /
-    y2 their processing times (a span still idle at the end reaches the axis' edge), with
-    tooltips; ``transform`` / ``y2``: the scrubber shows only what happened by its ``t``."""
-    if not spans:
-        return None
-    column = {line: i for i, line in enumerate(dict.fromkeys(s.line for s in spans))}
-    width = (x.hi - x.lo) * STRIP_SHARE
-    rows = []
-    for s in spans:
-        i = column[s.line]
-        rows.append(
-            {
-                "x": round(x.lo + i * width * 1.25, 3),
-                "x2": round(x.lo + i * width * 1.25 + width, 3),
-                "y": y.clip(s.start)[0],
-                "y2": y.hi if s.end is None else y.clip(s.end)[0],
-                "kind": "idle",
-                "idle": s.line,
-                "idle from": y.fmt(s.start),
-                "idle until": "end of trace" if s.end is None else y.fmt(s.end),
-            }
-        )
-    return _strips(rows, STRIP_COLOR, STRIP_OPACITY, x, y, transform, y2)
-
-
-PAUSED_COLOR = palette.PAUSED_COLOR
-PAUSED_OPACITY = 0.4
-
-
-def paused_text(spans: list[PausedSpan]) -> str:
-    """The subtitle's words for the paused strips."""
-    where = "watermark alignment: dark strips along the right edge, right to left"
-    return _strips_text([s.input for s in spans], "paused span", where)
+    """The idle spans as strips along the left edge, one column per input (None without any);
+    a span still idle at the end reaches the axis' edge. ``transform`` / ``y2``: the scrubber
+    shows only what happened by its ``t``."""
+    return _strips("idle", spans, [s.line for s in spans], x, y, transform, y2)
 
 
 def paused_layer(
@@ -145,43 +99,48 @@ def paused_layer(
     transform: list[dict[str, Any]] | None = None,
     y2: str = "y2",
 ) -> Any:
-    """The paused spans as strips along the right edge, one column per input (None without
-    any); ``transform`` / ``y2`` as ``strip_layer``'s."""
-    if not spans:
-        return None
-    column = {line: i for i, line in enumerate(dict.fromkeys(s.input for s in spans))}
-    width = (x.hi - x.lo) * STRIP_SHARE
-    rows = []
-    for s in spans:
-        right = x.hi - column[s.input] * width * 1.25
-        rows.append(
-            {
-                "x": round(right - width, 3),
-                "x2": round(right, 3),
-                "y": y.clip(s.start)[0],
-                "y2": y.hi if s.end is None else y.clip(s.end)[0],
-                "kind": "paused",
-                "paused": s.input,
-                "paused from": y.fmt(s.start),
-                "paused until": "end of trace" if s.end is None else y.fmt(s.end),
-                "its watermark": x.fmt(s.watermark),
-                "max allowed": x.fmt(s.max_allowed),
-                "group": s.group,
-            }
-        )
-    return _strips(rows, PAUSED_COLOR, PAUSED_OPACITY, x, y, transform, y2)
+    """The paused spans as strips along the right edge, as ``strip_layer``'s."""
+    return _strips("paused", spans, [s.input for s in spans], x, y, transform, y2)
 
 
 def _strips(
-    rows: list[dict[str, Any]],
-    color: str,
-    opacity: float,
+    kind: str,
+    spans: list[Any],
+    inputs: list[str],
     x: TimeAxis,
     y: TimeAxis,
     transform: list[dict[str, Any]] | None,
     y2: str,
 ) -> Any:
-    """Rows of x / x2 / y / y2 strips as one rect layer, their other fields as its tooltip."""
+    """Spans of ``kind`` as one rect layer of strips, a column per input (idle from the left
+    edge, paused from the right), their other fields as its tooltip."""
+    if not spans:
+        return None
+    column = {name: i for i, name in enumerate(dict.fromkeys(inputs))}
+    width = (x.hi - x.lo) * STRIP_SHARE
+    rows = []
+    for s, name in zip(spans, inputs, strict=True):
+        if kind == "idle":
+            left = x.lo + column[name] * width * 1.25
+            x0, x1 = round(left, 3), round(left + width, 3)
+        else:
+            right = x.hi - column[name] * width * 1.25
+            x0, x1 = round(right - width, 3), round(right, 3)
+        row = {
+            "x": x0,
+            "x2": x1,
+            "y": y.clip(s.start)[0],
+            "y2": y.hi if s.end is None else y.clip(s.end)[0],
+            "kind": kind,
+            kind: name,
+            f"{kind} from": y.fmt(s.start),
+            f"{kind} until": "end of trace" if s.end is None else y.fmt(s.end),
+        }
+        if kind == "paused":
+            row |= {"its watermark": x.fmt(s.watermark), "max allowed": x.fmt(s.max_allowed)}
+            row["group"] = s.group
+        rows.append(row)
+    color, opacity = _STYLE[kind]
     return spec.layer(
         rows,
         {"type": "rect", "color": color, "opacity": opacity},

@@ -1,12 +1,9 @@
 """Label placement on the timeline, in pixels: where a mark's label, an element's label and
 the watermark's edge texts go so that they cross no mark, no line and no other label.
 
-The plot's data → pixel mapping (``Plot``), the pixel boxes taken by marks, lines and texts
-(``_Boxes``), the places a label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), the
-leader line from a far label to its mark (``label_leaders``), marks at one point drawn side by
-side (``_side_by_side``, by ``piles``' rule) and the layers' drawing order (texts last). The
-timeline (``timeline.py``) and the window marks (``window_marks.py``) call these; the lanes
-chart shares ``STACK_PX`` / ``STACK_STEPS``.
+The plot's data → pixel mapping (``Plot``), the pixel boxes taken (``_Boxes``), the places a
+label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), leader lines (``label_leaders``),
+marks at one point drawn side by side (``_side_by_side``) and the layers' drawing order.
 """
 
 from __future__ import annotations
@@ -24,9 +21,8 @@ from winviz.viz import palette, piles, spec
 from winviz.viz.palette import TimeAxis
 
 EDGE_DX = {"right": -4, "left": 4}
-"""The watermark's edge texts: right-aligned, ending 4 px left of their point (on the right
-edge: "watermark = MAX (end of input) →"), or left-aligned, starting 4 px right of it (on the
-left edge, "← watermark = MIN": inside the plot, off the processing-time axis' labels)."""
+"""The watermark's edge texts: right-aligned ending 4 px left of their point ("watermark = MAX
+(end of input) →"), or left-aligned starting 4 px right of it ("← watermark = MIN")."""
 
 
 LABEL_FONT = 10
@@ -46,13 +42,11 @@ LABEL_PLACES = (
     ("right", -7, -33),
 )
 """Where a firing label may go, in order of preference: (align, dx, dy) from its mark —
-right above, right below, left above, left below, then a line further away, then two (the
-farther ones joined to their mark by a leader line, ``label_leaders``)."""
+right above, right below, left above, left below, then a line further away, then two."""
 
 
 LABEL_ROOM_PX = 28
-"""Room kept above the last processing time for the labels of the last firings (at the end
-of input they sit right under the top edge, beside the watermark's MAX note)."""
+"""Room kept above the last processing time for the labels of the last firings."""
 
 
 def _label_room(y: TimeAxis, height: int) -> TimeAxis:
@@ -62,7 +56,8 @@ def _label_room(y: TimeAxis, height: int) -> TimeAxis:
 
 
 class Plot:
-    """Data → pixel positions of a timeline (x across, y up, as Vega-Lite draws them)."""
+    """Data → pixel positions of a timeline (x across, y up, as Vega-Lite draws them), of a
+    value or a numpy array of them."""
 
     def __init__(self, x: TimeAxis, y: TimeAxis, width: int, height: int) -> None:
         self.x, self.y, self.width, self.height = x, y, width, height
@@ -112,23 +107,17 @@ def _place_labels(
     offsets: list[int] | None = None,
     field: str = "label",
 ) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
-    """Each label (``row[field]``) at the first of ``LABEL_PLACES`` where it stays inside the
-    plot and crosses no box already ``taken`` — the marks, the watermark line and its edge
-    text, the labels placed before it — so no label runs into a mark, a line, the legend
-    right of the plot or another label. ``offsets``: each row's mark drawn that many pixels
-    right of its point (``_side_by_side``). A label far from its mark (``_leader``) goes only
-    where its leader line crosses nothing ``taken`` either. Labels are placed top to bottom,
-    left to right. Each placed label (and leader) is added to ``taken``. Returns the rows per
-    place (its dx including the mark's offset) and how many labels fit nowhere
-    (left to the tooltip)."""
+    """Each label (``row[field]``) at the first of ``LABEL_PLACES`` inside the plot where it
+    and its leader line cross nothing ``taken`` (then added to it), top to bottom, left to
+    right; ``offsets``: each mark's shift. Returns the rows per place and how many fit
+    nowhere."""
     shift = [0] * len(rows) if offsets is None else offsets
     order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], rows[i]["x"]))
     n = len(taken.loose)  # (labels and leader lines are added one by one: to taken.loose)
     placed, hidden = _place_in_order(rows, order, plot, taken, shift, field)
     if hidden:
-        # a crowd of marks at one height: their labels tried right to left instead, so the
-        # labels of the marks further left lie farther out, their leaders passing left of
-        # the nearer labels; kept when fewer labels are left out
+        # a crowd of marks at one height: their labels tried right to left instead, kept
+        # when fewer are left out
         first = taken.loose[n:]
         del taken.loose[n:]
         at = [plot.px(r["x"]) + s for r, s in zip(rows, shift, strict=True)]
@@ -162,7 +151,13 @@ def _place_in_order(
             if not inside or taken.hits(box) or not (across or taken.off_guides(box)):
                 continue
             line = _leader(shift[i], r[field], align, dx + shift[i], dy)
-            along = [] if line is None else _along(px - shift[i], py, line)
+            along = []  # small boxes every 3 px along the leader line, but at its mark
+            if line is not None:
+                x1, y1, x2, y2 = line
+                n, mx = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / 3)), px - shift[i]
+                for k in range(1, n):
+                    sx, sy = mx + x1 + (x2 - x1) * k / n, py + y1 + (y2 - y1) * k / n
+                    along.append((sx - 1, sy - 1, sx + 1, sy + 1))
             if not any(map(taken.hits, along)):  # (nor its leader line crossing anything)
                 taken.add(box)
                 for b in along:
@@ -181,27 +176,20 @@ def _place_in_order(
 
 _FIRST_TRIES = [(False, place) for place in LABEL_PLACES]
 _PLACE_TRIES = _FIRST_TRIES + [(True, place) for place in LABEL_PLACES]
-"""The places a label tries: each of ``LABEL_PLACES`` off the guide lines, then each across
-one (``_Boxes.guides``)."""
 
 
 _KINDS = {"label": "firing label", "element_label": "element label"}
 
 LABEL_REACH_PX = 12.0
-"""How far (pixels) a firing label may lie from its mark's centre — to its box's nearest
-point — without a line to it: the first four ``LABEL_PLACES`` (about 8 px) are within it; a
-label a line further away (about 17 px), where nothing nearer is free, is joined to its mark
-by a thin leader line, so it is never read as the label of a mark it happens to sit by."""
+"""How far (pixels) a firing label may lie from its mark's centre (to its box's nearest
+point) without a leader line to it: the first four ``LABEL_PLACES`` are within it."""
 
 
 def label_leaders(
     placed: dict[tuple[str, int, int], list[dict[str, Any]]], radius: float = 5.5
 ) -> list[dict[str, Any]]:
-    """A leader line for each label ``_place_labels`` placed (per (align, dx, dy): dx from the
-    point, its mark's side-by-side shift included — ``row["shift"]``) farther than
-    ``LABEL_REACH_PX`` from its mark's centre: from the edge of the mark (``radius`` px from
-    its centre towards the label; 5.5, half the ``STACK_PX`` box of a firing mark) to the
-    label box's nearest point, as pixel offsets from the mark's point (``xOffset``,
+    """A leader line for each label ``_place_labels`` placed farther than ``LABEL_REACH_PX``
+    from its mark (``_leader``), as pixel offsets from the mark's point (``xOffset``,
     ``yOffset``, ``x2Offset``, ``y2Offset``)."""
     out = []
     for (align, dx, dy), rows in placed.items():
@@ -217,9 +205,8 @@ def _leader(
     cx: float, label: str, align: str, dx: float, dy: float, radius: float = 5.5
 ) -> tuple[float, float, float, float] | None:
     """The leader line of a label placed at (align, dx, dy) from its point, its mark drawn
-    ``cx`` px right of the point: from ``radius`` px off the mark's centre to the label box's
-    nearest point, as pixel offsets from the point; None when the label is within
-    ``LABEL_REACH_PX`` of its mark."""
+    ``cx`` px right of it: from ``radius`` px off the mark's centre to the label box's nearest
+    point, as offsets from the point; None within ``LABEL_REACH_PX`` of its mark."""
     left, top, right, bottom = _text_box(0, 0, label, align, dx, dy)
     nx, ny = min(max(cx, left), right), min(max(0.0, top), bottom)
     far = math.hypot(nx - cx, ny)
@@ -229,27 +216,15 @@ def _leader(
     return round(cx + ux * radius, 2), round(uy * radius, 2), round(nx, 2), round(ny, 2)
 
 
-def _along(px: float, py: float, line: tuple[float, float, float, float]) -> list[Box]:
-    """Small boxes (2 px) every 3 px along a leader line (``_leader``'s offsets from the
-    point at pixel ``px``, ``py``), its first 2 px (at its own mark) left out."""
-    x1, y1, x2, y2 = line
-    n = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / 3))
-    steps = [(px + x1 + (x2 - x1) * k / n, py + y1 + (y2 - y1) * k / n) for k in range(1, n)]
-    return [(sx - 1, sy - 1, sx + 1, sy + 1) for sx, sy in steps]
-
-
 _ROW_PX = 16.0
-"""The height of a row of ``_Boxes``' index (and the largest box it holds: marks' boxes)."""
 
 _FAR_PX = 1e9  # boxes beyond this many pixels are tested one by one
 
 
 class _Boxes:
-    """Pixel boxes (left, top, right, bottom), and whether a box crosses one of them
-    (``hits``, by ``overlaps``' rule). Where many questions are asked of the same boxes (a
-    mark trying the places beside its point, ``piles.first_free``; labels their places), a
-    question looks only at the boxes near it: the boxes added in bulk are then indexed
-    (``_BoxIndex``); those added one by one (labels, edge texts) are few, tested one by one."""
+    """Pixel boxes, and whether a box crosses one of them (``hits``): those added in bulk
+    (``parts``) indexed once asked often (``_BoxIndex``), those added one by one (``loose``)
+    tested one by one. ``guides``: named pixel segments a text keeps off where it can."""
 
     ASKED = 16  # questions answered by a test over every box before the boxes are indexed
 
@@ -260,10 +235,6 @@ class _Boxes:
         self.cached: np.ndarray | None = None
         self.asked = 0
         self.guides: list[tuple[Box, str]] = []
-        """Guide lines (pixel segments x1, y1, x2, y2, and their name: the ideal diagonal), not
-        marks: a text keeps off them where one of its places is free of them, else crosses
-        one (marked ``across``: ``_place_labels``, ``_edge_texts_off_marks``); ``hits``
-        ignores them."""
 
     def copy(self) -> _Boxes:
         out = _Boxes()
@@ -273,27 +244,22 @@ class _Boxes:
         return out
 
     def off_guides(self, box: Box) -> bool:
-        """Whether no guide line runs through ``box`` (``crosses``)."""
         return not any(crosses(seg, box) for seg, _ in self.guides)
 
     def guide_crossed(self, box: Box) -> str:
-        """The name of the first guide line running through ``box``."""
         return next(name for seg, name in self.guides if crosses(seg, box))
 
     def add_small(self, boxes: list[Box]) -> None:
-        """Add these boxes (finite: the caller's)."""
         if boxes:
             self.add_array(np.asarray(boxes, dtype=float).reshape(-1, 4))
 
     def add_array(self, boxes: np.ndarray) -> None:
-        """Add these boxes (an n × 4 float array, finite)."""
         if len(boxes):
             self.parts.append(boxes)
             self.index = self.cached = None
             self.asked = 0
 
     def extend(self, other: _Boxes) -> None:
-        """Add the boxes of ``other`` (in its order: those added in bulk, then one by one)."""
         for part in other.parts:
             self.add_array(part)
         self.loose += other.loose
@@ -321,27 +287,16 @@ class _Boxes:
 
 
 class _BoxIndex:
-    """Boxes of at most ``_ROW_PX`` each way in rows of ``_ROW_PX`` pixels (a box is in each
-    row its top to bottom spans, the row of y being ``floor(y / _ROW_PX)``), sorted by their
-    left edge in each row; the others (larger, or far off) kept apart. A box crossing another
-    shares a row with it, and its left edge is less than the widest box's width left of the
-    other's left: ``hits`` tests only those, and the others."""
+    """Boxes of at most ``_ROW_PX`` each way in rows of ``_ROW_PX`` pixels (a box in each row
+    it spans), sorted by their left edge in each row; the others (larger, far off) apart."""
 
     def __init__(self, a: np.ndarray) -> None:
         left, top, right, bottom = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
         first, last = np.floor(top / _ROW_PX), np.floor(bottom / _ROW_PX)
         width, height = right - left, bottom - top
-        small = (
-            (width >= 0)
-            & (width <= _ROW_PX)
-            & (height >= 0)
-            & (height <= _ROW_PX)
-            & (last - first <= 1)
-            & (left >= -_FAR_PX)
-            & (right <= _FAR_PX)
-            & (top >= -_FAR_PX)
-            & (bottom <= _FAR_PX)
-        )
+        small = (width >= 0) & (width <= _ROW_PX) & (height >= 0) & (height <= _ROW_PX)
+        small &= (last - first <= 1) & (left >= -_FAR_PX) & (right <= _FAR_PX)
+        small &= (top >= -_FAR_PX) & (bottom <= _FAR_PX)
         self.all = a
         self.others = a[~small]
         self.few: list[Box] | None = (
@@ -386,41 +341,12 @@ class _BoxIndex:
         return None
 
 
-class _ByLeft:
-    """The boxes of a ``_Boxes`` sorted by their left edge, for many small questions (the
-    2 px boxes of the places beside a point a moved mark tries: ``Grid.avoid``): a box
-    crossing ``box`` has its left edge in [box's left − the widest box's width − 1, box's
-    right) — an interval found by bisection, its few boxes tested one by one (``overlaps``,
-    each comparison as it makes it). No index to build: one sort."""
-
-    def __init__(self, boxes: _Boxes) -> None:
-        parts = [*boxes.parts, np.asarray(boxes.loose, dtype=float).reshape(-1, 4)]
-        a = np.concatenate(parts)
-        a = a[np.argsort(a[:, 0], kind="stable")]
-        self.lefts, self.tops, self.rights, self.bottoms = (a[:, c].tolist() for c in range(4))
-        self.reach = float(np.maximum(a[:, 2] - a[:, 0], 0).max()) + 1 if len(a) else 0.0
-
-    def hits(self, box: Box) -> Box | None:
-        """A box ``box`` crosses (``overlaps``), else None."""
-        left, top, right, bottom = box
-        lefts, tops, rights, bottoms = self.lefts, self.tops, self.rights, self.bottoms
-        for i in range(bisect_left(lefts, left - self.reach), bisect_left(lefts, right)):
-            if left < rights[i] and tops[i] < bottom and top < bottoms[i]:
-                return (lefts[i], tops[i], rights[i], bottoms[i])
-        return None
-
-
 def _crossed(a: np.ndarray, box: Box) -> Box | None:
     """The first of the boxes ``a`` (n × 4) that ``box`` crosses (``overlaps``), else None."""
     at = np.flatnonzero(
         (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
     )
     return tuple(a[at[0]].tolist()) if len(at) else None
-
-
-def _point_radius(mark: dict[str, Any]) -> float:
-    """Half the side of a point mark's box (its area ``size`` px², binned marks up to 160)."""
-    return math.sqrt(mark.get("size", 160)) / 2 + 1
 
 
 def _taken_by_marks(
@@ -432,12 +358,10 @@ def _taken_by_marks(
             continue
         kind, rows = layer["mark"]["type"], spec.rows(layer)
         if kind == "point" and rows and points:
-            r = _point_radius(layer["mark"])
+            r = math.sqrt(layer["mark"].get("size", 160)) / 2 + 1  # (binned marks: to 160)
             # positions as floats (None, a missing position: NaN, left out below)
-            xs = np.array([row["x"] for row in rows], dtype=float)
-            ys = np.array([row["y"] for row in rows], dtype=float)
-            px = (xs - plot.x.lo) / max(1, plot.x.hi - plot.x.lo) * plot.width
-            py = (1 - (ys - plot.y.lo) / max(1, plot.y.hi - plot.y.lo)) * plot.height
+            px = plot.px(np.array([row["x"] for row in rows], dtype=float))
+            py = plot.py(np.array([row["y"] for row in rows], dtype=float))
             ok = np.isfinite(px) & np.isfinite(py)
             taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
         elif kind == "line" and lines:
@@ -445,8 +369,7 @@ def _taken_by_marks(
 
 
 def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
-    """The pixel segment and name (its rows' ``kind``) of each two-point line of these layers
-    (the ideal diagonal), for ``_Boxes.guides``."""
+    """The pixel segment and name of each two-point line of these layers, for ``guides``."""
     out = []
     for layer in layers:
         a, b = spec.rows(layer)
@@ -456,8 +379,8 @@ def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
 
 
 def _taken_by_rules(taken: _Boxes, layer: Any, plot: Plot) -> None:
-    """Add the box (1 px wider on every side) of each vertical rule of a rule layer (rows:
-    ``x``, ``y`` and ``y2``, as the allowed-lateness horizons) to ``taken``."""
+    """Add the box (1 px wider on every side) of each vertical rule of a rule layer (``x``,
+    ``y``, ``y2``) to ``taken``."""
     if layer is None:
         return
     boxes = []
@@ -472,10 +395,9 @@ _HALF_EXACT = 2**52
 
 
 def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: Plot) -> None:
-    """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` —
-    between rows of one operator and attempt, both with a position — to ``taken``; when
-    every position is an int within ±2**52 (the usual case) as arrays, with the values
-    ``Plot.px`` / ``py`` give."""
+    """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` (of
+    one operator and attempt) to ``taken``; with arrays when every position is an int
+    within ±2**52, giving ``Plot.px`` / ``py``'s values."""
     pairs = [
         (a, b)
         for a, b in pairwise(rows)
@@ -492,9 +414,7 @@ def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: Plot) ->
     # (a difference of two of them is below 2**53: exact as a float too, so each operation
     # rounds as Python's does)
     v = np.array(values[:-4], dtype=np.int64).reshape(-1, 4)
-    span_x, span_y = max(1, plot.x.hi - plot.x.lo), max(1, plot.y.hi - plot.y.lo)
-    px = (v[:, [0, 2]] - plot.x.lo).astype(float) / span_x * plot.width
-    py = (1 - (v[:, [1, 3]] - plot.y.lo).astype(float) / span_y) * plot.height
+    px, py = plot.px(v[:, [0, 2]]), plot.py(v[:, [1, 3]])
     boxes = np.column_stack(
         (px.min(axis=1) - 1, py.min(axis=1) - 1, px.max(axis=1) + 1, py.max(axis=1) + 1)
     )
@@ -506,24 +426,21 @@ STACK_PX = 11
 
 
 STACK_STEPS = 12
-"""How many places (``STACK_PX`` apart) each way a firing or cleanup mark tries beside its
-point before it is counted on the mark there (``piles``)."""
+"""How many places each way a firing or cleanup mark tries beside its point before it is
+counted on the mark there (``piles``)."""
 
 
 def _side_by_side(
     rows: list[dict[str, Any]],
     plot: Plot,
     occupied: piles.Grid,
-    taken: _Boxes | None,
+    taken: _Boxes,
     what: str,
     notes: list[str],
 ) -> tuple[list[dict[str, Any]], list[float]]:
-    """Firing and cleanup marks at one point (an on-time and a late firing, a cleanup at a
-    firing) drawn side by side by the charts' one rule (``piles.side_by_side``: ``STACK_PX``
-    steps right, then left, on the plot), so all are seen, none under another. Each mark goes
-    to ``occupied`` (and its box to ``taken``, which labels keep off). Returns the rows drawn
-    (a mark of a pile too deep is counted on the mark at its point) and their offsets; the
-    subtitle says how many were moved or counted."""
+    """Firing and cleanup marks at one point drawn side by side (``piles.side_by_side``), each
+    added to ``occupied`` (and its box to ``taken``). Returns the rows drawn (a mark of a
+    pile too deep is counted on the mark at its point) and their offsets."""
     half = STACK_PX / 2
     sx, sy = plot.width / max(1, plot.x.hi - plot.x.lo), plot.height / max(1, plot.y.hi - plot.y.lo)
     x0, y0, h = plot.x.lo, plot.y.lo, plot.height
@@ -534,71 +451,55 @@ def _side_by_side(
     notes += piles.moved_note(placed, f"{what} mark", STACK_PX)
     drawn = [i for i, on in enumerate(placed.counted_on) if on is None]
     offsets = [placed.dx[i] for i in drawn]
-    if taken is not None:
-        arr = np.asarray(
-            [
-                (places[i][0] + placed.dx[i] - half, places[i][1] - half,
-                 places[i][0] + placed.dx[i] + half, places[i][1] + half)
-                for i in drawn
-            ],
-            dtype=float,
-        ).reshape(-1, 4)  # fmt: skip
-        taken.add_array(arr[np.isfinite(arr).all(axis=1)])
+    cx = np.array([places[i][0] + placed.dx[i] for i in drawn], dtype=float)
+    cy = np.array([places[i][1] for i in drawn], dtype=float)
+    arr = np.column_stack((cx - half, cy - half, cx + half, cy + half))
+    taken.add_array(arr[np.isfinite(arr).all(axis=1)])
     if placed.counted:
         rows = piles.count_on(rows, placed)
     return rows, offsets
 
 
-def _offset_layers(
+def _offset_layer(
     rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
-) -> list[spec.ChartDict]:
-    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point (its
-    ``dx``, the mark's ``xOffset``) when any is moved."""
+) -> spec.ChartDict:
+    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point."""
     if not any(offsets):
-        return [spec.layer(rows, mark, encoding)]
+        return spec.layer(rows, mark, encoding)
     for row, off in zip(rows, offsets, strict=True):
         row["dx"] = off
     tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
-    return [
-        spec.layer(rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip})
-    ]
+    return spec.layer(
+        rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip}
+    )
 
 
 def _drawing_order(layers: list[Any]) -> list[Any]:
     """The layers in drawing order: areas, lines and window marks first, then the elements,
-    the watermark's dots, and every text last — so no dot lies under a larger mark and no
-    label under a mark (a stable sort: each group keeps its order)."""
+    the watermark's dots, and every text last (each group in its order)."""
+    ranks = {"watermark": 2, "element": 1, "elements (binned)": 1}
 
     def rank(layer: Any) -> int:
-        kind = layer["mark"]["type"]
-        rows = spec.rows(layer)
-        first = rows[0].get("kind") if rows else None
+        kind, rows = layer["mark"]["type"], spec.rows(layer)
         if kind == "text":
             return 3
-        if kind == "point" and first == "watermark":
-            return 2
-        if kind == "point" and first in ("element", "elements (binned)"):
-            return 1
-        return 0
+        return ranks.get(rows[0].get("kind"), 0) if kind == "point" and rows else 0
 
     return sorted(layers, key=rank)
 
 
 EDGE_PLACES = (("top", 4), ("bottom", -4), ("top", 18), ("bottom", -18))
-"""Where the watermark's edge text may go, in order: right below its point (its place), right
-above, a line further below, a line further above."""
+"""Where the watermark's edge text may go, in order: right below its point, right above, a
+line further below, a line further above."""
 
 
 def _edge_texts_off_marks(
     layers: list[Any], plot: Plot, points: _Boxes, taken: _Boxes, notes: list[str]
 ) -> list[Any]:
-    """The watermark's edge texts ("watermark = MAX (end of input) →" right-aligned below
-    their point, "← watermark = MIN" left-aligned: ``EDGE_DX``) moved to the first of
-    ``EDGE_PLACES`` where they cross no mark (``points``; away from its place: no mark, line
-    or label, ``taken``) and no guide line (``taken.guides``, the ideal diagonal) — else the
-    first where they cross no mark (across the guide: the row's ``across`` names it) — and
-    left out where none is free (the subtitle says so). Returns the layers, a layer per place
-    used."""
+    """The watermark's edge texts moved to the first of ``EDGE_PLACES`` where they cross no
+    mark (``points``; away from their place: nothing ``taken``) and, where one is free of
+    them, no guide line (else the row's ``across`` names it); left out where none is free.
+    Returns the layers, one per place used."""
     out = []
     for layer in layers:
         rows = spec.rows(layer) if layer["mark"]["type"] == "text" else []
@@ -635,8 +536,7 @@ def _edge_texts_off_marks(
 
 
 ElementLabel = int | str | Callable[[Any], Any]
-"""How ``timeline(element_labels=...)`` labels an element: a field index of a tuple / list
-value, a key of a dict value, or a function of the value."""
+"""How ``timeline(element_labels=...)`` labels an element: a field index, a key, a function."""
 
 
 def element_label(value_text: Any, how: ElementLabel) -> str:
@@ -660,14 +560,11 @@ def element_label(value_text: Any, how: ElementLabel) -> str:
 def _element_label_layers(
     elements: spec.ChartDict,
     how: ElementLabel,
-    x: TimeAxis,
-    y: TimeAxis,
     plot: Plot,
     taken: _Boxes,
     notes: list[str],
 ) -> list[spec.ChartDict]:
-    """A label beside each element dot (``element_label``), placed as the firing labels are
-    (``_place_labels``): crossing no mark, line or other label."""
+    """A label beside each element dot (``element_label``), placed as the firing labels."""
     rows = [
         {"x": r["x"], "y": r["y"], "element_label": element_label(r.get("value"), how)}
         for r in spec.rows(elements)
@@ -677,19 +574,28 @@ def _element_label_layers(
     placed, hidden = _place_labels(rows, plot, taken, None, "element_label")
     if hidden:
         notes.append(f"{hidden} element label(s) left out where they would overlap (hover)")
-    xy = {"x": x.channel("x"), "y": y.channel("y")}
+    return label_layers(placed, plot, LABEL_FONT + 1, fontWeight="bold")
+
+
+def label_layers(
+    placed: dict[tuple[str, int, int], list[dict[str, Any]]],
+    plot: Plot,
+    size: int = LABEL_FONT,
+    **style: Any,
+) -> list[spec.ChartDict]:
+    """A text layer of the labels ``_place_labels`` placed, per place."""
+    xy = {"x": plot.x.channel("x"), "y": plot.y.channel("y")}
     return [
         spec.text_layer(
-            texts, xy, text="label", size=LABEL_FONT + 1, color=palette.INK,
-            align=align, baseline="middle", dx=dx, dy=dy, fontWeight="bold",
+            texts, xy, text="label", size=size, color=palette.INK,
+            align=align, baseline="middle", dx=dx, dy=dy, **style,
         )
         for (align, dx, dy), texts in placed.items()
     ]  # fmt: skip
 
 
 def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
-    """The pixel boxes of the watermark's edge texts ("watermark = MAX (end of input) →"),
-    drawn below their point, aligned as ``EDGE_DX`` says (see ``_watermarks``)."""
+    """The pixel boxes of the watermark's edge texts at their place."""
     boxes = []
     for layer in layers:
         if layer["mark"]["type"] != "text":
@@ -700,8 +606,7 @@ def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
 
 
 def _edge_places(e: dict[str, Any], align: str, plot: Plot) -> list[Box]:
-    """The pixel box of an edge text (row ``e``: ``x``, ``y``, ``text``) at each of
-    ``EDGE_PLACES``."""
+    """The pixel box of an edge text (row ``e``) at each of ``EDGE_PLACES``."""
     left, right = _edge_span(plot.px(e["x"]), e["text"], align)
     py = plot.py(e["y"])
     tops = [py + dy if side == "top" else py + dy - LABEL_FONT - 3 for side, dy in EDGE_PLACES]
@@ -710,6 +615,5 @@ def _edge_places(e: dict[str, Any], align: str, plot: Plot) -> list[Box]:
 
 def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:
     """The left and right pixel of an edge text at ``px`` with this ``align`` (``EDGE_DX``)."""
-    w = CHAR_PX * len(text)
-    dx = EDGE_DX[align]
+    w, dx = CHAR_PX * len(text), EDGE_DX[align]
     return (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)

@@ -1,60 +1,18 @@
 """``timeline``: event time (x) against processing time (y) for one window operator.
 
-Layers, back to front:
-
-1. **window bands** — one rectangle per window: its event-time extent [start, end) across,
-   its life in processing time (first element assigned → state cleaned up) down; a window
-   still open at the end of the trace reaches the top edge; a band is at least
-   ``bands.MIN_BAND_PX`` high (one opened and closed at one time is drawn centred on it);
-2. **allowed-lateness horizons** — with ``allowed_lateness > 0``, a dashed vertical line per
-   window at its max timestamp + allowed lateness (Flink's ``cleanupTime``) over the band's
-   life: until the watermark passes it, the window still accepts late elements;
-   **idle periods** — a grey strip per input along the left edge over the processing
-   times it was idle (``idle``), and watermark alignment's **paused** spans, a dark strip
-   per paused input along the right edge;
-3. **ideal diagonal** — event time = processing time, in its own legend (only where it makes
-   sense, see ``_wants_diagonal``);
-4. **watermark** — one step line per distinct staircase: operators whose ``watermark``
-   records step at exactly the same processing times to the same values share one line and
-   one legend entry ("watermarks, window (same)"); each line in its own shade of the
-   watermark colour (``palette.WATERMARK_SHADES``) and its own dash, and where two lie on
-   each other (an operator's end-of-input MAX step on another's, a subtask's line on the
-   subtasks' minimum) dashes of their shades take turns (``coinciding``); points carry the
-   records' tooltips; the end-of-input watermark MAX is drawn on the right edge and labelled;
-5. **elements** — coloured and shaped by fate (fates.element_fates): *late* in Flink's
-   sense (timestamp ≤ the operator's watermark on arrival) but assigned is "late, accepted";
-6. **firings** — at the event time of the timer that fired them (else the window end),
-   coloured by what caused them ("fired: event-time timer", "fired: element", "fired:
-   processing-time timer", "fired: end of input") and labelled "result · cause"; firings of
-   several keys at the same point are one mark ("3 keys · end of input"); labels are placed
-   so that they overlap neither each other nor the plot's edge (a label that fits nowhere is
-   left to the tooltip, and the subtitle says so);
-7. **cleanups** — at (cleanup time, processing time);
-8. **merges** (session windows) — a "merged" mark per window merged away, at (its start,
-   the merge's processing time): its tooltip names the window it merged into
-   (``window_marks._merges``).
-
-Where the layers are made: the bands and horizons in ``bands.py``; the firings, cleanups,
-merges, joins and restarts in ``window_marks.py``; where labels and edge texts go (pixel
-boxes) in ``labels.py``; the watermark line, the elements and the diagonal here.
-
-Times beyond 2**53 (MIN / MAX) are clipped to the axis edge; see palette.TimeAxis. Large
-traces are reduced per layer (scale.py) and the subtitle says how. The chart is a Vega-Lite
-dict over plain rows (spec.py), an Altair chart only at the public edge.
-
-**Long runs** (``view="auto"``, the default). When the elements' event-time disorder is
-negligible against the run's length, the timeline is one thick diagonal and shows nothing of
-the watermark's work; then the skew chart (``skew.skew_chart``: processing time − event time
-against processing time, under the watermark lag) is drawn instead, and its subtitle says so
-and how to get the timeline (``view="timeline"``). The rule (``auto_view``): more than
-``SKEW_MIN_ELEMENTS`` (1,000) elements with a timestamp reach the operator, and the spread of
-their skews (max − min of processing time − timestamp) is less than ``SKEW_SPREAD`` (2%) of
-their processing-time span — on a 400 px plot the diagonal is then at most 8 px thick.
+Layers, back to front: window bands and allowed-lateness horizons (``bands``), idle and
+paused strips (``idle``), the ideal diagonal, the watermark (a step line per distinct
+staircase, lines lying on each other drawn in turns: ``coinciding``), the elements by fate
+(``fates``), the firings, cleanups, merges, joins and restarts (``window_marks``), their
+labels placed off every mark and line (``labels``). Large traces are reduced per layer
+(``scale``); the subtitle says how. ``view="auto"`` draws the skew chart instead when the
+timeline would be one thick diagonal (``auto_view``): more than ``SKEW_MIN_ELEMENTS``
+elements whose skews (processing time − timestamp) spread over less than ``SKEW_SPREAD`` of
+their processing-time span.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -64,7 +22,6 @@ import pandas as pd
 from winviz.viz import (
     coinciding,
     fates,
-    firings,
     idle,
     palette,
     piles,
@@ -87,7 +44,6 @@ from winviz.viz.labels import (
     ElementLabel,
     Plot,
     _Boxes,
-    _ByLeft,
     _drawing_order,
     _edge_boxes,
     _edge_texts_off_marks,
@@ -105,17 +61,15 @@ from winviz.viz.trace_view import TraceView
 from winviz.viz.validation import check_size
 from winviz.viz.window_marks import (
     _cleanups,
+    _firing_labels,
     _firings,
     _joins,
     _merges,
     _missing,
-    _present_categories,
     _restart_boxes,
     _restarts,
     _Table,
-    _untimed_count,
     _what_encoding,
-    _where_present,
     _window_marks,
     _with_category_scales,
 )
@@ -141,20 +95,14 @@ def timeline(
     """The event-time × processing-time chart of a trace (see the module docstring).
 
     ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
-    window operator to show (default: the first one in the trace). ``max_points``: elements
-    drawn one by one up to this many, binned above (≤ 5,000). ``labels``: firing labels
-    (default: when there are at most ``LABEL_LIMIT`` (25) firing marks). ``diagonal``: draw
-    event time = processing time (default: automatic). ``view``: "timeline" always draws the
-    timeline, "skew" the skew chart (``skew_chart``), "auto" the skew chart only for a long run
-    whose disorder the timeline could not show (``auto_view``; the subtitle says so).
-    ``element_labels``: label each element dot by a field of its value — an index (``0``: the
-    first field of a tuple, e.g. the running example's names a–h), a key of a dict value, or
-    a function of the value; labels go where they cross no other label and no mark (those
-    that fit nowhere are left to the tooltip, and the subtitle says how many).
-
-    Input that cannot be drawn (empty trace, no elements, another schema version, ...) gives a
-    message card instead of a plot (``usermeta.winviz.status == "message"``); nothing raises
-    for bad data."""
+    window operator to show (default: the first one). ``max_points``: elements drawn one by
+    one up to this many (≤ 5,000), binned above. ``labels``: firing labels (default: at most
+    ``LABEL_LIMIT`` (25) firing marks). ``diagonal``: draw event time = processing time
+    (default: automatic). ``view``: "timeline", "skew" (``skew_chart``) or "auto"
+    (``auto_view``). ``element_labels``: label each element dot by a field index of a tuple
+    value (``0``: its first field), a key of a dict value, or a function of the value; labels
+    that fit nowhere are left to the tooltip. Input that cannot be drawn gives a message card
+    (``usermeta.winviz.status == "message"``); nothing raises for bad data."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if view not in VIEWS:
@@ -179,10 +127,8 @@ def timeline(
 
 
 def auto_view(view: TraceView, operator: str) -> str | None:
-    """Why ``view="auto"`` draws the skew chart instead of the timeline of ``operator``, or
-    None to draw the timeline: more than ``SKEW_MIN_ELEMENTS`` elements with a timestamp (and
-    |time| <= 2**53) reach it, and the spread of their skews (processing time − timestamp:
-    max − min) is below ``SKEW_SPREAD`` of their processing-time span."""
+    """Why ``view="auto"`` draws the skew chart instead of the timeline of ``operator`` (see
+    the module docstring; times |t| <= 2**53 only), or None to draw the timeline."""
     rows = view.select("element", operator=operator)
     stamps, has_ts = view.ints("ts", rows)
     procs, has_proc = view.ints("proc_time", rows)
@@ -214,33 +160,27 @@ def _timeline(
 ) -> spec.ChartDict:
     view.read_parts(TIMELINE_PARTS)
     op = pick_operator(view, operator)
-    elements = fates.element_fate_columns(view, op)
-    n = len(elements)
-    elements = _where_present(elements, "ts")
-    untimed = n - len(elements)
+    every_element = fates.element_fate_columns(view, op)
+    elements = _where_present(every_element, "ts")
     steps = watermark_steps.watermark_step_columns(view)
-    # few firings (cleanups) are drawn one by one, with their texts; many are aggregated,
-    # from their windows and times only
-    fired = _window_marks(view, op, "fired", firings.firing_marks, firings.firing_columns)
-    cleaned = _window_marks(view, op, "cleanup", firings.cleanup_marks, firings.cleanup_columns)
+    # few firings (cleanups) are drawn one by one, with their texts; many are aggregated
+    fired, cleaned = _window_marks(view, op, "fired"), _window_marks(view, op, "cleanup")
     lives = window_lives.window_life_columns(view, op)  # None: no window, or session merges
     if lives is None:
         lives = window_lives.window_lives(view, op)
 
-    # processing-time windows: their start, end, firing and cleanup times are processing
-    # times, not event times — they give the event-time axis nothing (see _bands)
+    # processing-time windows: their times are processing times, nothing on the event-time axis
     across = bool(len(lives)) and window_lives.processing_time_windows(view, op)
     horizons, derived = ({}, frozenset()) if across else window_lives.every_horizon(view, op)
-    per_window = _per_window(lives)  # once, for the bands and the horizons
-    x, y = _axes(elements, steps, fired, cleaned, lives, [horizons[w] for w in derived], across)
+    per_window = _per_window(lives)
+    derived_at = [horizons[w] for w in derived]
+    x, y, notes = _axes_and_notes(
+        view, op, every_element, elements, steps, fired, cleaned, lives, derived_at, across
+    )
     if not fired.empty:
         y = _label_room(y, height)
-
-    notes = _first_notes(view, op, elements, untimed, steps, fired, lives, across)
-
     plot = Plot(x, y, width, height)
-    # the firings' and cleanups' x: their event time (the timer's, else the window end and
-    # cleanup time); of processing-time windows: the right edge (they have none)
+    # the firings' and cleanups' x: of processing-time windows, the right edge
     at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
     restarts = watermark_steps.restarts(view)
     # (the watermark's shape for the labels; drawn: lines on each other cut into runs)
@@ -250,7 +190,7 @@ def _timeline(
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
     occupied, points = piles.Grid(STACK_PX), _Boxes()
     _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
-    occupied.avoid = _ByLeft(points)  # (a firing or cleanup moved aside keeps off them)
+    occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
     taken, lines = points.copy(), _Boxes()
     _taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
     taken.extend(lines)
@@ -266,22 +206,17 @@ def _timeline(
     layers = [
         _bands(per_window, horizons, x, y, notes, across=across, height=height),
         horizon_layer,
-        _idle_layer(view, x, y, notes),
-        _paused_layer(view, x, y, notes),
+        *_strip_layers(view, x, y, notes),
         *diagonal_layers,
         *watermark_drawn,
         element_layer,
         replay_layer,
-        # the cleanups are placed after the firings' marks, before their labels
-        *_firings(
-            fired,
-            mark_plot,
-            labels,
-            notes,
-            taken,
-            occupied,
-            lambda: _cleanups(cleaned, at_x, y, notes, mark_plot, occupied, taken),
-        ),
+    ]
+    # the cleanups are placed after the firings' marks, before their labels
+    marks, rows, offsets = _firings(fired, mark_plot, notes, taken, occupied)
+    layers += marks + _cleanups(cleaned, at_x, y, notes, mark_plot, occupied, taken)
+    layers += _firing_labels(rows, offsets, mark_plot, labels, notes, taken)
+    layers += [
         # (after the cleanups are placed) a ring round each mark others were counted on
         piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90),
         _merges(view, op, x, y, notes),
@@ -295,16 +230,14 @@ def _timeline(
     _taken_by_rules(points, horizon_layer, plot)
     layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
-        layers += _element_label_layers(element_layer, element_labels, x, y, plot, taken, notes)
+        layers += _element_label_layers(element_layer, element_labels, plot, taken, notes)
     layers = _drawing_order(layers)
-    _with_category_scales(layers, _present_categories(layers))
+    _with_category_scales(layers)
     chart = {
         "layer": layers,
         "width": width,
         "height": height,
-        # one "what happened" legend; each reference line (watermark, ideal diagonal,
-        # allowed-lateness horizon) its own dash legend
-        # (the watermark's shades: with its dashes, one legend, see ``_watermark_lines``)
+        # one "what happened" legend; each reference line its own dash legend
         "resolve": {
             "scale": {
                 "color": "shared",
@@ -318,60 +251,48 @@ def _timeline(
     return palette.finish(chart, name="timeline", notes=notes, heading="Timeline")
 
 
-def _axes(
-    elements: _Table,
-    steps: _Table,
-    fired: _Table,
-    cleaned: _Table,
+def _where_present(table: trace_view.Columns, column: str) -> trace_view.Columns:
+    """The rows with a value in ``column`` (the table itself when every row has one)."""
+    values = table[column]
+    if values.dtype.kind in "iub":
+        return table
+    present = ~np.isnan(values) if values.dtype.kind == "f" else np.asarray(pd.notna(values))
+    return table if present.all() else table.take(present)
+
+
+def _axes_and_notes(
+    view: TraceView,
+    op: str,
+    every_element: trace_view.Columns,
+    elements: trace_view.Columns,
+    steps: trace_view.Columns,
+    fired: trace_view.Columns,
+    cleaned: trace_view.Columns,
     lives: _Table,
     horizons: list[int],
     across: bool,
-) -> tuple[TimeAxis, TimeAxis]:
-    """The event-time and processing-time axes: their domains hold every element, window,
-    firing, cleanup and (``horizons``: derived) allowed-lateness horizon — of processing-time
-    windows (``across``) the elements' timestamps only — else the watermarks."""
-    x_values = (
-        _extent(elements["ts"])
-        if across
-        else _extent(
-            elements["ts"],
-            lives["window_start"],
-            lives["window_end"],
-            cleaned["cleanup_time"],
-            fired["at"],
-            np.array(horizons, dtype=np.int64),
-        )
-    )
-    if not x_values:
-        x_values = _extent(steps["watermark"])
-    y_values = _extent(
+) -> tuple[TimeAxis, TimeAxis, list[str]]:
+    """The event-time and processing-time axes — their domains hold every element, window,
+    firing, cleanup and derived horizon (of processing-time windows, ``across``: the
+    timestamps only), else the watermarks — and the subtitle's first lines."""
+    x_columns = [elements["ts"]]
+    if not across:
+        x_columns += [lives["window_start"], lives["window_end"], cleaned["cleanup_time"]]
+        x_columns += [fired["at"], np.array(horizons, dtype=np.int64)]
+    x_values = scale.extent(*x_columns) or scale.extent(steps["watermark"])
+    y_values = scale.extent(
         elements["proc_time"],
         steps["proc_time"],
         fired["proc_time"],
         cleaned["proc_time"],
         lives["opened"],
     )
-    x = palette.time_axis("event time", x_values)
-    y = palette.time_axis("processing time", y_values)
-    return x, y
-
-
-def _first_notes(
-    view: TraceView,
-    op: str,
-    elements: _Table,
-    untimed: int,
-    steps: _Table,
-    fired: _Table,
-    lives: _Table,
-    across: bool,
-) -> list[str]:
-    """The subtitle's first lines: what the operator holds, and what is not drawn."""
     notes: list[str] = [
         f"operator {op!r}: {len(elements):,} elements, {window_lives.pairs_text(len(lives))}, "
         f"{len(fired):,} firings"
     ]
-    if untimed:
+    if len(every_element) > len(elements):
+        untimed = len(every_element) - len(elements)
         notes.append(f"{untimed:,} elements without a timestamp are not drawn")
     if across:
         notes.append(
@@ -380,7 +301,7 @@ def _first_notes(
             "spans the event-time axis over its life in processing time; firings and cleanups "
             "at their processing time, on the right edge"
         )
-    not_drawn = _untimed_count(view, op, "fired", len(fired))
+    not_drawn = len(view.select("fired", operator=op)) - len(fired)
     if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
         notes.append(
             f"{not_drawn:,} firings of the global window are not drawn (it has no start or end "
@@ -388,7 +309,8 @@ def _first_notes(
         )
     if steps.empty:
         notes.append("no watermark in this trace: no watermark line, nothing is late")
-    return notes
+    x = palette.time_axis("event time", x_values)
+    return x, palette.time_axis("processing time", y_values), notes
 
 
 TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {
@@ -400,19 +322,13 @@ TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {
     "key": ("fired", "cleanup", "assigned", "element", "timer_fired"),
     "detail": ("element", "arrival", "fired", "timer_fired", "cleanup"),
 }
-"""The fields and kinds every timeline reads (``TraceView.read_parts``: each field's part
-read once for all its kinds, on a trace not decoded yet): the elements' and firings' times;
-the windows, keys and processing times of the window lives and marks; the firing timers'
-timestamps; the operator of every record (None: the whole column, cheaper than the part of
-the kinds it selects by operator, which are most of the trace's)."""
-
-_extent = scale.extent
+"""The fields and kinds every timeline reads (``TraceView.read_parts``: each field's part read
+once for all its kinds, on a trace not decoded yet)."""
 
 
 class _RightEdge(TimeAxis):
-    """The event-time axis for the marks of processing-time windows (firings, cleanups): every
-    time is put on its right edge (a processing time has no place on it); texts as the axis
-    writes them."""
+    """The event-time axis for the marks of processing-time windows: every time on its right
+    edge (a processing time has no place on it); texts as the axis writes them."""
 
     def clip(self, value: Any) -> tuple[float | None, str]:
         if value is None or value != value:
@@ -423,25 +339,16 @@ class _RightEdge(TimeAxis):
         return [self.clip(v) for v in values]
 
 
-def _wants_diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> bool:
-    """Event time = processing time is drawn when asked, or — by default — when both axes are
-    the same kind (both dates or both plain ms), their domains overlap, and at least half the
-    elements arrive at or after their timestamp (so processing time reads like a real clock
-    for these timestamps; simulated arrivals 0, 100, ... against timestamps in the thousands
-    would make the line meaningless)."""
-    if want is False or x.kind != y.kind:
-        return False
-    if max(x.lo, y.lo) >= min(x.hi, y.hi):
-        return False
-    if want:
-        return True
-    return bool(len(elements)) and bool((elements["proc_time"] >= elements["ts"]).mean() >= 0.5)
-
-
 def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
-    if not _wants_diagonal(elements, x, y, want):
-        return []
+    """The ideal diagonal, event time = processing time: when asked, or by default when both
+    axes are of one kind, overlap, and half the elements arrive at or after their timestamp."""
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
+    if want is False or x.kind != y.kind or lo >= hi:
+        return []
+    if not want and not (
+        len(elements) and bool((elements["proc_time"] >= elements["ts"]).mean() >= 0.5)
+    ):
+        return []
     rows = [{"x": v, "y": v, "line": palette.IDEAL, "kind": palette.IDEAL} for v in (lo, hi)]
     mark = {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1}
     encoding = {
@@ -460,12 +367,9 @@ def _watermarks(
     notes: list[str],
     restarts: Sequence[watermark_steps.Restart] = (),
 ) -> tuple[list, list]:
-    """Step vertices (w_i, t_i), (w_i, t_{i+1}), (w_{i+1}, t_{i+1}), ... per operator, the last
-    one held to the top edge; plus one point per record (tooltips). A restart (``restarts``)
-    ends the line where the job failed: the watermarks start a new line at MIN at the
-    restore's processing time (the clock went back to the checkpoint's). Each operator's line
-    in its own shade and dash (``_watermark_lines``). Returns the layers as one line (what
-    labels keep off) and as drawn (lines that lie on each other cut into runs)."""
+    """The watermark: step vertices per operator and run attempt, the last held to the top
+    edge; a dot per record; the edge texts. Returns the layers as one line (what labels keep
+    off) and as drawn (``_watermark_lines``)."""
     if steps.empty:
         return [], []
     seqs, operators, procs, marks = (
@@ -487,7 +391,6 @@ def _watermarks(
         if not _missing(op):
             by_op.setdefault(op, []).append(j)
     for op, recs in by_op.items():
-        # each operator's records clipped and formatted in bulk (as clip / fmt one by one)
         op_marks, op_procs = [marks[j] for j in recs], [procs[j] for j in recs]
         x_clipped = x.clip_all(op_marks)
         y_at = [c[0] for c in y.clip_all(op_procs)]
@@ -518,14 +421,15 @@ def _watermarks(
                 }
             )
             if note:
-                edges.append({"x": wx, "y": t0, "text": _edge_text(note)})
+                text = _EDGE_TEXTS.get(note, "watermark beyond the axis")
+                edges.append({"x": wx, "y": t0, "text": text})
     points = _one_dot_per_point(points)
     ops = list(dict.fromkeys(operators))
     xy = {"x": x.channel("x"), "y": y.channel("y")}
     line, drawn, dots = _watermark_lines(vertices, points, ops, xy)
     texts = [
         spec.text_layer(part, xy, align=align, baseline="top", dx=EDGE_DX[align], dy=4)
-        for align, part in _edge_sides(_one_edge_text_per_point(edges))
+        for align, part in _edge_sides(edges)
     ]
     return [line, dots, *texts], [*drawn, dots, *texts]
 
@@ -536,13 +440,9 @@ def _watermark_lines(
     ops: list[Any],
     xy: dict[str, Any],
 ) -> tuple[spec.ChartDict, list[spec.ChartDict], spec.ChartDict]:
-    """The watermark's line (one per operator and run attempt, through ``vertices``), the
-    layers that draw it, and its dots (``points``). The n-th operator of ``ops`` is drawn in
-    the n-th of ``palette.WATERMARK_SHADES`` and ``palette.WATERMARK_DASHES``, one legend
-    ("watermark of") naming each with both. Where lines lie on each other (an operator's
-    end-of-input MAX step on another's, a subtask's line on the subtasks' minimum) they are
-    cut into runs (``coinciding.runs``) and a run shared by n lines is drawn by each in one
-    dash of n, in its own shade (``coinciding.dash``): both in sight, told apart by shade."""
+    """The watermark's line through ``vertices``, the layers that draw it (a run shared by n
+    lines drawn by each in one dash of n: ``coinciding``), and its dots (``points``); the
+    n-th operator of ``ops`` in the n-th of ``palette.WATERMARK_SHADES`` and ``_DASHES``."""
 
     def by_operator(values: Sequence[Any], legend: bool = True) -> dict[str, Any]:
         encoding = {"field": "operator", "type": "nominal", "title": "watermark of"}
@@ -590,10 +490,8 @@ def _watermark_lines(
 
 
 def _coinciding(vertices: list[dict[str, Any]]) -> coinciding.Runs | None:
-    """The watermark lines' ``vertices`` cut into runs where lines lie on each other
-    (``coinciding.runs``; paths (operator, attempt) in legend order, each as (processing
-    time, watermark) points: what they share is measured in processing time), or None where
-    none do (or a position is missing)."""
+    """The watermark lines' ``vertices`` cut into runs (``coinciding.runs``, on (processing
+    time, watermark) points), or None where none lie on each other (or one is missing)."""
     paths: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
     for v in vertices:
         if v["x"] is None or v["y"] is None:
@@ -603,21 +501,27 @@ def _coinciding(vertices: list[dict[str, Any]]) -> coinciding.Runs | None:
 
 
 def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The edge texts by alignment (see ``EDGE_DX``): those at MIN left-aligned, the others
-    right-aligned (each group in order; only the groups present)."""
-    left = [e for e in edges if e["text"] == _edge_text("◀ MIN")]
-    right = [e for e in edges if e["text"] != _edge_text("◀ MIN")]
-    return [(align, part) for align, part in (("right", right), ("left", left)) if part]
+    """The edge texts, one per point (the end-of-input one where there is one, else the
+    first), by alignment (``EDGE_DX``): those at MIN left-aligned, the others right-aligned."""
+    one: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for e in edges:
+        seen = one.get((e["x"], e["y"]))
+        if seen is None or (e["text"] == _EDGE_TEXTS["MAX ▶"] != seen["text"]):
+            one[(e["x"], e["y"])] = e
+    sides: dict[str, list[dict[str, Any]]] = {"right": [], "left": []}
+    for e in one.values():
+        sides["left" if e["text"] == _EDGE_TEXTS["◀ MIN"] else "right"].append(e)
+    return [(align, part) for align, part in sides.items() if part]
+
+
+_EDGE_TEXTS = {"MAX ▶": "watermark = MAX (end of input) →", "◀ MIN": "← watermark = MIN"}
 
 
 def _shared_lines(
     operators: list[Any], procs: list[Any], marks: list[Any]
 ) -> tuple[list[Any], list[int] | None]:
-    """The watermark steps (their operator, proc_time and watermark columns) with coinciding
-    operators merged: operators whose records step at exactly the same processing times to
-    exactly the same watermarks draw one line, named "a, b (same)" (the records of the first
-    of them are kept); others keep their name. Returns the operators of the records kept and
-    their positions (None: all of them, names unchanged)."""
+    """Operators stepping at the same processing times to the same watermarks merged into one
+    line "a, b (same)": the operators of the records kept and their positions (None: all)."""
     by_op: dict[Any, list[int]] = {}
     for i, op in enumerate(operators):
         by_op.setdefault(op, []).append(i)
@@ -637,41 +541,14 @@ def _shared_lines(
 
 
 def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One watermark dot per position: records at the same processing time with the same
-    watermark (several operators', or a repeated one) would draw dots exactly under each
-    other; the first one's dot stands for them, its tooltip naming each operator ("a; b")."""
-    if len(points) < 2:
-        return points
+    """One watermark dot per position: the first one's stands for the others there, its
+    tooltip naming each operator ("a; b")."""
     seen: dict[tuple[Any, Any], dict[str, Any]] = {}
-    out = []
     for p in points:
-        at = (p["x"], p["y"])
-        first = seen.get(at)
-        if first is None:
-            seen[at] = p
-            out.append(p)
-        elif p["operator"] not in str(first["operator"]).split("; "):
+        first = seen.setdefault((p["x"], p["y"]), p)
+        if first is not p and p["operator"] not in str(first["operator"]).split("; "):
             first["operator"] = f"{first['operator']}; {p['operator']}"
-    return out
-
-
-def _one_edge_text_per_point(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One edge text per point (two lines clipped to the same edge point would print their
-    texts over each other): the end-of-input one when there is one, else the first."""
-    out: dict[tuple[Any, Any], dict[str, Any]] = {}
-    for e in edges:
-        seen = out.get((e["x"], e["y"]))
-        if seen is None or (e["text"] == _edge_text("MAX ▶") != seen["text"]):
-            out[(e["x"], e["y"])] = e
-    return list(out.values())
-
-
-def _edge_text(note: str) -> str:
-    if note == "MAX ▶":
-        return "watermark = MAX (end of input) →"
-    if note == "◀ MIN":
-        return "← watermark = MIN"
-    return "watermark beyond the axis"
+    return list(seen.values())
 
 
 def _elements(
@@ -683,14 +560,13 @@ def _elements(
     notes: list[str],
     restarts: Sequence[watermark_steps.Restart] = (),
 ) -> tuple[spec.ChartDict | None, spec.ChartDict | None]:
-    """The elements' layer, and the layer of those read again after a restart (``replay``:
-    hollow, around their first reading), or None."""
+    """The elements' layer, and that of those read again after a restart (``replay``), or
+    None."""
     if elements.empty:
         return None, None
-    counts = _fate_counts(elements)
-    notes.append(
-        "elements: " + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts)
-    )
+    counts = np.bincount(elements["fate_code"], minlength=len(palette.FATES)).tolist()
+    fates_present = zip(palette.FATES, counts, strict=True)
+    notes.append("elements: " + ", ".join(f"{n:,} {f}" for f, n in fates_present if n))
     if len(elements) > max_points:
         return _binned_elements(elements, x, y, max_points, notes), None
     fate_texts = elements["fate"].tolist()
@@ -743,8 +619,7 @@ def _elements(
             strict=True,
         )
     ]
-    # every column but seq, windows and source_index holds texts (source_index: ints, or
-    # None where the element has no source record, read off the rows)
+    # every column but seq, windows and source_index holds texts (source_index: read off)
     types = dict.fromkeys(rows[0], "nominal") | {"seq": "quantitative", "windows": "quantitative"}
     del types["source_index"]
     mark = {"type": "point", "filled": True, "size": 70, "opacity": 0.9}
@@ -756,14 +631,6 @@ def _elements(
     notes.append(replay.note(replayed))
     encoding = _what_encoding(replayed, x, y, ["x", "y"], types | {replay.FIELD: "nominal"})
     return layer, spec.layer(replayed, replay.mark(mark, mark["size"]), encoding)
-
-
-def _fate_counts(elements: _Table) -> dict[str, int]:
-    """How many elements of each fate there are (the fates present only)."""
-    if isinstance(elements, trace_view.Columns):
-        counts = np.bincount(elements["fate_code"], minlength=len(palette.FATES)).tolist()
-        return {f: n for f, n in zip(palette.FATES, counts, strict=True) if n}
-    return dict(Counter(elements["fate"].tolist()))
 
 
 def _inside(column: Any, lo: int, hi: int) -> bool:
@@ -779,9 +646,8 @@ def _inside(column: Any, lo: int, hi: int) -> bool:
 
 
 def _positions(axis: TimeAxis, values: list[Any], column: Any) -> tuple[list[Any], list[str]]:
-    """``axis.clip_all(values)`` as positions and notes (``column``: the values' TimeColumn);
-    when every value is an exact int inside the domain (the usual case), the values as they
-    are, without a note."""
+    """``axis.clip_all(values)`` as positions and notes (``column``: the values' TimeColumn;
+    every value an exact int inside the domain: the values as they are)."""
     if _inside(column, axis.lo, axis.hi):
         return values, [""] * len(values)
     clipped = axis.clip_all(values)
@@ -790,7 +656,7 @@ def _positions(axis: TimeAxis, values: list[Any], column: Any) -> tuple[list[Any
 
 def _texts(axis: TimeAxis, values: list[Any], column: Any) -> list[str]:
     """``axis.fmt_all(values)`` (``column``: the values' TimeColumn); on a ms axis, exact ints
-    within ±2**53 as ``_MS_TEXTS`` remembers them, those not seen yet written in one call."""
+    as ``_MS_TEXTS`` remembers them, those not seen yet written in one call."""
     if axis.kind != "ms" or not _inside(column, -palette.EXACT, palette.EXACT):
         return axis.fmt_all(values)
     texts = list(map(_MS_TEXTS.get, values))
@@ -805,23 +671,22 @@ def _texts(axis: TimeAxis, values: list[Any], column: Any) -> list[str]:
 
 
 _MS_TEXTS: dict[int, str] = {}
-"""The text of each exact int time written by ``_texts`` (at most 2**17, then forgotten): an
-explorer redraws the same elements' timestamps and arrival times run after run."""
+"""The text of each exact int time written by ``_texts`` (at most 2**17): an explorer redraws
+the same times run after run."""
 
 
 def _binned_elements(
     elements: _Table, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
 ) -> spec.ChartDict:
-    """``elements``: ``fates.element_fate_columns`` (their fates as codes), or a frame."""
-    codes = elements["fate_code"] if isinstance(elements, trace_view.Columns) else None
+    """The elements binned per fate on a grid (``scale.bin_elements``), a mark per cell."""
+    codes = elements["fate_code"]
     cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, codes)
     notes.append(
         f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
         "of one fate, at their mean position, sized by count"
     )
-    # on-time cells first, so the rarer fates (the point of the lesson) are drawn on top: by
-    # on time, then count, both descending, ties in their order (a stable sort, as
-    # ``sort_values(["common", "count"], ascending=False, kind="stable")``)
+    # on-time cells first, so the rarer fates are drawn on top: by on time, then count, both
+    # descending, ties in their order
     common = (cells["fate"] == "on time").to_numpy(dtype=bool)
     order = np.lexsort((-cells["count"].to_numpy(), ~common))
     cells = cells.take(order)
@@ -857,20 +722,12 @@ def _binned_elements(
     return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
 
 
-def _idle_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """The idle periods of the run's inputs (``idle.idle_spans``): a grey strip per input
-    along the left edge over the processing times it was idle, and the subtitle names them."""
-    spans = idle.idle_spans(view)
+def _strip_layers(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list[Any]:
+    """The idle periods of the run's inputs (``idle.idle_spans``) and watermark alignment's
+    paused spans (``propagation.view_paused_spans``) as strips, named in the subtitle."""
+    spans, paused = idle.idle_spans(view), view_paused_spans(view)
     if spans:
         notes.append(idle.lines_text(spans))
-    return idle.strip_layer(spans, x, y)
-
-
-def _paused_layer(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """Watermark alignment's paused spans (``propagation.view_paused_spans``): a dark strip
-    per paused input along the right edge over the processing times it read nothing, and the
-    subtitle names them (the propagation chart draws the same spans)."""
-    spans = view_paused_spans(view)
-    if spans:
-        notes.append(idle.paused_text(spans))
-    return idle.paused_layer(spans, x, y)
+    if paused:
+        notes.append(idle.paused_text(paused))
+    return [idle.strip_layer(spans, x, y), idle.paused_layer(paused, x, y)]

@@ -1,6 +1,5 @@
-"""The ``watermark`` records as steps per operator (``watermark_steps``), and the job's
-restarts (``restarts``), which split a run's steps into attempts.
-"""
+"""The ``watermark`` records as steps per operator, and the job's restarts, which split a
+run's steps into attempts."""
 
 from __future__ import annotations
 
@@ -23,20 +22,16 @@ def watermark_steps(view: TraceView) -> pd.DataFrame:
 WATERMARK_STEP_COLUMNS = ("seq", "operator", "proc_time", "watermark")
 
 
-SIDE_OUTPUT_NODE = "side:"
-"""The name prefix of the node ``DataStream.get_side_output`` adds (``side:<tag>``): not an
-operator of the user's, it forwards its operator's watermark. Legends name only the user's
-operators, so charts leave its watermark records out."""
-
-
 def is_user_operator(name: Any) -> bool:
-    """Whether ``name`` is an operator of the user's job (not the side-output node)."""
-    return not str(name).startswith(SIDE_OUTPUT_NODE)
+    """Whether ``name`` is an operator of the user's job, not the node
+    ``DataStream.get_side_output`` adds (``side:<tag>``, forwarding its operator's
+    watermark), which charts leave out."""
+    return not str(name).startswith("side:")
 
 
 def watermark_step_columns(view: TraceView) -> Columns:
     """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays);
-    the side-output node's records left out (``is_user_operator``)."""
+    the side-output node's records left out."""
     rows = view.select("watermark")
     part = view.c.part("operator", ("watermark",))
     pseudo = [i for i, name in enumerate(part.values) if not is_user_operator(name)]
@@ -55,10 +50,9 @@ def watermark_step_columns(view: TraceView) -> Columns:
 @dataclass(frozen=True)
 class Restart:
     """A ``restore`` record: the job restarted from checkpoint ``checkpoint_id`` (None: from
-    the beginning) at processing time ``proc_time`` (the checkpoint's: the simulated clock
-    goes back), with every watermark at MIN (``winviz.checkpoints``); ``failed_at`` is the
-    processing time of the record before it — when the failure happened — or None when the
-    run started from a snapshot (``execute(restore_from=...)``)."""
+    the beginning) at processing time ``proc_time`` (the checkpoint's), every watermark at
+    MIN; ``failed_at``: the processing time of the record before it (the failure), None when
+    the run started from a snapshot."""
 
     seq: int
     proc_time: int
@@ -89,10 +83,7 @@ def steps_by_attempt(
     """The run attempt and the end of each step of a step line (a watermark's records in seq
     order, ``times`` their processing times): ``attempt`` counts the restarts at or before
     the record; a step ends at the next record's time in the same attempt, where the job
-    failed when a restart comes first (at its own time when that is unknown: a run started
-    from a snapshot), and the last one at None (the chart's edge). So no step runs back in
-    processing time when the clock goes back to a checkpoint's: the charts draw one line per
-    attempt (the timeline, the timers chart, the propagation chart)."""
+    failed when a restart comes first (at its own time when unknown), the last at None."""
     cuts = [r.seq for r in restarts]
     attempts = [bisect_right(cuts, seq) for seq in seqs]
     ends: list[Any] = []

@@ -1,21 +1,13 @@
 """The timeline's window marks: the firings, cleanups, session merges, interval-join pairs
-and restarts of one operator, drawn where the trace says they happened.
-
-A firing sits at the event time of the timer that fired it (else its window's end) at its
-processing time, coloured by its cause and labelled "result · cause" (``_firings``); a cleanup
-at (cleanup time, processing time) — what fired it is the operator's cleanup timer
-(``CLEANUP_TIMER_TEXT``); a "merged" mark per window a session merge merged away
-(``_merges``); a rule at each restore from a checkpoint (``_restarts``). Few marks are drawn
-one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per window. Marks at one
-point are drawn side by side and labels placed off every mark by ``labels.py``. The "what
-happened" legend (``_what_encoding``, ``_with_category_scales``) is shared by every mark of the
-timeline.
+and restarts of one operator, drawn where the trace says they happened, and the "what
+happened" legend they share (``_what_encoding``, ``_with_category_scales``). Few marks are
+drawn one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per window.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
@@ -24,6 +16,7 @@ import pandas as pd
 
 from winviz.trace import detail_names as detail_fields
 from winviz.viz import (
+    firings,
     palette,
     piles,
     scale,
@@ -38,9 +31,10 @@ from winviz.viz.labels import (
     Box,
     Plot,
     _Boxes,
-    _offset_layers,
+    _offset_layer,
     _place_labels,
     _side_by_side,
+    label_layers,
     label_leaders,
 )
 from winviz.viz.palette import TimeAxis
@@ -48,19 +42,16 @@ from winviz.viz.trace_view import Columns, TraceView
 
 LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
-_Table = pd.DataFrame | Columns  # a table the timeline reads (Columns: few rows)
+_Table = pd.DataFrame | Columns
 
 
-def _window_marks(
-    view: TraceView,
-    op: str,
-    kind: str,
-    marks: Callable[[TraceView, str], Columns],
-    columns: Callable[[TraceView, str], Columns],
-) -> Columns:
-    """The firings or cleanups of ``op`` (records of ``kind``) of a time window to draw:
-    aggregated marks (``marks``) when there are many, else one by one with their texts
-    (``columns``)."""
+def _window_marks(view: TraceView, op: str, kind: str) -> Columns:
+    """The firings or cleanups (``kind``) of ``op`` of a time window: without their texts
+    (``firings.firing_marks``) when there are many, else with them (``firing_columns``)."""
+    marks, columns = {
+        "fired": (firings.firing_marks, firings.firing_columns),
+        "cleanup": (firings.cleanup_marks, firings.cleanup_columns),
+    }[kind]
     if len(view.select(kind, operator=op)) > DETAIL_LIMIT:
         drawn = marks(view, op)
         if len(drawn) > DETAIL_LIMIT:
@@ -68,40 +59,16 @@ def _window_marks(
     return columns(view, op)
 
 
-def _untimed_count(view: TraceView, op: str, kind: str, drawn: int) -> int:
-    """How many records of ``kind`` at ``op`` are not among the ``drawn`` ones: those of a
-    window that is not a time window (Flink's ``GlobalWindow``)."""
-    return len(view.select(kind, operator=op)) - drawn
-
-
-def _where_present(frame: _Table, column: str) -> _Table:
-    """The rows with a value in ``column`` (the frame itself when every row has one: no copy;
-    nothing here changes a frame in place)."""
-    values = frame[column]
-    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
-    if kind in "iub":  # numpy ints: every row has one
-        return frame
-    if kind == "f":
-        present = ~np.isnan(np.asarray(values))
-    else:
-        present = np.asarray(pd.notna(values), dtype=bool)
-    if present.all():
-        return frame
-    return frame.take(present) if isinstance(frame, Columns) else frame[present]
-
-
 def _restarts(
     restarts: Sequence[watermark_steps.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> list[spec.ChartDict]:
-    """A rule across the chart at each restore's processing time, with its text: the job
-    restarted from a checkpoint, the clock went back to the checkpoint's and every watermark
-    to MIN (what happens after it is drawn over what came before)."""
+    """A rule across the chart at each restore's processing time, with its text: the clock
+    went back to the checkpoint's and every watermark to MIN."""
     if not restarts:
         return []
     rows = []
     for r in restarts:
-        source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
-        what = "started from" if r.failed_at is None else "restarted from"
+        what, source = _restart_words(r)
         text = _restart_text(r, y)
         rows += [
             {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
@@ -115,39 +82,38 @@ def _restarts(
             )
         else:
             notes.append(f"the run {what} {source}: every watermark started at MIN")
-    encoding = {
-        "x": x.channel("x"),
-        "y": y.channel("y"),
+    xy = {"x": x.channel("x"), "y": y.channel("y")}
+    encoding = xy | {
         "detail": {"field": "text", "type": "nominal"},
         "tooltip": [{"field": "text", "type": "nominal", "title": "restart"}],
     }
-    rule = spec.layer(
-        rows,
-        {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
-        encoding,
-    )
+    mark = {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]}
     label = spec.text_layer(
         [row for row in rows if row["end"] == 0],
-        {"x": x.channel("x"), "y": y.channel("y")},
+        xy,
         color=palette.GUIDE_COLOR,
         align="left",
         baseline="bottom",
         dx=4,
         dy=-2,
     )
-    return [rule, label]
+    return [spec.layer(rows, mark, encoding), label]
+
+
+def _restart_words(r: watermark_steps.Restart) -> tuple[str, str]:
+    what = "started from" if r.failed_at is None else "restarted from"
+    return what, "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
 
 
 def _restart_text(r: watermark_steps.Restart, y: TimeAxis) -> str:
     """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
-    what = "started from" if r.failed_at is None else "restarted from"
-    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+    what, source = _restart_words(r)
     return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
 
 
 def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> list[Box]:
-    """The pixel boxes of the restarts' texts (``_restarts``: left-aligned 4 px right of the
-    left edge, their bottom 2 px above the rule), which labels and edge texts keep off."""
+    """The pixel boxes of the restarts' texts (``_restarts``: 4 px right of the left edge,
+    their bottom 2 px above the rule), which labels and edge texts keep off."""
     boxes = []
     for r in restarts:
         text = _restart_text(r, plot.y)
@@ -158,8 +124,7 @@ def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> l
 
 def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
     """What a firing label says caused it: the timer ("event-time timer at 4999", on a date
-    axis "event-time timer at 09:51:59.999"), "element", "end of input" (an event-time timer
-    fired by the MAX watermark)."""
+    axis at the time of day), "element", "end of input", ..."""
     if fired_by in ("end of input", "cause not traced") or not cause:
         return fired_by
     if x.kind == "epoch" and not _missing(timer) and not palette.is_off_chart(timer):
@@ -169,21 +134,15 @@ def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
 
 
 def _firings(
-    fired: _Table,
-    plot: Plot,
-    labels: bool | None,
-    notes: list[str],
-    taken: _Boxes,
-    occupied: piles.Grid,
-    then: Callable[[], list] = list,
-) -> list:
-    """The firing marks (marks at one point side by side), the layers ``then`` makes (drawn
-    next, before the labels are placed: the cleanups) and the firing labels."""
+    fired: Columns, plot: Plot, notes: list[str], taken: _Boxes, occupied: piles.Grid
+) -> tuple[list[spec.ChartDict], list[dict[str, Any]], list[float]]:
+    """The firing marks (marks at one point side by side: ``_side_by_side``), and the rows
+    and offsets of those to label (none when aggregated)."""
     if fired.empty:
-        return then()
+        return [], [], []
     x, y = plot.x, plot.y
     if len(fired) > DETAIL_LIMIT:
-        return [_firings_aggregated(fired, x, y, notes), *then()]
+        return [_firings_aggregated(fired, x, y, notes)], [], []
     cols = {
         c: fired[c].tolist()
         for c in [
@@ -192,50 +151,34 @@ def _firings(
         ]
     }  # fmt: skip
     cols["key"] = value_texts.key_texts(fired["key"])
-    # each record's texts once (most marks are one firing)
     seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
     results = value_texts.shorts(cols["result"], 40)
-    # each firing in the one vocabulary (winviz.trace.vocabulary): first firing / re-firing,
-    # and "late firing" when it is one (Flink has no pane timing)
     timings = [
         f + (", late firing" if late else "")
         for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
     ]
     keys, causes, timers = cols["key"], cols["cause"], cols["timer"]
-    # each record's times written in bulk (a mark's are those of its first record)
     marks, procs = x.fmt_all(cols["watermark"]), y.fmt_all(cols["proc_time"])
     starts, ends = (x.fmt_all(fired[c].tolist()) for c in ("window_start", "window_end"))
     rows = []
-    # a firing sits at the event time of the timer that fired it (see firings.firing_causes),
-    # else at its window's end: early firings of one window are not stacked at the end
+    # a firing sits at the event time of the timer that fired it, else at its window's end
     by = ["window_start", "window_end", "at", "proc_time", "fired_by"]
     for (_, _, at, proc, fired_by), idx in window_lives.groups(fired, by).items():
         fx, note = x.clip(at)
         i = idx[0]
+        distinct = list(dict.fromkeys(causes[j] for j in idx))
+        shown = fired_by
+        if len(distinct) == 1:
+            shown = _fired_label(distinct[0], fired_by, timers[i], x)
+        late = sum(bool(cols["late_firing"][j]) for j in idx)
+        if late:
+            shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
         if len(idx) == 1:
-            cause, shown = causes[i], _fired_label(causes[i], fired_by, timers[i], x)
-            shown += ", late firing" if cols["late_firing"][i] else ""
-            key, result, label = keys[i], results[i], f"{results[i]} · {shown}"
-            seq, pane, count, timing = seqs[i], panes[i], counts[i], timings[i]
+            label = f"{results[i]} · {shown}"
+        elif len(idx) <= 3:
+            label = ", ".join(f"{keys[j]}={results[j]}" for j in idx) + f" · {shown}"
         else:
-            distinct = list(dict.fromkeys(causes[j] for j in idx))
-            cause = ", ".join(distinct)
-            shown = (
-                _fired_label(distinct[0], fired_by, timers[i], x)
-                if len(distinct) == 1
-                else fired_by
-            )
-            late = sum(bool(cols["late_firing"][j]) for j in idx)
-            if late:
-                shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
-            key = ", ".join(keys[j] for j in idx)
-            result = ", ".join(results[j] for j in idx)
-            if len(idx) <= 3:
-                label = ", ".join(f"{keys[j]}={results[j]}" for j in idx) + f" · {shown}"
-            else:
-                label = f"{len(idx)} keys · {shown}"
-            seq, pane, count = (", ".join(t[j] for j in idx) for t in (seqs, panes, counts))
-            timing = ", ".join(dict.fromkeys(timings[j] for j in idx))
+            label = f"{len(idx)} keys · {shown}"
         rows.append(
             {
                 "x": fx,
@@ -243,16 +186,16 @@ def _firings(
                 "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
                 "label": label,
                 "kind": "fired",
-                "seq": seq,
+                "seq": ", ".join(seqs[j] for j in idx),
                 "window": f"[{starts[i]}, {ends[i]})",
-                "key": key,
-                "result": result,
-                "pane": pane,
-                "cause": cause,
-                "count": count,
+                "key": ", ".join(keys[j] for j in idx),
+                "result": ", ".join(results[j] for j in idx),
+                "pane": ", ".join(panes[j] for j in idx),
+                "cause": ", ".join(distinct),
+                "count": ", ".join(counts[j] for j in idx),
                 "proc_time": procs[i],
                 "watermark": marks[i],
-                "firing": timing,
+                "firing": ", ".join(dict.fromkeys(timings[j] for j in idx)),
                 "note": note,
             }
         )
@@ -260,14 +203,13 @@ def _firings(
     if k > 1:
         notes.append(f"firings: every {k}th firing mark drawn")
     rows, offsets = _side_by_side(rows, plot, occupied, taken, "firing", notes)
-    marks = _offset_layers(
+    marks = _offset_layer(
         rows,
         offsets,
         {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
     )
-    marks += then()
-    return marks + _firing_labels(rows, offsets, plot, labels, notes, taken)
+    return [marks], rows, offsets
 
 
 def _firing_labels(
@@ -279,9 +221,8 @@ def _firing_labels(
     taken: _Boxes,
 ) -> list:
     """The firing labels (``rows``: the marks drawn, ``offsets`` beside their points), placed
-    off every mark, line and other label (``_place_labels``), with a leader line to a label
-    placed far from its mark; none when ``labels`` is False, or by default over
-    ``LABEL_LIMIT`` marks (the subtitle says so)."""
+    off every mark, line and other label (``_place_labels``), with leader lines; none when
+    ``labels`` is False, or by default over ``LABEL_LIMIT`` marks."""
     x, y = plot.x, plot.y
     show = labels if labels is not None else len(rows) <= LABEL_LIMIT
     if not show:
@@ -301,20 +242,12 @@ def _firing_labels(
         encoding = {"x": x.channel("x"), "y": y.channel("y")}
         encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
         layers.append(spec.layer(leaders, mark, encoding))
-    for (align, dx, dy), texts in placed.items():
-        xy = {"x": x.channel("x"), "y": y.channel("y")}
-        place = {"align": align, "baseline": "middle", "dx": dx, "dy": dy}
-        layers.append(
-            spec.text_layer(texts, xy, text="label", size=LABEL_FONT, color=palette.INK, **place)
-        )
-    return layers
+    return layers + label_layers(placed, plot)
 
 
 CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
-"""What fired a cleanup: a ``cleanup`` record is written only when the timer the window
-operator registered at ``cleanupTime(window)`` fires (``WindowOperator.registerCleanupTimer``
-/ ``isCleanupTime``); a trigger's timer fires the window (the "fired: event-time timer"
-marks), never cleans it — unless it is the same timer (allowed lateness 0)."""
+"""What fired a cleanup: the timer the window operator registered at ``cleanupTime(window)``
+(``WindowOperator.registerCleanupTimer``), never a trigger's (unless it is the same timer)."""
 
 
 def _cleanups(
@@ -322,10 +255,11 @@ def _cleanups(
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
-    plot: Plot | None = None,
-    occupied: piles.Grid | None = None,
-    taken: _Boxes | None = None,
+    plot: Plot,
+    occupied: piles.Grid,
+    taken: _Boxes,
 ) -> list[spec.ChartDict]:
+    """The cleanup marks, at (cleanup time, processing time), beside the firings'."""
     if cleaned.empty:
         return []
     if len(cleaned) > DETAIL_LIMIT:
@@ -355,25 +289,20 @@ def _cleanups(
     rows, k = _every_kth(rows)
     if k > 1:
         notes.append(f"cleanups: every {k}th cleanup mark drawn")
-    offsets: list[float] = [0] * len(rows)
-    if plot is not None and occupied is not None:
-        rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
-    return _offset_layers(
+    rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
+    layer = _offset_layer(
         rows,
         offsets,
         # as large and outlined as a firing mark: seen on the watermark line it often sits on
         {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
         _what_encoding(rows, x, y, ["x", "y", "what"]),
     )
+    return [layer]
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow`` merging windows,
-    one ``merged`` record each): a "merged" mark per window merged away, at (its start, the
-    merge's processing time) — the corner where its band ends — naming the window it merged
-    into; windows of several keys merged at one point are one mark. ``merged_windows`` holds
-    the windows the set had before (the new element's own window is not among them, so the
-    mark never sits on the element that caused the merge)."""
+    """The session merges of ``op`` (Flink's ``MergingWindowSet.addWindow``): a "merged" mark
+    per window merged away, at (its start, the merge's processing time), naming its target."""
     if not len(view.select("merged", operator=op)):
         return None
     merges = window_lives.merged(view, op)
@@ -420,17 +349,12 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
 def _merges_binned(
     groups: dict[tuple[Any, ...], list[int]], x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> list[dict[str, Any]]:
-    """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away (one per key, at
-    their start and the merge's processing time, clipped to the axes) counted per grid cell
-    (``scale.bin_points``), a mark per non-empty cell at their mean position; its tooltip
-    gives the count and the extent of the starts and processing times it holds."""
-    n = sum(len(idx) for idx in groups.values())
-    xs, ys = np.empty(n), np.empty(n)
-    at = 0
-    for (start, _, _, _, proc), idx in groups.items():
-        xs[at : at + len(idx)] = x.clip(start)[0]
-        ys[at : at + len(idx)] = y.clip(proc)[0]
-        at += len(idx)
+    """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away counted per grid
+    cell (``scale.bin_points``), a mark per cell at their mean position."""
+    sizes = [len(idx) for idx in groups.values()]
+    n = sum(sizes)
+    xs = np.repeat(np.array([x.clip(g[0])[0] for g in groups], dtype=float), sizes)
+    ys = np.repeat(np.array([y.clip(g[4])[0] for g in groups], dtype=float), sizes)
     what = pd.Series(np.full(n, "merged", dtype=object))
     cells, nx, ny = scale._bin_arrays(
         xs, ys, what, "what", (x.lo, x.hi), (y.lo, y.hi), scale.ROW_LIMIT
@@ -464,11 +388,13 @@ def _merges_binned(
 
 
 def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """An interval join's pairs (``joined``, at the output's timestamp: the larger of the two)
-    and the buckets its cleanup timers removed (``buffer_removed``, at the bucket's timestamp),
-    at the processing time they happened; None for an operator without them."""
+    """An interval join's pairs (``joined``, at the output's timestamp) and the buckets its
+    cleanup timers removed (``buffer_removed``), at their processing time; None without."""
     rows: list[dict[str, Any]] = []
-    for kind, what in (("joined", "joined"), ("buffer_removed", "buffer removed")):
+    for kind, what, happened in (
+        ("joined", "joined", "pairs joined (at the output's timestamp)"),
+        ("buffer_removed", "buffer removed", "buffer buckets removed by cleanup timers"),
+    ):
         if view.kind_code(kind) < 0:
             continue
         at = view.select(kind, operator=op)
@@ -485,11 +411,7 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
             else:
                 row |= {"side": first[i], "elements": second[i]}
             rows.append(row | {"ts": x.fmt(stamps[i]), "proc_time": y.fmt(procs[i]), "note": note})
-        notes.append(
-            f"{len(at):,} pairs joined (at the output's timestamp)"
-            if kind == "joined"
-            else f"{len(at):,} buffer buckets removed by cleanup timers"
-        )
+        notes.append(f"{len(at):,} {happened}")
     if not rows:
         return None
     rows, k = _every_kth(rows)
@@ -502,9 +424,15 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
     )
 
 
-def _firings_aggregated(
-    fired: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> spec.ChartDict:
+def groups_of(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The order that sorts rows by these key columns (the first the most significant, ties
+    in their order) and the position in it of each group's first row."""
+    order = np.lexsort(keys[::-1])
+    by = np.stack(keys)[:, order]
+    return order, np.flatnonzero(np.r_[True, (by[:, 1:] != by[:, :-1]).any(axis=0)])
+
+
+def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
     """One mark per (window, cause, event time of the firing timer — else the window end)
     at the first such firing's processing time."""
     starts = np.asarray(fired["window_start"], dtype=np.int64)
@@ -513,29 +441,8 @@ def _firings_aggregated(
     proc = np.asarray(pd.to_numeric(fired["proc_time"]))
     causes, names = pd.factorize(np.asarray(fired["fired_by"], dtype=object))
     rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
-    order = np.lexsort((rank, at, ends, starts))  # groups sorted as groupby(sort=True)
-    keys = np.stack([starts, ends, at, rank])[:, order]
-    first = np.flatnonzero(np.r_[True, (keys[:, 1:] != keys[:, :-1]).any(axis=0)])
+    order, first = groups_of(starts, ends, at, rank)
     proc = proc[order]
-    n = np.diff(np.r_[first, len(order)])
-    firsts, lasts = np.fmin.reduceat(proc, first), np.fmax.reduceat(proc, first)
-    cause = np.asarray(names, dtype=object)[causes[order][first]]
-    agg = pd.DataFrame(
-        {
-            "window_start": keys[0, first],
-            "window_end": keys[1, first],
-            "at": keys[2, first],
-            "fired_by": cause,
-            "n": n,
-            "first": firsts,
-            "last": lasts,
-        }
-    )
-    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
-    notes.append(
-        f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
-        "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
-    )
     rows = [
         {
             "x": x.clip(at)[0],
@@ -548,16 +455,21 @@ def _firings_aggregated(
             "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
         }
         for start, end, at, fired_by, n, first, last in zip(
-            agg["window_start"].tolist(),
-            agg["window_end"].tolist(),
-            agg["at"].tolist(),
-            agg["fired_by"].tolist(),
-            agg["n"].tolist(),
-            agg["first"].tolist(),
-            agg["last"].tolist(),
+            starts[order][first].tolist(),
+            ends[order][first].tolist(),
+            at[order][first].tolist(),
+            np.asarray(names, dtype=object)[causes[order][first]].tolist(),
+            np.diff(np.r_[first, len(order)]).tolist(),
+            np.fmin.reduceat(proc, first).tolist(),
+            np.fmax.reduceat(proc, first).tolist(),
             strict=True,
         )
     ]
+    rows, k = _every_kth(rows)
+    notes.append(
+        f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
+        "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
+    )
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK},
@@ -565,31 +477,15 @@ def _firings_aggregated(
     )
 
 
-def _cleanups_aggregated(
-    cleaned: pd.DataFrame, x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> spec.ChartDict:
+def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
     """One mark per window at its last cleanup."""
     starts = np.asarray(cleaned["window_start"], dtype=np.int64)
     ends = np.asarray(cleaned["window_end"], dtype=np.int64)
-    order = np.lexsort((ends, starts))  # windows in (start, end) order
-    starts, ends = starts[order], ends[order]
-    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
-    agg = pd.DataFrame(
-        {
-            "window_start": starts[first],
-            "window_end": ends[first],
-            "keys": np.diff(np.r_[first, len(order)]),
-            "proc": np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned["proc_time"]))[order], first),
-            "at": np.fmax.reduceat(
-                np.asarray(pd.to_numeric(cleaned["cleanup_time"]))[order], first
-            ),
-        }
-    )
-    agg, k = scale.every_kth(agg, scale.ROW_LIMIT)
-    notes.append(
-        f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
-        + (f"; every {k}th mark" if k > 1 else "")
-    )
+    order, first = groups_of(starts, ends)
+    last = {
+        c: np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned[c]))[order], first).tolist()
+        for c in ("proc_time", "cleanup_time")
+    }
     rows = [
         {
             "x": x.clip(at)[0],
@@ -602,34 +498,36 @@ def _cleanups_aggregated(
             "proc_time": y.fmt(proc),
         }
         for start, end, keys, at, proc in zip(
-            agg["window_start"].tolist(),
-            agg["window_end"].tolist(),
-            agg["keys"].tolist(),
-            agg["at"].tolist(),
-            agg["proc"].tolist(),
+            starts[order][first].tolist(),
+            ends[order][first].tolist(),
+            np.diff(np.r_[first, len(order)]).tolist(),
+            last["cleanup_time"],
+            last["proc_time"],
             strict=True,
         )
     ]
+    rows, k = _every_kth(rows)
+    notes.append(
+        f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
+        + (f"; every {k}th mark" if k > 1 else "")
+    )
     return spec.layer(
         rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
     )
 
 
 def _int_texts(values: list[Any]) -> list[str]:
-    """Each value as ``_join`` writes it: an int as an int, missing as empty."""
+    """Each value's text: an int as an int, missing as empty."""
     return [str(v) if v.__class__ is int else "" if _missing(v) else str(int(v)) for v in values]
 
 
 def _join(values: list[Any], idx: list[int]) -> str:
-    """The values at idx as "1, 2, 3" (ints as ints, missing as empty)."""
-    return ", ".join("" if _missing(values[i]) else str(int(values[i])) for i in idx)
+    """The values at idx as "1, 2, 3" (as ``_int_texts``)."""
+    return ", ".join(_int_texts([values[i] for i in idx]))
 
 
 def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and v != v)
-
-
-# -- shared encodings -------------------------------------------------------------------------
 
 
 def _what_encoding(
@@ -658,30 +556,24 @@ def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
     return rows[::k], k
 
 
-def _present_categories(layers: list[spec.ChartDict]) -> list[str]:
-    """The "what happened" categories drawn, in legend order."""
+def _with_category_scales(layers: list[spec.ChartDict]) -> None:
+    """One legend, "what happened", with only the categories drawn, in legend order, each
+    with its fixed colour and shape (set on every layer coloured by it)."""
     seen: set[str] = set()
     for layer in layers:
         seen.update(map(dict.get, spec.rows(layer), repeat("what")))
-    order = list(palette.FATES) + list(palette.WINDOW_EVENTS) + list(palette.JOIN_EVENTS)
-    return [c for c in order if c in seen]
-
-
-def _with_category_scales(layers: list[spec.ChartDict], present: list[str]) -> None:
-    """One legend, "what happened", with only the categories present, each with its fixed
-    colour and shape (set on every layer coloured by it)."""
-    colors = (
-        dict(zip(palette.FATES, palette.FATE_COLORS, strict=True))
-        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
-        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_COLORS, strict=True))
-    )
-    shapes = (
-        dict(zip(palette.FATES, palette.FATE_SHAPES, strict=True))
-        | dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
-        | dict(zip(palette.JOIN_EVENTS, palette.JOIN_EVENT_SHAPES, strict=True))
-    )
+    style = {
+        name: (color, shape)
+        for names, colors, shapes in (
+            (palette.FATES, palette.FATE_COLORS, palette.FATE_SHAPES),
+            (palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, palette.WINDOW_EVENT_SHAPES),
+            (palette.JOIN_EVENTS, palette.JOIN_EVENT_COLORS, palette.JOIN_EVENT_SHAPES),
+        )
+        for name, color, shape in zip(names, colors, shapes, strict=True)
+    }
+    present = [c for c in style if c in seen]
     for layer in layers:
         enc = layer["encoding"]
         if "color" in enc:
-            enc["color"]["scale"] = {"domain": present, "range": [colors[c] for c in present]}
-            enc["shape"]["scale"] = {"domain": present, "range": [shapes[c] for c in present]}
+            enc["color"]["scale"] = {"domain": present, "range": [style[c][0] for c in present]}
+            enc["shape"]["scale"] = {"domain": present, "range": [style[c][1] for c in present]}
