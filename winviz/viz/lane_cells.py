@@ -71,10 +71,8 @@ def aggregated(
     """Lanes past a readable number of windows: per key, one cell per event-time bin (of
     ``AGGREGATE_BIN_PX`` pixels) counting the windows that start in it — how many fired,
     never fired or were merged away, their elements (each once, in the window whose pane holds
-    it) and firings — shaded by the share that fired. With allowed lateness > 0, per cell a
-    line from the earliest to the latest allowed-lateness horizon of its windows at the lane's
-    foot (square caps: one horizon shows a dot); until the watermark passes a window's horizon
-    it accepts late elements. ``lanes``: the y channel of the lanes (one per key, titled)."""
+    it) and firings — shaded by the share that fired; with allowed lateness > 0, the span of
+    its windows' horizons (``_horizon_spans``). ``lanes``: the lanes' y channel (titled)."""
     starts = bars["window_start"].to_numpy(dtype=np.int64)
     ends = bars["window_end"].to_numpy(dtype=np.int64)
     processing = window_lives.processing_time_windows(view, op)
@@ -159,48 +157,9 @@ def aggregated(
             },
         )
     ]
-    has = np.array([t is not None for t in stamps], dtype=bool)
-    if has.any():  # per cell, the span of its windows' horizons
-        found = table[has].assign(
-            horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
-            derived=[
-                w in derived for w in zip(starts[has].tolist(), ends[has].tolist(), strict=True)
-            ],
-        )
-        spans = found.groupby(["key", "bin"], sort=False).agg(
-            windows=("horizon", "size"),
-            earliest=("horizon", "min"),
-            latest=("horizon", "max"),
-            derived=("derived", "sum"),
-        )
-        lines = [
-            {
-                "x": x.clip(int(c.earliest))[0],
-                "x2": x.clip(int(c.latest))[0],
-                "key": key,
-                "line": CELL_HORIZON,
-                "kind": "allowed-lateness horizons (aggregated)",
-                "windows starting in": starting_in(b),
-                "windows with a horizon": int(c.windows),
-                "earliest horizon": x.fmt(int(c.earliest)),
-                "latest horizon": x.fmt(int(c.latest)),
-                "derived (no cleanup record)": int(c.derived),
-            }
-            for (key, b), c in zip(spans.index.tolist(), spans.itertuples(index=False), strict=True)
-        ]
-        foot = {k: v for k, v in lanes.items() if k not in ("title", "axis")}
-        tips = spec.tooltips(lines, ["x", "x2", "line"])
-        layers.append(
-            horizon_rules(
-                lines,
-                x,
-                {"y": foot | {"bandPosition": 0.85}},
-                [CELL_HORIZON],
-                [palette.HORIZON_DASH],
-                tips,
-                strokeCap="square",
-            )
-        )
+    lines = _horizon_spans(table, stamps, derived, (starts, ends), x, lanes, starting_in)
+    if lines is not None:
+        layers.append(lines)
         lateness = window_lives.allowed_lateness(view, op)
         notes.append(
             "allowed lateness"
@@ -211,3 +170,51 @@ def aggregated(
     height = max(60, min(900, len(lanes["scale"]["domain"]) * 24))
     chart = {"layer": layers, "width": width, "height": height}
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
+
+
+def _horizon_spans(
+    table: pd.DataFrame,
+    stamps: list[int | None],
+    derived: frozenset[tuple[int, int]],
+    windows: tuple[np.ndarray, np.ndarray],
+    x: TimeAxis,
+    lanes: dict[str, Any],
+    starting_in: Any,
+) -> spec.ChartDict | None:
+    """Per cell (rows of ``table`` by key and bin), a line from the earliest to the latest
+    allowed-lateness horizon of its windows (``stamps``: each window's, None without one;
+    ``derived``: those with no ``cleanup`` record); None when no window has one."""
+    has = np.array([t is not None for t in stamps], dtype=bool)
+    if not has.any():
+        return None
+    starts, ends = windows
+    found = table[has].assign(
+        horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
+        derived=[w in derived for w in zip(starts[has].tolist(), ends[has].tolist(), strict=True)],
+    )
+    spans = found.groupby(["key", "bin"], sort=False).agg(
+        windows=("horizon", "size"),
+        earliest=("horizon", "min"),
+        latest=("horizon", "max"),
+        derived=("derived", "sum"),
+    )
+    lines = [
+        {
+            "x": x.clip(int(c.earliest))[0],
+            "x2": x.clip(int(c.latest))[0],
+            "key": key,
+            "line": CELL_HORIZON,
+            "kind": "allowed-lateness horizons (aggregated)",
+            "windows starting in": starting_in(b),
+            "windows with a horizon": int(c.windows),
+            "earliest horizon": x.fmt(int(c.earliest)),
+            "latest horizon": x.fmt(int(c.latest)),
+            "derived (no cleanup record)": int(c.derived),
+        }
+        for (key, b), c in zip(spans.index.tolist(), spans.itertuples(index=False), strict=True)
+    ]
+    foot = {k: v for k, v in lanes.items() if k not in ("title", "axis")}
+    tips = spec.tooltips(lines, ["x", "x2", "line"])
+    foot |= {"bandPosition": 0.85}  # (at the lane's foot; square caps: one horizon a dot)
+    dash = [palette.HORIZON_DASH]
+    return horizon_rules(lines, x, {"y": foot}, [CELL_HORIZON], dash, tips, strokeCap="square")
