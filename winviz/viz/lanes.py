@@ -426,27 +426,21 @@ def _anchored_events(
     columns = (f[c].tolist() for c in ("window_start", "window_end", "fired_by", "at"))
     for i, k in enumerate(zip(drawn_keys, *columns, strict=True)):
         by.setdefault(k, []).append(i)
-    short = value_texts.short
-    one = _one_record_event(slot, x)
+    short, mark = value_texts.short, _marker(slot, x)
     for (key, s, e, cause, at), idx in by.items():
         what = palette.FIRED_EVENT.get(cause, "fired: cause not traced")
-        if len(idx) == 1:  # the usual case: one firing per mark
-            i = idx[0]
-            row = one(key, s, e, what, at, seqs[i], procs[i], waters[i], short(results[i], 40))
-            if row is not None:
-                row["cause"] = causes[i]
-        else:
-            texts = [short(results[i], 40) for i in idx[:50]]
-            row = _event(one, key, s, e, what, at, idx, (seqs, procs, waters), ", ", texts)
-            if row is not None:
-                row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
+        texts = [short(results[i], 40) for i in idx[:50]]
+        which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
+        row = mark(key, s, e, what, at, *which, texts)
+        if row is not None:
+            row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
     cleaned, cleaned_keys = _cleaned(view, op)
     fmt, drawn = x.fmt, slot.__contains__
     fields = ("window_start", "window_end", "cleanup_time", "seq", "proc_time", "watermark")
     rows += [
-        one(key, s, e, "cleanup", t, seq, proc, mark, f"cleanup time {fmt(t)}")
-        for key, s, e, t, seq, proc, mark in zip(
+        mark(key, s, e, "cleanup", t, [seq], [proc], water, [f"cleanup time {fmt(t)}"])
+        for key, s, e, t, seq, proc, water in zip(
             cleaned_keys, *(cleaned[c].tolist() for c in fields), strict=True
         )
         if drawn((key, int(s), int(e)))  # only drawn marks' tooltips are formatted
@@ -454,13 +448,13 @@ def _anchored_events(
     other = window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
-        rows += _purges_and_evictions(view, other, one)
+        rows += _purges_and_evictions(view, other, mark)
     for m in window_lives.merged(view, op).itertuples():
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
         rows.append(
-            one(
-                m.key_text, m.window_start, m.window_end, "merged", m.window_start, m.seq,
-                m.proc_time, m.watermark, f"merged {merged_text}",
+            mark(
+                m.key_text, m.window_start, m.window_end, "merged", m.window_start, [m.seq],
+                [m.proc_time], m.watermark, [f"merged {merged_text}"],
             )
         )  # fmt: skip
     rows = [r for r in rows if r is not None]
@@ -547,7 +541,7 @@ def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
     return alone
 
 
-def _purges_and_evictions(view: TraceView, other: pd.DataFrame, one: Any) -> list[dict[str, Any]]:
+def _purges_and_evictions(view: TraceView, other: pd.DataFrame, mark: Any) -> list[dict[str, Any]]:
     """One mark per (key, window) and kind, as the firings: a pane's purges all sit at its
     end, its evictions at its start."""
     rows = []
@@ -563,12 +557,13 @@ def _purges_and_evictions(view: TraceView, other: pd.DataFrame, one: Any) -> lis
             whens = view.detail("evicted", "when", seqs)
             values = view.detail("evicted", "values", seqs)
             info = [f"{w}: {value_texts.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
-        columns = tuple(part[c].tolist() for c in ("seq", "proc_time", "watermark"))
+        seqs, procs, waters = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
         by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
         for (key, start, end), idx in by_window.items():
+            which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
             anchor = end if kind == "purged" else start
             texts = [info[i] for i in idx[:50]]
-            rows.append(_event(one, key, start, end, kind, anchor, idx, columns, "; ", texts))
+            rows.append(mark(key, start, end, kind, anchor, *which, texts, "; "))
     return rows
 
 
@@ -654,67 +649,47 @@ def _horizon_row(
     }
 
 
-def _event(
-    one: Any,
-    key: str,
-    start: Any,
-    end: Any,
-    what: str,
-    anchor: Any,
-    idx: list[int],
-    columns: tuple[list[Any], list[Any], list[Any]],
-    sep: str,
-    texts: list[str],
-) -> dict[str, Any] | None:
-    """The row of one event mark of several records (``idx`` into ``columns``: seqs, processing
-    times, watermarks; ``one``: ``_one_record_event``'s): the ``texts`` of the first 50 joined
-    by ``sep``, past 50 records only the last one's seq and time (None: a window with no bar)."""
-    seqs, procs, marks = columns
-    shown = idx[-1:] if len(idx) > 50 else idx
-    text = sep.join(texts) + (" …" if len(idx) > 50 else "")
-    row = one(key, start, end, what, anchor, seqs[shown[0]], procs[shown[0]], marks[idx[-1]], text)
-    if row is not None:
-        row["n"], row["label"] = len(idx), f"×{len(idx)}" if len(idx) > 1 else ""
-        row["seq"] = ", ".join([str(int(seqs[i])) for i in shown])
-        row["proc_time"] = ", ".join([f"{int(procs[i]):,}" for i in shown])
-    return row
-
-
-def _one_record_event(slot: dict, x: TimeAxis) -> Any:
-    """The row of one record's event mark, a function of (key, start, end, what, anchor, seq,
-    proc_time, watermark, text); None for a window with no bar (not in ``slot``)."""
+def _marker(slot: dict, x: TimeAxis) -> Any:
+    """The row maker of event marks, ``mark(key, start, end, what, anchor, seqs, procs,
+    watermark, texts, sep)``: one mark of the records with these seqs and processing times
+    (``watermark``: the last one's), the ``texts`` of the first 50 joined by ``sep``, past 50
+    only the last one's seq and time; None for a window with no bar (not in ``slot``)."""
     where, clip, fmt = slot.get, x.clip, x.fmt
     windows: dict[tuple[int, int], str] = {}
 
-    def one(
+    def mark(
         key: str,
         start: Any,
         end: Any,
         what: str,
         anchor: Any,
-        seq: Any,
-        proc: Any,
-        mark: Any,
-        result: str,
+        seqs: list[Any],
+        procs: list[Any],
+        watermark: Any,
+        texts: list[str],
+        sep: str = ", ",
     ) -> dict[str, Any] | None:
         s = where((key, int(start), int(end)))
         if s is None:
             return None
+        n = len(seqs)
+        if n > 50:
+            seqs, procs = seqs[-1:], procs[-1:]
         return {
             "x": clip(anchor)[0],
             "key": key,
             "slot": s,
             "what": what,
-            "n": 1,
-            "label": "",
-            "seq": str(int(seq)),
+            "n": n,
+            "label": f"×{n}" if n > 1 else "",
+            "seq": ", ".join([str(int(q)) for q in seqs]),
             "window": _window_label(windows, fmt, start, end),
-            "detail": result,
-            "proc_time": f"{int(proc):,}",
-            "watermark": fmt(mark),
+            "detail": sep.join(texts) + (" …" if n > 50 else ""),
+            "proc_time": ", ".join([f"{int(p):,}" for p in procs]),
+            "watermark": fmt(watermark),
         }
 
-    return one
+    return mark
 
 
 def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartDict]:
