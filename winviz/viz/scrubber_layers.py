@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,7 @@ from winviz.viz.firings import firing_columns, firing_marks
 from winviz.viz.labels import STACK_STEPS
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
-from winviz.viz.window_lives import merged_text, window_life_columns
+from winviz.viz.window_lives import window_life_columns
 from winviz.viz.window_marks import DETAIL_LIMIT
 
 PARAM = "t"
@@ -33,61 +32,31 @@ FUTURE_COLOR = palette.FADED_COLOR
 EVENT_COLOR = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
 
 Size = tuple[int, int]  # a chart's width and height in pixels
-WINDOW_COLUMNS = ["window_start", "window_end", "keys", "opened", "fired", "closed", "merged_into"]
 
 
 def window_rows(view: TraceView, op: str) -> pd.DataFrame:
-    """One row per window (all keys) by (start, end): keys, opened (first element), fired
-    (first firing; NaN if none), closed (last cleanup or session merge; NaN while any key's
-    pane is kept), merged_into ("[s, e)" when every key's pane of it was merged away, else
-    ""). ``attrs["wrapped"]``: the windows left out, whose end overflowed (start >= end)."""
+    """One row per window over all keys, as the timeline's bands have it (``bands``), with its
+    first firing (``fired``; NaN if none): window_start, window_end, keys, opened, closed
+    (NaN while a key's pane is kept), merged_into. ``attrs["wrapped"]``: the windows left
+    out, whose end overflowed (start >= end)."""
     lives = window_life_columns(view, op)
-    if lives is None:
-        return pd.DataFrame(columns=WINDOW_COLUMNS)
-    starts = np.asarray(lives["window_start"], dtype=np.int64)
-    ends = np.asarray(lives["window_end"], dtype=np.int64)
-    order = np.lexsort((ends, starts))  # by window; a window's rows in their order
-    starts, ends = starts[order], ends[order]
-    first = np.flatnonzero(np.r_[True, (starts[1:] != starts[:-1]) | (ends[1:] != ends[:-1])])
-    sizes = np.diff(np.r_[first, len(order)])
-    closed = np.asarray(lives["closed"], dtype=np.float64)[order]  # (None: NaN, still open)
-    cleaned = np.add.reduceat((~np.isnan(closed)).astype(np.int64), first)
-    closed = np.fmax.reduceat(closed, first)  # NaN only where no pane was cleaned
-    closed[cleaned < sizes] = np.nan  # a key's pane is kept
-    texts = np.asarray(lives["merged_into"], dtype=object)[order].tolist()
-    merged_into = [""] * len(first)
-    if any(t is not None for t in texts):  # a session merge
-        merged_into = [merged_text(texts[a:b]) for a, b in pairwise([*first.tolist(), len(order)])]
-    # each window's first firing (a firing without a processing time is none)
+    per = pd.DataFrame(
+        [] if lives is None else bands._per_window(lives), columns=bands._Window._fields
+    )
     rows = view.select("fired", operator=op)
     f_start, f_end, present = view.bounds(rows)
     procs = view.numbers("proc_time", rows[present])
-    timed = ~np.isnan(procs)
+    timed = ~np.isnan(procs)  # (a firing without a processing time is no first firing)
     f_start, f_end, procs = f_start[present][timed], f_end[present][timed], procs[timed]
-    latest_first = np.lexsort((-procs, f_end, f_start))  # per window, its first firing last
-    fired = dict(
-        zip(
-            zip(f_start[latest_first].tolist(), f_end[latest_first].tolist(), strict=True),
-            procs[latest_first].tolist(),
-            strict=True,
-        )
-    )
-    windows = list(zip(starts[first].tolist(), ends[first].tolist(), strict=True))
-    per = pd.DataFrame(
-        {
-            "window_start": starts[first],
-            "window_end": ends[first],
-            "keys": sizes.astype(np.int64),
-            "opened": np.minimum.reduceat(
-                np.asarray(lives["opened"], dtype=np.int64)[order], first
-            ),
-            "fired": np.array([fired.get(w, np.nan) for w in windows], dtype=np.float64),
-            "closed": closed,
-            "merged_into": pd.Series(merged_into, dtype=object),
-        }
-    )
+    order = np.lexsort((-procs, f_end, f_start))  # per window, its first firing last
+    fired = zip(f_start[order].tolist(), f_end[order].tolist(), strict=True)
+    first = dict(zip(fired, procs[order].tolist(), strict=True))
+    windows = zip(per["window_start"].tolist(), per["window_end"].tolist(), strict=True)
+    per["fired"] = np.array([first.get(w, np.nan) for w in windows], dtype=np.float64)
+    per["closed"] = per["closed"].astype(np.float64)  # (None: NaN)
     kept = per["window_start"] < per["window_end"]
-    out = per[kept].reset_index(drop=True)
+    out = per.loc[kept, ["window_start", "window_end", "keys", "opened", "fired", "closed"]]
+    out = out.assign(merged_into=per.loc[kept, "merged_into"]).reset_index(drop=True)
     out.attrs["wrapped"] = int((~kept).sum())
     return out
 
