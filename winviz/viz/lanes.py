@@ -1,17 +1,13 @@
 """``window_lanes``: one lane per key, its windows as bars over event time.
 
-A bar is one (key, window) pair: slate when it fired, paler when it never fired, pale brown and
-dashed when a session merge absorbed it. Windows of one key stack in sub-lanes: a window goes
-to a sub-lane only past the reach of the window before it there — its bar, marks and horizon
-line (``_extents``). On each bar: its firings at the event time of the timer that fired them
-(else the window's end), one mark per cause with the count; its cleanup at its cleanup time
-(Flink's ``WindowOperator.cleanupTime``); with allowed lateness > 0, a line from the window's
-end to that horizon (``window_lives.every_horizon``, as the timeline's bands; a merged-away
-window's is the cleanup timer the merge deleted); purges at its end, evictions and session
-merges at its start.
-
-At most ``max_keys`` lanes (the keys with most elements) and ``max_bars`` bars (the earliest
-windows); past a readable number of windows in a lane the lanes aggregate (``lane_cells``).
+A bar is one (key, window) pair, filled by whether it fired or was merged away; windows of one
+key stack in sub-lanes, none within the reach of another's bar, marks and horizon line. On
+each bar: its firings at the event time of the timer that fired them (else its end), one mark
+per cause with the count; its cleanup at its cleanup time (Flink's
+``WindowOperator.cleanupTime``); with allowed lateness > 0, a line from its end to that horizon
+(``window_lives.every_horizon``); purges at its end, evictions and session merges at its start.
+At most ``max_keys`` lanes and ``max_bars`` bars; past a readable number of windows in a lane
+the lanes aggregate (``lane_cells``).
 """
 
 from __future__ import annotations
@@ -34,9 +30,8 @@ from winviz.viz.value_texts import key_texts
 
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
-# window event -> pixel offset from its anchor (the time it claims: a firing's timer, a
-# cleanup time, the window end for a purge, the start for evicted / merged); firings and
-# cleanups move aside only when another mark of their bar falls on the same pixel
+# window event -> pixels from the time it claims; firings and cleanups (``CLAIMS_TIME``) move
+# aside only when another mark of their bar falls on the same pixel
 EVENT_DX = {
     "fired: element": 12,
     "fired: event-time timer": 0,
@@ -53,14 +48,11 @@ CLAIMS_TIME = ("fired: ", "cleanup")
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 MERGED_HORIZON_ENTRY = "merged away: its cleanup timer, deleted at the merge"
 HORIZON_DASHES = {HORIZON_ENTRY: palette.HORIZON_DASH, MERGED_HORIZON_ENTRY: [1, 2]}
-"""The horizon lines' legend: a merged-away window's line dotted."""
 WINDOW = ("key", "window_start", "window_end")
 MARK_HALF_PX = 5.0
-"""Half the width of an event mark (a point of size 70: a square 8.4 px wide, a circle 9.4)
-plus its 0.5 px stroke, rounded up: what a mark reaches either side of its centre."""
+"""What an event mark (size 70, 0.5 px stroke) reaches either side of its centre."""
 ROOM_TRIES = 4
-"""How many times the axis is widened for the marks beside their times (``_with_room``)
-before they are kept on the plot as they are (moved in from its edges)."""
+"""How many times the axis is widened for the marks beside their times (``_with_room``)."""
 
 
 @palette.public_chart("window_lanes")
@@ -84,8 +76,7 @@ LANES_PARTS: dict[str, tuple[str, ...] | None] = {
     "watermark": ("cleanup", "fired"),
     "ts": ("cleanup", "timer_fired"),
 }
-"""The fields the lanes read for several kinds, each read once for all of them
-(``TraceView.read_parts``)."""
+"""The fields the lanes read for several kinds, each read once (``TraceView.read_parts``)."""
 
 
 def _lanes(
@@ -155,8 +146,7 @@ def _lanes(
     if axis == "processing time":
         notes.append("processing-time windows: the axis is processing time")
     x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *times])
-    # the marks at their times (each row's slot: its bar's row in ``bars``), then the
-    # sub-lanes; the axis widened until every mark drawn beside its time fits on the plot
+    # the marks, then the sub-lanes; the axis widened until every mark fits on the plot
     anchored: list[dict[str, Any]] = []
     edges = (x.lo, x.hi)  # (of the axis the marks were anchored on: clipped to its edges)
     for attempt in range(ROOM_TRIES):
@@ -187,10 +177,9 @@ def _lanes(
 
 
 def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dict[str, Any]:
-    """The y channel of the lanes, one per key in the order of ``keys``, titled "key" (with
-    ``axis``). The order is a scale domain, never a sort array (Vega-Lite writes a sort array
-    into an expression, which a key can break, and warns when layers sort differently). With
-    ``rows`` (lanes of sub-lanes) a key's tick, grid line and label are at its first row."""
+    """The y channel of the lanes, one per key in the order of ``keys`` (a scale domain: a
+    sort array becomes an expression a key can break), titled with ``axis``; with ``rows``
+    (sub-lanes) a key's tick, grid line and label at its first row."""
     lanes = {"field": "key", "type": "nominal", "sort": None, "scale": {"domain": keys}}
     guide: dict[str, Any] = {"labelLimit": 160}
     if rows:  # (from the lane's centre, where Vega writes a band's label, to its row 0)
@@ -216,10 +205,8 @@ def _extents(
     x: TimeAxis,
     width: int,
 ) -> list[tuple[float, float]]:
-    """Each bar's extent in pixels along its row: the bar, its horizon line (``reach``, or
-    None), and every mark of its window as far as it can be drawn (at its time moved
-    ``EVENT_DX`` either way, plus ``MARK_HALF_PX``). ``_stack`` places no later window of the
-    key inside it, so no mark of one window lies on another window's bar."""
+    """Each bar's extent in pixels along its row: the bar, its horizon (``reach``, or None)
+    and its window's marks as far as they can be drawn (``EVENT_DX`` either way)."""
     px_per_ms = width / max(1, x.hi - x.lo)
 
     def px(t: Any) -> float:
@@ -245,10 +232,9 @@ def _stacked_and_placed(
     width: int,
     edged: bool = True,
 ) -> tuple[pd.DataFrame, list[dict[str, Any]], list[float]]:
-    """The bars by key and start with their sub-lane (``slot``, ``_stack``), their marks
-    placed (``_placed``; ``edged``: kept on the plot) and each drawn mark's time. A mark set
-    beside another can land past its extent: then the extents grow to where the marks were
-    drawn and the bars are stacked again (at most 4 times; the extents only grow)."""
+    """The bars by key and start with their sub-lane (``slot``), their marks placed
+    (``_placed``; ``edged``: kept on the plot) and each drawn mark's time; restacked (at most
+    4 times) while marks set beside another land past their bar's extent."""
     px_per_ms = width / max(1, x.hi - x.lo)
     ordered = bars.sort_values(["key", "window_start", "window_end"], kind="stable")
     order, keys = ordered.index.tolist(), ordered["key"].tolist()
@@ -282,10 +268,8 @@ def _stacked_and_placed(
 def _with_room(
     x: TimeAxis, times: list[float], events: list[dict[str, Any]], width: int
 ) -> TimeAxis | None:
-    """``x`` widened at the end(s) where an event mark — its centre ``dx`` px beside ``x``
-    (its time moved ``EVENT_DX``), ``MARK_HALF_PX`` either side — lies past the plot's edge,
-    so that at the new scale it reaches the edge (its pixel offsets from its time stay). None
-    when every mark lies on the plot."""
+    """``x`` widened at the end(s) where an event mark (``dx`` px beside its ``x``) lies past
+    the plot's edge, so that it reaches the edge at the new scale; None when all fit."""
     k = width / max(1, x.hi - x.lo)
     hi, lo = x.hi, x.lo
     for t, r in zip(times, events, strict=True):
@@ -302,9 +286,8 @@ def _with_room(
 
 
 def _stack(keys: list[Any], extents: list[tuple[float, float]]) -> list[int]:
-    """Sub-lane (slot) per bar (``keys``: each bar's key, the bars by key and start): the
-    first sub-lane of its key whose last bar's extent (``_extents``) ends before this one's
-    begins."""
+    """Sub-lane per bar (by key and start): the first of its key whose last extent ends
+    before this one's begins."""
     slots = []
     ends: dict[Any, list[float]] = {}
     for key, (lo, hi) in zip(keys, extents, strict=True):
@@ -321,8 +304,7 @@ def _stack(keys: list[Any], extents: list[tuple[float, float]]) -> list[int]:
 
 
 def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end: Any) -> str:
-    """``"[start, end)"`` as the axis formats it, made once per pair of int bounds (many bars
-    and marks share a window) and kept in ``labels``."""
+    """``"[start, end)"`` as the axis formats it, made once per pair of int bounds."""
     if start.__class__ is not int or end.__class__ is not int:
         return f"[{fmt(start)}, {fmt(end)})"
     label = labels.get((start, end))
@@ -334,8 +316,7 @@ def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end:
 def _bar_layer(
     bars: pd.DataFrame, x: TimeAxis, chains: dict[tuple[str, int, int], window_lives.MergeChain]
 ) -> spec.ChartDict:
-    """The bars; a merged-away bar's tooltip names the window it merged into and, when later
-    merges passed its contents on (``window_lives.merge_chains``), each merge of the chain."""
+    """The bars; a merged-away bar's tooltip names where it merged into and its merge chain."""
     rows = []
     clip, fmt = x.clip, x.fmt
     windows: dict[tuple[Any, Any], str] = {}
@@ -402,9 +383,8 @@ def _bar_layer(
 def _anchored_events(
     view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
 ) -> list[dict[str, Any]]:
-    """One row per drawn window event at the time it claims (``slot``: the row of its bar in
-    ``bars``): firings per (key, window, cause, event time of the timer that fired them —
-    else the window end), cleanups at their cleanup time, purges, evictions and merges."""
+    """One row per drawn window event at the time it claims (``slot``: its bar's row): firings
+    per (key, window, cause, timer time), cleanups, purges, evictions and merges."""
     slot = {k: i for i, k in enumerate(zip(*(bars[c].tolist() for c in WINDOW), strict=True))}
     rows: list[dict[str, Any]] = []
     # the firings of drawn windows: where each sits, then only the drawn ones' texts
@@ -467,11 +447,9 @@ def _anchored_events(
 def _placed(
     rows: list[dict[str, Any]], x: TimeAxis, width: int, edged: bool = True
 ) -> list[dict[str, Any]]:
-    """The event marks (each with its bar's sub-lane) where they are drawn: purges, evictions
-    and merges, and firings and cleanups sharing a pixel with another mark of their row
-    (``_alone``), moved ``EVENT_DX`` pixels, as event time at this chart's width (Vega offsets
-    only text marks by pixels), then set side by side (``_side_by_side``). ``edged``: kept on
-    the plot, else placed past its edges as they need (``_with_room`` then widens it)."""
+    """The event marks where they are drawn: moved ``EVENT_DX`` pixels as event time (Vega
+    offsets only text by pixels) unless claiming a time and ``_alone``, then side by side.
+    ``edged``: kept on the plot, else placed past its edges as they need."""
     if rows:
         ms_per_px = (x.hi - x.lo) / width
         whats = [r["what"] for r in rows]
@@ -493,11 +471,9 @@ def _placed(
 def _side_by_side(
     rows: list[dict[str, Any]], x: TimeAxis, width: int, edge: float
 ) -> list[dict[str, Any]]:
-    """Marks of one lane row (key and slot) still at one point set side by side by the
-    charts' one rule (``piles.side_by_side``): each row's ``dx``, the pixels its mark is drawn
-    beside ``x``; the rows drawn (a pile too deep is counted on the mark at its point).
-    ``edge``: the farthest right a mark may go. Lane rows never share a place, so each row is
-    placed on its own, and rows alike (marks at the same pixels in the same order) once."""
+    """Marks of one lane row (key and slot) at one point side by side (``piles``): each row's
+    ``dx``; the rows drawn. ``edge``: the farthest right a mark may go. Each lane row is
+    placed on its own, rows alike once."""
     span = max(1, x.hi - x.lo)
     px = [(r["x"] - x.lo) / span * width for r in rows]
     of_row: dict[tuple[Any, Any], list[int]] = {}
@@ -525,8 +501,7 @@ def _side_by_side(
 
 
 def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
-    """Whether each event mark (at ``px`` pixels) is the only mark of its lane row (key and
-    slot) less than one pixel from its place."""
+    """Whether each event mark (at ``px``) has no other of its lane row within a pixel."""
     rows_of: dict[tuple[Any, Any], list[int]] = {}
     for i, r in enumerate(rows):
         rows_of.setdefault((r["key"], r["slot"]), []).append(i)
@@ -542,8 +517,7 @@ def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
 
 
 def _purges_and_evictions(view: TraceView, other: pd.DataFrame, mark: Any) -> list[dict[str, Any]]:
-    """One mark per (key, window) and kind, as the firings: a pane's purges all sit at its
-    end, its evictions at its start."""
+    """One mark per (key, window) and kind: purges at its end, evictions at its start."""
     rows = []
     other = other.assign(key_text=key_texts(other["key"]))
     for kind in ("purged", "evicted"):
@@ -585,11 +559,9 @@ def _horizon_layer(
     x: TimeAxis,
     chains: dict[tuple[str, int, int], window_lives.MergeChain],
 ) -> list[spec.ChartDict]:
-    """Per drawn (key, window) with a horizon (``window_lives.every_horizon``), a line on its
-    bar's sub-lane from its end to its horizon: one per ``cleanup`` record, then one per bar
-    without one — still open at the end, or merged away: then the cleanup timer Flink's
-    ``WindowOperator`` deleted at the merge (``deleteCleanupTimer``), its own legend entry,
-    its tooltip naming where its contents went (``chains``)."""
+    """Per drawn (key, window) with a horizon, a line from its end to it: per ``cleanup``
+    record, then per bar without one (still open, or merged away: the cleanup timer Flink's
+    ``WindowOperator`` deleted at the merge, its own legend entry)."""
     horizons, _ = window_lives.every_horizon(view, op)
     if not horizons:
         return []
@@ -634,9 +606,8 @@ def _horizon_layer(
 def _horizon_row(
     key: Any, s: int, e: int, slot: int, t: int, x: TimeAxis, derived: tuple | None = None
 ) -> dict[str, Any]:
-    """A horizon line from the window's end ``e`` to its horizon ``t``: read off a ``cleanup``
-    record, or ``derived`` (into, at, chain): merged into window ``into`` at ``at`` with its
-    ``MergeChain`` (None: still open)."""
+    """A horizon line from ``e`` to ``t``: of a ``cleanup`` record, or ``derived`` (into, at,
+    chain; into None: still open)."""
     into, at, chain = derived or (None, "", None)
     return {
         "x": x.clip(e)[0],
@@ -650,10 +621,9 @@ def _horizon_row(
 
 
 def _marker(slot: dict, x: TimeAxis) -> Any:
-    """The row maker of event marks, ``mark(key, start, end, what, anchor, seqs, procs,
-    watermark, texts, sep)``: one mark of the records with these seqs and processing times
-    (``watermark``: the last one's), the ``texts`` of the first 50 joined by ``sep``, past 50
-    only the last one's seq and time; None for a window with no bar (not in ``slot``)."""
+    """``mark(key, start, end, what, anchor, seqs, procs, watermark, texts, sep)``: the row of
+    one mark of some records (``watermark``: the last one's; ``texts``: the first 50's), past
+    50 only the last one's seq and time; None for a window with no bar."""
     where, clip, fmt = slot.get, x.clip, x.fmt
     windows: dict[tuple[int, int], str] = {}
 

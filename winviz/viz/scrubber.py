@@ -1,18 +1,10 @@
 """``scrubber``: the timeline as it stood at processing time *t*, with *t* on a slider.
 
-The slider is a Vega-Lite parameter ``t`` bound to a range input: it runs in the browser with
-no kernel, so it also works in a page saved by ``save_html``. Axes as in ``timeline`` (event
-time across, processing time down). Layers, back to front: the windows, coloured by their
-state at *t* (open, fired, merged away, gone; not drawn before they open), and the idle
-periods as they stand at *t*; the *now* rule at *t*; the watermark in effect at *t*; the
-elements (arrived by *t* by fate, later ones faint or hidden); the firings made by *t*, one
-square per point and cause with a count badge (``scrubber_layers``). ``t`` only drives
-filters and colours. Over ``max_points`` elements they are binned as in ``timeline``.
-
-**Replay**: a "play" checkbox advances *t* one step every ``TICK_MS`` from the slider's
-position to the end in about ``replay_seconds``, as in Akidau's streaming animations. The
-spec carries only the settings (``usermeta.winviz.replay``, ``replay_settings``); the page's
-script plays them (``winviz.viz.view_script``), not a Vega timer stream.
+*t* is a Vega-Lite parameter bound to a range input (no kernel needed): it drives only the
+filters and colours of the layers (``scrubber_layers``) — windows by state, idle periods, the
+*now* rule, the watermark at *t*, elements and firings. A "play" checkbox replays the run, as
+in Akidau's streaming animations: the spec carries the settings (``replay_settings``), the
+page's script (``view_script``) plays them.
 """
 
 from __future__ import annotations
@@ -63,11 +55,10 @@ def scrubber(
     height: int = palette.HEIGHT,
     view: Literal["timeline", "skew", "auto"] = "timeline",
 ) -> spec.ChartDict:
-    """The timeline at processing time ``t``, with a slider for ``t``. ``at``: the slider's
-    start value (default: the last processing time, the whole run). ``future``: elements not
-    yet arrived at ``t`` drawn faint ("fade") or not at all ("hide"). ``replay``: the "play"
-    checkbox. ``view``: "skew" scrubs the skew chart instead (``skew_scrubber``), "auto" does
-    so when the timeline's ``auto_view`` would. Bad input gives a message card."""
+    """The timeline at processing time ``t``, with a slider for ``t`` starting at ``at``
+    (default: the end). ``future``: elements not yet arrived drawn faint ("fade") or not at
+    all ("hide"). ``view``: "skew" scrubs the skew chart (``skew_scrubber``), "auto" when
+    ``timeline.auto_view`` would. Bad input gives a message card."""
     if future not in ("fade", "hide"):
         raise ValueError(f"future must be 'fade' or 'hide', got {future!r}")
     if not 1 <= max_points <= scale.ROW_LIMIT:
@@ -93,8 +84,7 @@ SCRUBBER_PARTS: dict[str, tuple[str, ...] | None] = {
     "proc_time": ("element", "watermark", "fired", "cleanup", "assigned"),
     "watermark": ("element", "watermark"),
 }
-"""The fields the scrubber reads for several kinds, each read once for all of them
-(``TraceView.read_parts``)."""
+"""The fields the scrubber reads for several kinds, each read once (``TraceView.read_parts``)."""
 
 
 def _scrubber(
@@ -200,10 +190,8 @@ def skew_scrubber(
     size: Size,
     chosen: str | None = None,
 ) -> spec.ChartDict:
-    """The skew chart (``skew.skew_of_view``: x processing time, y processing time − event
-    time) as it stood at processing time t: elements (binned cells once their mean processing
-    time is reached), the lag line and firings up to t, t a vertical rule; the scrubber's
-    slider and replay. ``chosen``: why ``view="auto"`` drew it."""
+    """The skew chart (``skew.skew_of_view``) as it stood at processing time t, t a vertical
+    rule. ``chosen``: why ``view="auto"`` drew it."""
     chart = skew_of_view(view, op, max_points, *size)
     meta = chart["usermeta"]["winviz"]
     if meta.get("status") != "ok":
@@ -245,9 +233,8 @@ def skew_scrubber(
 
 
 def replay_settings(t_lo: int, t_hi: int, step: int, seconds: float) -> dict[str, Any]:
-    """What the replay needs (``usermeta.winviz.replay``, played by ``view_script``): the
-    parameters, the slider's range, the tick's period and the step ``t`` advances per tick —
-    a multiple of the slider's step, at least one."""
+    """What the replay needs: the parameters, the slider's range, the tick's period and the
+    step ``t`` advances per tick (a multiple of the slider's ``step``)."""
     frames_ = max(1, round(seconds * 1000 / TICK_MS))
     span = max(0, t_hi - t_lo)
     per_tick = max(step, -(-span // (frames_ * step)) * step)
@@ -270,9 +257,8 @@ def _finished(
     at: int | None,
     replay_seconds: float | None,
 ) -> spec.ChartDict:
-    """A scrubber's layers as its chart (both views): the slider ``t`` over ``t_range``
-    starting at ``at`` (None: its end), and the play switch and replay settings when
-    ``replay_seconds`` is given."""
+    """A scrubber's layers as its chart: the slider over ``t_range`` starting at ``at`` (None:
+    its end), and the play switch and settings given ``replay_seconds``."""
     t_lo, t_hi = t_range
     span = max(1, t_hi - t_lo)
     step = 1 if span <= 2000 else 10 ** max(0, len(str(span // 1000)) - 1)

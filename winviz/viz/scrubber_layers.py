@@ -35,10 +35,9 @@ Size = tuple[int, int]  # a chart's width and height in pixels
 
 
 def window_rows(view: TraceView, op: str) -> pd.DataFrame:
-    """One row per window over all keys, as the timeline's bands have it (``bands``), with its
-    first firing (``fired``; NaN if none): window_start, window_end, keys, opened, closed
-    (NaN while a key's pane is kept), merged_into. ``attrs["wrapped"]``: the windows left
-    out, whose end overflowed (start >= end)."""
+    """One row per window over all keys as the timeline's bands have it, with its first
+    firing (``fired``; NaN if none; ``closed`` NaN while a key's pane is kept).
+    ``attrs["wrapped"]``: the windows left out, whose end overflowed (start >= end)."""
     lives = window_life_columns(view, op)
     per = pd.DataFrame(
         [] if lives is None else bands._per_window(lives), columns=bands._Window._fields
@@ -64,12 +63,9 @@ def window_rows(view: TraceView, op: str) -> pd.DataFrame:
 def window_layer(
     windows: pd.DataFrame, x: TimeAxis, y: TimeAxis, across: bool = False, height: int = 400
 ) -> spec.ChartDict | None:
-    """The windows as they stand at t: from its opening (first element) to its close or t,
-    whichever comes first, once t has reached its opening, coloured by its state at t.
-    ``across``: processing-time windows, each spanning the whole event-time axis over its
-    life. As the timeline's bands (``bands.least_span``), a window is drawn at least
-    ``bands.MIN_BAND_PX`` high in the plot's ``height``, centred on its middle, inside the
-    axis."""
+    """The windows as they stand at t: from its opening to its close or t, coloured by its
+    state at t; at least ``bands.MIN_BAND_PX`` high in ``height`` as the timeline's bands.
+    ``across``: processing-time windows, spanning the event-time axis."""
     if windows.empty:
         return None
     windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
@@ -141,13 +137,9 @@ def window_layer(
     return spec.layer(rows, mark, encoding, transform)
 
 
-FIRING_STEP_PX = 11
-"""How far right a firing mark of another cause at the point of one is drawn (the timeline's
-step for marks at one point): the square is 80 px², about 9 px wide."""
+FIRING_STEP_PX = 11  # the step of firing squares side by side (80 px²: about 9 px wide)
 FIRING_SIZE = 80
-"""A firing square's area (px²)."""
-SHOWN = [{"filter": f"datum.fired <= {PARAM}"}]
-"""A firing's marks are shown once it is made."""
+SHOWN = [{"filter": f"datum.fired <= {PARAM}"}]  # a firing's marks, once it is made
 
 
 def firing_layer(
@@ -162,14 +154,11 @@ def firing_layer(
     skew: bool = False,
     avoid: Sequence[Any] = (),
 ) -> tuple[spec.ChartDict | None, list[spec.ChartDict]]:
-    """The firings made by t (``firings.firing_marks``: at the event time of the timer that
-    fired them, else the window end, and their processing time), coloured by cause as on the
-    timeline; firings of one cause at one point are one square with a count badge "×n"
-    (``_count_layer``). ``across``: processing-time windows, drawn on the right edge.
-    ``skew``: the skew mode's axes (x processing time, y processing time − that event time).
-    ``avoid``: the layers whose marks a badge keeps off. Returns the squares' layer (None: no
-    firing), drawn under the elements, and the layers over them: the end of input's square
-    outlines (``_end_outline``), then the badges."""
+    """The firings made by t at their timer's event time (``firings.firing_marks``) and
+    processing time, one square per point and cause, coloured as on the timeline, with a
+    count badge. ``across``: processing-time windows, on the right edge; ``skew``: the skew
+    mode's axes; ``avoid``: layers a badge keeps off. Returns the squares' layer (None: no
+    firing), drawn under the elements, and the layers over them."""
     marks = firing_marks(view, op)
     if not len(marks):
         return None, []
@@ -266,12 +255,10 @@ def firing_layer(
 
 
 END_OUTLINE = "end of input (outline)"
-"""The kind of the end of input's square outlines (``_end_outline``)."""
 
 
 def _end_outline(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
-    """The end of input's firing squares again, as outlines drawn over the elements: it fires
-    where the run ends, among its last elements, which would hide its square."""
+    """The end of input's squares again as outlines over the elements, among which it fires."""
     end = palette.FIRED_EVENT["end of input"]
     out = [r | {"kind": END_OUTLINE} for r in rows if r["what"] == end]
     if not out:
@@ -292,8 +279,8 @@ def _end_outline(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[s
 
 
 def _firing_words(view: TraceView, op: str, marks: Columns) -> list[str] | None:
-    """Each of ``marks``' firings in the one vocabulary (``firings.firing_columns``: "first
-    firing" / "re-firing", ", late firing"); None over ``DETAIL_LIMIT`` firings."""
+    """Each firing in the one vocabulary (``firings.firing_columns``); None over
+    ``DETAIL_LIMIT``."""
     if len(marks) > DETAIL_LIMIT:
         return None
     cols = firing_columns(view, op)
@@ -307,15 +294,13 @@ def _firing_words(view: TraceView, op: str, marks: Columns) -> list[str] | None:
 
 
 def _counted_words(words: Iterable[str]) -> str:
-    """The firings of one mark in words, each once with how many: "first firing ×2;
-    re-firing, late firing"."""
+    """Words counted: "first firing ×2; re-firing, late firing"."""
     counts = Counter(words)
     return "; ".join(w if n == 1 else f"{w} ×{n}" for w, n in counts.items())
 
 
 def _firings_here(rows: list[dict[str, Any]], placed: piles.Placement) -> list[int]:
-    """How many firings each drawn mark of ``rows`` stands for: its own and those of the marks
-    counted on it (``piles``: not drawn)."""
+    """How many firings each drawn mark stands for: its own and those counted on it."""
     here = [r["firings"] for r in rows]
     for row, on in zip(rows, placed.counted_on, strict=True):
         if on is not None and 0 <= on - placed.first < len(rows):
@@ -329,13 +314,9 @@ BADGE_PLACES = tuple(
                    (19, -33), (19, 33), (43, 0), (31, -45), (31, 45))
     for align in ("left", "right")
 )  # fmt: skip
-"""Where a count badge may go, in order of preference: (align, dx, dy) from its square —
-beside, above or below it (within ``labels.LABEL_REACH_PX``), then farther out with a leader
-line (``labels.label_leaders``); those on the side the "now" rule has passed first."""
-
-UNCOUNTED = "firings here (no badge)"
-"""The tooltip field of a square whose count badge found no free place: how many firings it
-stands for (a thick outline marks it)."""
+"""Where a count badge may go, in order of preference: (align, dx, dy) from its square; past
+``labels.LABEL_REACH_PX`` with a leader line."""
+UNCOUNTED = "firings here (no badge)"  # a square's tooltip field when its badge found no place
 
 COUNT_NOTE = (
     "×n beside a firing square: n firings at that point (one cause, one processing time — "
@@ -353,10 +334,9 @@ def _count_layer(
     *,
     skew: bool = False,
 ) -> list[spec.ChartDict]:
-    """A count badge "×n" beside each firing square (``rows``) that stands for n > 1 firings
-    (``here``), shown once made: at the first of ``BADGE_PLACES`` inside the plot that crosses
-    no square, no point or text of the ``avoid`` layers and no other badge, off the "now" rule
-    first (``skew``: the skew mode's rule); the leaders' layer and the badges'."""
+    """A badge "×n" beside each square standing for n > 1 firings (``here``): at the first of
+    ``BADGE_PLACES`` on the plot off every square, ``avoid`` mark and badge, the places the
+    "now" rule has passed first; the leaders' layer and the badges'."""
     badges = [
         {"x": r["x"], "y": r["y"], "label": f"×{n}", "row": r, "firings": n}
         for r, n in zip(rows, here, strict=True)
@@ -380,8 +360,7 @@ def _count_layer(
     for b in sorted(badges, key=lambda b: (-b["y"], b["x"])):  # top to bottom, left to right
         px, py, shift = plot.px(b["x"]) + b["row"]["dx"], plot.py(b["y"]), b["row"]["dx"]
         boxes = [(p, labels._text_box(px, py, b["label"], *p)) for p in BADGE_PLACES]
-        # first the places wholly on the side of its time the "now" rule has passed once it
-        # is shown: below it (processing time runs up), left of it in the skew mode
+        # first the places the "now" rule has passed once shown: below, left in the skew mode
         if skew:
             boxes.sort(key=lambda pb: not pb[1][2] < plot.px(b["x"]) - 0.5)  # (stable)
         else:
@@ -439,8 +418,7 @@ def _count_layer(
 
 
 def _text_boxes(layers: Sequence[Any], plot: labels.Plot) -> list[labels.Box]:
-    """The pixel boxes of the texts of ``layers``' text marks whose place is fixed (the skew
-    chart's "watermark lag" label), as ``labels`` measures a text."""
+    """The pixel boxes of the fixed texts of ``layers`` (the skew chart's labels)."""
     boxes = []
     for layer in layers:
         mark = layer["mark"]
@@ -472,9 +450,8 @@ def now_layer(axis: TimeAxis, channel: str = "y") -> spec.ChartDict:
 
 
 def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
-    """The rule at the watermark in effect at t (the last ``watermark`` record at or before
-    t) and its label above the plot, right of the rule in the axis' left half, left of it in
-    the right half: never off the plot into the legend."""
+    """The rule at the watermark in effect at t and its label above the plot, on the side of
+    the rule towards the axis' middle."""
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
@@ -529,9 +506,8 @@ def element_layers(
     max_points: int,
     notes: list[str],
 ) -> list:
-    """The elements: those arrived by t by fate (readings again after a restore hollow,
-    ``replay``), later ones faint (``future="fade"``); over ``max_points`` binned, a cell
-    shown once its first element has arrived."""
+    """The elements arrived by t by fate (readings again hollow, ``replay``), later ones faint
+    (``future="fade"``); over ``max_points`` binned."""
     if elements.empty:
         return []
     again: list[str | None] | None = None
