@@ -109,7 +109,12 @@ def _lanes(
                 "Every window's end overflowed the long range (start >= end). Window lanes "
                 "draw windows from start to end; try timeline()."
             )
-    keys = _lane_keys(bars, max_keys, notes)
+    keys = list(dict.fromkeys(bars["key"]))
+    if len(keys) > max_keys:  # the keys with most elements
+        totals = bars["elements"].astype("int64").groupby(bars["key"], sort=False).sum()
+        busiest = set(totals.nlargest(max_keys, keep="first").index)
+        notes.append(f"lanes: the {max_keys} keys with most elements of {len(keys):,}")
+        keys = [k for k in keys if k in busiest]
     bars = bars[bars["key"].isin(keys)]
     if lane_cells.too_many(bars, width):
         return lane_cells.aggregated(view, op, bars, _key_lanes(keys), width, notes)
@@ -186,16 +191,6 @@ def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dic
         offset = "scale('yOffset', 0) + bandwidth('yOffset') / 2 - bandwidth('y') / 2"
         guide |= {"bandPosition": 0, "labelOffset": {"expr": offset}}
     return lanes | {"title": "key", "axis": guide} if axis else lanes
-
-
-def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]:
-    order = list(dict.fromkeys(bars["key"]))
-    if len(order) <= max_keys:
-        return order
-    totals = bars["elements"].astype("int64").groupby(bars["key"], sort=False).sum()
-    busiest = set(totals.nlargest(max_keys, keep="first").index)
-    notes.append(f"lanes: the {max_keys} keys with most elements of {len(order):,}")
-    return [k for k in order if k in busiest]
 
 
 def _extents(

@@ -24,11 +24,10 @@ from winviz.viz.window_marks import DETAIL_LIMIT
 PARAM = "t"
 """The slider's Vega-Lite parameter: processing time *t* (``scrubber``)."""
 
-STATES = ("open", "fired", "merged away", "gone")
-STATE_COLORS = (
-    palette.WINDOW_COLOR, palette.WINDOW_FIRED_COLOR, palette.MERGED_AWAY_COLOR, palette.GONE_COLOR
-)  # fmt: skip
-FUTURE_COLOR = palette.FADED_COLOR
+STATE_COLORS = {
+    "open": palette.WINDOW_COLOR, "fired": palette.WINDOW_FIRED_COLOR,
+    "merged away": palette.MERGED_AWAY_COLOR, "gone": palette.GONE_COLOR,
+}  # fmt: skip
 EVENT_COLOR = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
 
 Size = tuple[int, int]  # a chart's width and height in pixels
@@ -93,7 +92,7 @@ def window_layer(
         )
     ]
     # "merged away" is in the legend only when a session merge absorbed a window
-    shown = [st for st in STATES if st != "merged away" or any(merged)]
+    shown = [st for st in STATE_COLORS if st != "merged away" or any(merged)]
     state = (
         f"{PARAM} < datum.opened ? 'not yet' : "
         f"(datum.closed != null && {PARAM} >= datum.closed) ? "
@@ -113,7 +112,6 @@ def window_layer(
         {"calculate": f"{short} ? {low} : datum.opened", "as": "y"},
         {"calculate": f"{short} ? datum.y + {least} : datum.y2", "as": "y2"},
     ]
-    colors = dict(zip(STATES, STATE_COLORS, strict=True))
     encoding = {
         "x": x.channel("x"),
         "x2": {"field": "x2"},
@@ -123,7 +121,7 @@ def window_layer(
             "field": "state",
             "type": "nominal",
             "title": "window at t",
-            "scale": {"domain": shown, "range": [colors[st] for st in shown]},
+            "scale": {"domain": shown, "range": [STATE_COLORS[st] for st in shown]},
         },
         "stroke": {"value": palette.WINDOW_COLOR},
         "tooltip": [
@@ -554,7 +552,7 @@ def element_layers(
     if future == "fade":
         faint = {
             "type": "point",
-            "color": FUTURE_COLOR,
+            "color": palette.FADED_COLOR,
             "filled": True,
             "opacity": 0.35,
             "size": 40,

@@ -1,7 +1,6 @@
-"""A window's life, one row per (key, window) (``window_lives``): when it opened and was
-cleaned up, its elements and firings, and the session merges that absorbed it (``merged``:
-Flink's ``MergingWindowSet``); and a window operator's allowed lateness and time domain,
-read off its records.
+"""A window's life, one row per (key, window) (``window_lives``), session merges applied
+(Flink's ``MergingWindowSet``), and a window operator's allowed lateness, horizons and time
+domain, read off its records.
 """
 
 from __future__ import annotations
@@ -72,7 +71,6 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
 
 def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
     rows = view.select("assigned", "fired", "cleanup", operator=operator)
-    # the windows' codes read once (``bounds`` and ``window_codes`` both read them)
     window_codes, (starts_of, ends_of, has_of) = view.window_codes(rows)
     present = has_of[window_codes]
     if not present.all():
@@ -92,8 +90,7 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     text_of = np.zeros(len(key.values), dtype=np.int64)
     text_of[present] = text_codes
     t = text_of[key_codes]
-    # one id per (start, end) among the trace's distinct windows, then per (key text, window)
-    # in order of first appearance
+    # one id per (start, end), then per (key text, window) in order of first appearance
     window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
     codes = window_id[window_codes].astype(np.int64)
     group, _ = pd.factorize(t * (int(codes.max()) + 1) + codes)  # by first appearance
@@ -112,8 +109,7 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     last_cleanup = np.full(n_groups, np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(last_cleanup, group[cleanup], proc[cleanup])
     cleanups = np.bincount(group[cleanup], minlength=n_groups)
-    # closed: int64, or float64 with NaN while some pane is kept (what pandas makes of ints
-    # and None)
+    # closed: int64, or float64 with NaN while some pane is kept
     kept = cleanups == 0
     closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
     return {
@@ -218,7 +214,10 @@ def merged(view: TraceView, operator: str) -> pd.DataFrame:
     def build() -> pd.DataFrame:
         frame = window_records(view, operator, "merged")
         found = view.detail("merged", "merged_windows", frame["seq"].to_numpy())
-        frame["merged_windows"] = [[_bounds(w) for w in ws] for ws in found]
+        frame["merged_windows"] = [
+            [(w.start, w.end) if hasattr(w, "start") else (int(w[0]), int(w[1])) for w in ws]
+            for ws in found
+        ]
         frame["key_text"] = key_texts(frame["key"])
         return frame
 
@@ -278,12 +277,6 @@ def chain_text(chain: MergeChain) -> str:
         more = [f"… {hidden:,} more …"] if hidden else []
         steps += [*more, "[{}, {}) at {:,} ms".format(*chain.last)]
     return " → ".join(steps)
-
-
-def _bounds(w: Any) -> tuple[int, int]:
-    if hasattr(w, "start"):
-        return (w.start, w.end)
-    return (int(w[0]), int(w[1]))
 
 
 def allowed_lateness(view: TraceView, operator: str) -> int | None:
