@@ -566,12 +566,27 @@ def _horizon_layer(
         for k, s, e, i in zip(*(bars[c].tolist() for c in (*WINDOW, "slot")), strict=True)
     }
     drawn, rows = set(), []
+
+    def line(key: Any, s: int, e: int, slot: int, t: int, derived: tuple | None = None) -> None:
+        into, at, chain = derived or (None, "", None)  # (into None: still open)
+        rows.append(
+            {
+                "x": x.clip(e)[0],
+                "x2": x.clip(t)[0],
+                "key": key,
+                "slot": slot,
+                "line": MERGED_HORIZON_ENTRY if into else HORIZON_ENTRY,
+                **window_lives.horizon_texts(x.fmt, s, e, t),
+                "from": window_lives.horizon_source(derived is not None, into, at, chain),
+            }
+        )
+
     starts, ends = cleaned["window_start"].tolist(), cleaned["window_end"].tolist()
     for key, s, e in zip(cleaned_keys, starts, ends, strict=True):
         i, t = slot.get((key, int(s), int(e))), horizons.get((int(s), int(e)))
         if i is not None and t is not None:
             drawn.add((key, int(s), int(e)))
-            rows.append(_horizon_row(key, int(s), int(e), i, t, x))
+            line(key, int(s), int(e), i, t)
     recorded = len(rows)
     columns = (*WINDOW, "slot", "closed", "merged_into")
     for key, s, e, i, closed, into in zip(*(bars[c].tolist() for c in columns), strict=True):
@@ -580,7 +595,7 @@ def _horizon_layer(
             into = into if isinstance(into, str) else None
             at = "" if into is None else f"{int(closed):,} ms"
             chain = chains.get((key, int(s), int(e))) if into else None
-            rows.append(_horizon_row(key, int(s), int(e), int(i), t, x, (into, at, chain)))
+            line(key, int(s), int(e), int(i), t, (into, at, chain))
     if not rows:
         return []
     tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon", "from"]
@@ -596,23 +611,6 @@ def _horizon_layer(
     dashes = [HORIZON_DASHES[n] for n in entries]
     tooltip = [{"field": c, "type": "nominal"} for c in tips]
     return [lane_cells.horizon_rules(rows, x, lanes, entries, dashes, tooltip)]
-
-
-def _horizon_row(
-    key: Any, s: int, e: int, slot: int, t: int, x: TimeAxis, derived: tuple | None = None
-) -> dict[str, Any]:
-    """A horizon line from ``e`` to ``t``: of a ``cleanup`` record, or ``derived`` (into, at,
-    chain; into None: still open)."""
-    into, at, chain = derived or (None, "", None)
-    return {
-        "x": x.clip(e)[0],
-        "x2": x.clip(t)[0],
-        "key": key,
-        "slot": slot,
-        "line": MERGED_HORIZON_ENTRY if into else HORIZON_ENTRY,
-        **window_lives.horizon_texts(x.fmt, s, e, t),
-        "from": window_lives.horizon_source(derived is not None, into, at, chain),
-    }
 
 
 def _marker(slot: dict, x: TimeAxis) -> Any:

@@ -37,13 +37,9 @@ class Grid:
     # centre's y (a 1-tuple) or a box's top and bottom (``first_free``)
     tried: dict[tuple[float, float, int], list[list[Any]]] = field(default_factory=dict)
 
-    def near(self, px: float, py: float) -> int | None:
-        """The index of a placed mark nearer than ``reach`` to (px, py), else None."""
-        found = self.centre_near(px, py)
-        return None if found is None else found[2]
-
-    def centre_near(self, px: float, py: float) -> tuple[float, float, int] | None:
-        """That mark's (x, y, index), else None: the first found in the cells around."""
+    def near(self, px: float, py: float) -> tuple[float, float, int] | None:
+        """The centre (x, y, index) of a placed mark nearer than ``reach`` to (px, py), else
+        None: the first found in the cells around."""
         if not (math.isfinite(px) and math.isfinite(py)):
             return None
         step, reach = self.step, self.reach or self.step
@@ -102,7 +98,7 @@ def first_free(
         ):
             continue
         cx = px + k * step
-        centre = grid.centre_near(cx, py)
+        centre = grid.near(cx, py)
         if centre is not None:
             place[1] = (centre[1],)
             continue
@@ -111,7 +107,8 @@ def first_free(
         if not box:
             return k, None
         place[1] = (box[1], box[3])
-    return None, grid.near(px, py)
+    on = grid.near(px, py)
+    return None, None if on is None else on[2]
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,9 @@ def scrubber(
 ) -> spec.ChartDict:
     """The timeline at processing time ``t``, with a slider for ``t`` starting at ``at``
     (default: the end). ``future``: elements not yet arrived drawn faint ("fade") or not at
-    all ("hide"). ``view``: "skew" scrubs the skew chart (``skew_scrubber``), "auto" when
-    ``timeline.auto_view`` would. Bad input gives a message card."""
+    all ("hide"). ``replay``: a "play" checkbox running ``t`` to the end in about
+    ``replay_seconds``. ``view``: "skew" scrubs the skew chart (``skew_scrubber``), "auto"
+    when ``timeline.auto_view`` would. Bad input gives a message card."""
     if future not in ("fade", "hide"):
         raise ValueError(f"future must be 'fade' or 'hide', got {future!r}")
     if not 1 <= max_points <= scale.ROW_LIMIT:

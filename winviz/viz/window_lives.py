@@ -388,30 +388,20 @@ def processing_time_windows(view: TraceView, operator: str) -> bool:
     event-time timer (``WindowOperator.registerCleanupTimer`` uses the assigner's domain)."""
 
     def build() -> bool:
-        first = _first_of(view, "timer_registered", operator)
-        if first < 0:
-            return False
-        detail = view.c.values_at("detail", np.array([first]), ("timer_registered",))[0]
-        if detail[0] == "event":  # (the usual case, an event-time window: one record read)
+        # the operator's first registration, read a block of records at a time: an event-time
+        # timer in the usual case, an event-time window's (one record read)
+        code, kind = view.kind_code("timer_registered"), ("timer_registered",)
+        codes, first = view.c.kind.codes, None
+        for start in range(0, len(codes) if code >= 0 else 0, 1024):
+            rows = start + np.flatnonzero(codes[start : start + 1024] == code)
+            hit = np.flatnonzero(view.c.values_at("operator", rows, kind) == operator)
+            if len(hit):
+                first = rows[hit[:1]]
+                break
+        if first is None or view.c.values_at("detail", first, kind)[0][0] == "event":
             return False
         rows = view.select("timer_registered", operator=operator)
         _, details = distinct_values(view.c.values_at("detail", rows, ("timer_registered",)))
         return {d[0] for d in details} == {"processing"}
 
     return bool(memoized(view, "processing_time_windows", operator, build))
-
-
-def _first_of(view: TraceView, kind: str, operator: str, step: int = 1024) -> int:
-    """The position of the first record of ``kind`` written by ``operator`` (-1: none), read
-    a block of records at a time."""
-    code = view.kind_code(kind)
-    if code < 0:
-        return -1
-    codes = view.c.kind.codes
-    for start in range(0, len(codes), step):
-        rows = start + np.flatnonzero(codes[start : start + step] == code)
-        if len(rows):
-            hit = np.flatnonzero(view.c.values_at("operator", rows, (kind,)) == operator)
-            if len(hit):
-                return int(rows[hit[0]])
-    return -1
