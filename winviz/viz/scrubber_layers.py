@@ -477,19 +477,15 @@ def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
         latest,
     )
     right_half = f"datum.x > {(x.lo + x.hi) / 2}"
-    label = spec.layer(
+    label = spec.text_layer(
         rows,
-        {
-            "type": "text",
-            "align": {"expr": f"{right_half} ? 'right' : 'left'"},
-            "baseline": "bottom",
-            "dx": {"expr": f"{right_half} ? -4 : 4"},
-            "dy": -3,
-            "fontSize": 11,
-            "font": "sans-serif",
-        },
-        {"x": x.channel("x"), "y": {"value": 0}, "text": {"field": "label", "type": "nominal"}},
-        [*latest, {"calculate": "'watermark ' + datum.watermark", "as": "label"}],
+        {"x": x.channel("x"), "y": {"value": 0}},
+        text="label",
+        transform=[*latest, {"calculate": "'watermark ' + datum.watermark", "as": "label"}],
+        align={"expr": f"{right_half} ? 'right' : 'left'"},
+        baseline="bottom",
+        dx={"expr": f"{right_half} ? -4 : 4"},
+        dy=-3,
     )
     return [rule, label]
 
@@ -550,21 +546,9 @@ def element_layers(
     layers = []
     position = {"x": x.channel("x"), "y": y.channel("y")}
     if future == "fade":
-        faint = {
-            "type": "point",
-            "color": palette.FADED_COLOR,
-            "filled": True,
-            "opacity": 0.35,
-            "size": 40,
-        }
-        layers.append(
-            spec.layer(
-                rows,
-                faint,
-                position | {"tooltip": tips},
-                [{"filter": f"datum.arrived > {PARAM}"}],
-            )
-        )
+        faint = {"type": "point", "color": palette.FADED_COLOR, "filled": True, "opacity": 0.35}
+        later = [{"filter": f"datum.arrived > {PARAM}"}]
+        layers.append(spec.layer(rows, faint | {"size": 40}, position | {"tooltip": tips}, later))
     size: dict[str, Any] = {"value": 70}
     if "count" in rows[0]:
         scaled = {"type": "sqrt", "range": [8, 160]}
