@@ -18,17 +18,11 @@ from winviz.viz.trace_view import TraceView
 HORIZON_TITLE = "allowed lateness"
 """The legend title of the lanes' horizon lines, one bar's or one cell's."""
 MIN_BAR_PX = 4
-"""With more windows than ``width // MIN_BAR_PX`` in one lane, the lanes are aggregated."""
+"""With more windows than ``width // MIN_BAR_PX`` in one lane, the lanes are aggregated
+(``window_lanes``)."""
 AGGREGATE_BIN_PX = 8
 """Aggregated lanes: one cell per key and event-time bin of about this many pixels."""
 CELL_HORIZON = "horizons of a cell's windows: earliest to latest"
-
-
-def too_many(bars: pd.DataFrame, width: int) -> bool:
-    """Whether some lane holds more windows than it can show (``MIN_BAR_PX`` each)."""
-    return bool(len(bars)) and int(bars.groupby("key", sort=False).size().max()) > max(
-        1, width // MIN_BAR_PX
-    )
 
 
 def horizon_rules(

@@ -116,7 +116,7 @@ def _lanes(
         notes.append(f"lanes: the {max_keys} keys with most elements of {len(keys):,}")
         keys = [k for k in keys if k in busiest]
     bars = bars[bars["key"].isin(keys)]
-    if lane_cells.too_many(bars, width):
+    if int(bars.groupby("key", sort=False).size().max()) > max(1, width // lane_cells.MIN_BAR_PX):
         return lane_cells.aggregated(view, op, bars, _key_lanes(keys), width, notes)
     if len(bars) > max_bars:
         bars = bars.sort_values(["window_start", "window_end"], kind="stable")
@@ -406,7 +406,7 @@ def _anchored_events(
         what = palette.FIRED_EVENT.get(cause, "fired: cause not traced")
         texts = [short(results[i], 40) for i in idx[:50]]
         which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
-        row = mark(key, s, e, what, at, *which, texts)
+        row = mark(key, s, e, what, at, which, texts)
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
@@ -414,7 +414,7 @@ def _anchored_events(
     fmt, drawn = x.fmt, slot.__contains__
     fields = ("window_start", "window_end", "cleanup_time", "seq", "proc_time", "watermark")
     rows += [
-        mark(key, s, e, "cleanup", t, [seq], [proc], water, [f"cleanup time {fmt(t)}"])
+        mark(key, s, e, "cleanup", t, ([seq], [proc], water), [f"cleanup time {fmt(t)}"])
         for key, s, e, t, seq, proc, water in zip(
             cleaned_keys, *(cleaned[c].tolist() for c in fields), strict=True
         )
@@ -428,8 +428,8 @@ def _anchored_events(
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
         rows.append(
             mark(
-                m.key_text, m.window_start, m.window_end, "merged", m.window_start, [m.seq],
-                [m.proc_time], m.watermark, [f"merged {merged_text}"],
+                m.key_text, m.window_start, m.window_end, "merged", m.window_start,
+                ([m.seq], [m.proc_time], m.watermark), [f"merged {merged_text}"],
             )
         )  # fmt: skip
     rows = [r for r in rows if r is not None]
@@ -532,7 +532,7 @@ def _purges_and_evictions(view: TraceView, other: pd.DataFrame, mark: Any) -> li
             which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
             anchor = end if kind == "purged" else start
             texts = [info[i] for i in idx[:50]]
-            rows.append(mark(key, start, end, kind, anchor, *which, texts, "; "))
+            rows.append(mark(key, start, end, kind, anchor, which, texts, "; "))
     return rows
 
 
@@ -614,9 +614,9 @@ def _horizon_layer(
 
 
 def _marker(slot: dict, x: TimeAxis) -> Any:
-    """``mark(key, start, end, what, anchor, seqs, procs, watermark, texts, sep)``: the row of
-    one mark of some records (``watermark``: the last one's; ``texts``: the first 50's), past
-    50 only the last one's seq and time; None for a window with no bar."""
+    """``mark(key, start, end, what, anchor, (seqs, procs, watermark), texts, sep)``: the row
+    of one mark of some records (``watermark``: the last one's; ``texts``: the first 50's),
+    past 50 only the last one's seq and time; None for a window with no bar."""
     where, clip, fmt = slot.get, x.clip, x.fmt
     windows: dict[tuple[int, int], str] = {}
 
@@ -626,15 +626,14 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
         end: Any,
         what: str,
         anchor: Any,
-        seqs: list[Any],
-        procs: list[Any],
-        watermark: Any,
+        which: tuple[list[Any], list[Any], Any],
         texts: list[str],
         sep: str = ", ",
     ) -> dict[str, Any] | None:
         s = where((key, int(start), int(end)))
         if s is None:
             return None
+        seqs, procs, watermark = which
         n = len(seqs)
         if n > 50:
             seqs, procs = seqs[-1:], procs[-1:]

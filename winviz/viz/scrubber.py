@@ -108,16 +108,10 @@ def _scrubber(
     windows = window_rows(view, op)
     # processing-time windows: [start, end) is processing time, nothing on the event-time axis
     across = bool(len(windows)) and processing_time_windows(view, op)
-    x = palette.time_axis(
-        "event time",
-        (
-            scale.extent(elements["ts"])
-            if across
-            else scale.extent(elements["ts"], windows["window_start"], windows["window_end"])
-        )
-        if len(elements) or len(windows)
-        else scale.extent(steps["watermark"]),
-    )
+    spans = [] if across else [windows["window_start"], windows["window_end"]]
+    drawn = len(elements) or len(windows)
+    x_extent = scale.extent(elements["ts"], *spans) if drawn else scale.extent(steps["watermark"])
+    x = palette.time_axis("event time", x_extent)
     finite = scale.extent(
         elements["proc_time"], steps["proc_time"], windows["opened"], windows["closed"]
     )

@@ -339,19 +339,14 @@ def horizon_source(
     if not derived:
         return "its cleanup record"
     rule = "max timestamp + the operator's allowed lateness"
-    if merged_into and chain is not None and chain.count > 1:
+    if not merged_into:
+        return f"{rule} (still open at the end)"
+    on = ""
+    if chain is not None and chain.count > 1:
         s, e, t = chain.last
-        return (
-            f"{rule} (merged into {merged_into} at {at}, then on through {chain.count - 1:,} "
-            f"more merge(s) to [{s}, {e}) at {t:,} ms: its contents then wait for that "
-            "window's horizon)"
-        )
-    if merged_into:
-        return (
-            f"{rule} (merged into {merged_into} at {at}: its contents then wait for that "
-            "window's horizon)"
-        )
-    return f"{rule} (still open at the end)"
+        on = f", then on through {chain.count - 1:,} more merge(s) to [{s}, {e}) at {t:,} ms"
+    wait = "its contents then wait for that window's horizon"
+    return f"{rule} (merged into {merged_into} at {at}{on}: {wait})"
 
 
 def horizon_texts(fmt: Callable[[Any], str], start: int, end: int, horizon: int) -> dict[str, str]:
