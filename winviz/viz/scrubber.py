@@ -144,18 +144,13 @@ def _scrubber(
     # firings under the elements (an element on a square stays in sight), badges over both
     firings, badges = firing_layer(view, op, x, y, size, notes, across=across, avoid=points)
     notes += element_notes
+    idle_at_t = [  # an idle period begun by t, up to its end or t
+        {"filter": f"datum.y <= {PARAM}"},
+        {"calculate": f"datum.y2 < {PARAM} ? datum.y2 : {PARAM}", "as": "y2_at_t"},
+    ]
     layers = [
         window_layer(windows, x, y, across, size[1]),
-        idle.strip_layer(
-            spans,
-            x,
-            y,
-            [
-                {"filter": f"datum.y <= {PARAM}"},
-                {"calculate": f"datum.y2 < {PARAM} ? datum.y2 : {PARAM}", "as": "y2_at_t"},
-            ],
-            y2="y2_at_t",
-        ),
+        idle.strip_layer(spans, x, y, idle_at_t, y2="y2_at_t"),
         now_layer(y),
         *watermark_layers(steps, x, y),
         firings,
@@ -165,15 +160,8 @@ def _scrubber(
     if replay_seconds is not None:
         notes[0] += "; tick play to replay it"
     t_range = (min(finite), max(finite)) if finite else (y.lo, y.hi)
-    return _finished(
-        [lay for lay in layers if lay is not None],
-        "Scrubber",
-        notes,
-        size,
-        t_range,
-        at,
-        replay_seconds,
-    )
+    layers = [lay for lay in layers if lay is not None]
+    return _finished(layers, "Scrubber", notes, size, t_range, at, replay_seconds)
 
 
 def skew_scrubber(
@@ -221,9 +209,7 @@ def skew_scrubber(
     )  # fmt: skip
     layers = [*layers[:under], *([squares] if squares is not None else []), *layers[under:]]
     layers = [*layers, now_layer(x, "x"), *badges]
-    notes[len([chosen] if chosen else [])] += (
-        "; move the slider to see the run at processing time t"
-    )
+    notes[1 if chosen else 0] += "; move the slider to see the run at processing time t"
     return _finished(layers, "Scrubber (skew)", notes, size, t_range, at, replay_seconds)
 
 
