@@ -98,9 +98,9 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     first_row = np.flatnonzero(group > np.maximum.accumulate(np.r_[-1, group[:-1]]))
     n_groups = len(first_row)
     kinds = view.kind_codes(rows)  # (gathered once: three masks)
-    assigned = kinds == view.kind_code("assigned")
-    fired = kinds == view.kind_code("fired")
-    cleanup = kinds == view.kind_code("cleanup")
+    assigned, fired, cleanup = (
+        kinds == view.kind_code(k) for k in ("assigned", "fired", "cleanup")
+    )
     first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, group, proc)
     opened = first.copy()
