@@ -29,13 +29,12 @@ def horizon_rules(
     rows: list[dict[str, Any]],
     x: TimeAxis,
     lanes: dict[str, Any],
-    entries: list[str],
-    dashes: list[list[int]],
+    dashes: dict[str, list[int]],
     tooltip: list[dict[str, str]],
     **mark: Any,
 ) -> spec.ChartDict:
     """The lanes' allowed-lateness horizon lines from ``x`` to ``x2`` on the lanes (``lanes``:
-    their y channels), their legend ``entries`` dashed as ``dashes``."""
+    their y channels), their legend's entries dashed as ``dashes`` says."""
     return spec.layer(
         rows,
         {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 2, "opacity": 0.8, **mark},
@@ -47,7 +46,7 @@ def horizon_rules(
                 "field": "line",
                 "type": "nominal",
                 "title": HORIZON_TITLE,
-                "scale": {"domain": entries, "range": dashes},
+                "scale": {"domain": list(dashes), "range": list(dashes.values())},
             },
             "tooltip": tooltip,
         },
@@ -210,5 +209,5 @@ def _horizon_spans(
     foot = {k: v for k, v in lanes.items() if k not in ("title", "axis")}
     tips = spec.tooltips(lines, ["x", "x2", "line"])
     foot |= {"bandPosition": 0.85}  # (at the lane's foot; square caps: one horizon a dot)
-    dash = [palette.HORIZON_DASH]
-    return horizon_rules(lines, x, {"y": foot}, [CELL_HORIZON], dash, tips, strokeCap="square")
+    dash = {CELL_HORIZON: palette.HORIZON_DASH}
+    return horizon_rules(lines, x, {"y": foot}, dash, tips, strokeCap="square")

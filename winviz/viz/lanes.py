@@ -603,14 +603,13 @@ def _horizon_layer(
         tips = tips[:-1]
         for row in rows:
             del row["from"]
-    entries = [n for n in HORIZON_DASHES if any(r["line"] == n for r in rows)]
+    dashes = {n: d for n, d in HORIZON_DASHES.items() if any(r["line"] == n for r in rows)}
     lanes = {
         "y": _key_lanes(list(dict.fromkeys(bars["key"])), axis=False),
         "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
     }
-    dashes = [HORIZON_DASHES[n] for n in entries]
     tooltip = [{"field": c, "type": "nominal"} for c in tips]
-    return [lane_cells.horizon_rules(rows, x, lanes, entries, dashes, tooltip)]
+    return [lane_cells.horizon_rules(rows, x, lanes, dashes, tooltip)]
 
 
 def _marker(slot: dict, x: TimeAxis) -> Any:
