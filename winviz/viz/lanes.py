@@ -1,23 +1,13 @@
 """``window_lanes``: one lane per key, its windows as bars over event time.
 
-A bar is one (key, window) pair: slate when it fired, paler when it never fired, pale brown and
-dashed when a session merge absorbed it (windows merged away before receiving an element are
-drawn too). Windows of one key stack in sub-lanes: a window goes to a sub-lane only past the
-reach of the window before it there — its bar, its marks and its horizon line (``_extents``),
-so no mark or line of one window lies on another's bar. On each bar: its firings at the
-event time of the timer that fired them (else the window's end), one mark per cause with the
-count, coloured by cause; its cleanup at its cleanup time (Flink's ``cleanupTime``: max
-timestamp + allowed lateness); with allowed lateness > 0, a line from the window's end to that
-horizon (until the watermark passes it the window accepts late elements) on every bar — a
-window still open at the end or merged away too (``window_lives.every_horizon``, the rule the
-timeline's bands draw; a merged-away window's line is the cleanup timer it had until the merge
-deleted it, its own legend entry); purges at its end, evictions and session merges at its
-start. Tooltips give the records' fields.
-
-Scale: at most ``max_keys`` lanes (the keys with most elements) and 5,000 bars (the earliest
-windows); the subtitle says what was left out. Past a readable number of windows in a lane the
-lanes aggregate (``lane_cells``): one cell per key and event-time bin with its counts, shaded by
-the share that fired, and the span of its windows' allowed-lateness horizons.
+A bar is one (key, window) pair, filled by whether it fired or was merged away; windows of one
+key stack in sub-lanes, none within the reach of another's bar, marks and horizon line. On
+each bar: its firings at the event time of the timer that fired them (else its end), one mark
+per cause with the count; its cleanup at its cleanup time (Flink's
+``WindowOperator.cleanupTime``); with allowed lateness > 0, a line from its end to that horizon
+(``window_lives.every_horizon``); purges at its end, evictions and session merges at its start.
+At most ``max_keys`` lanes and ``max_bars`` bars; past a readable number of windows in a lane
+the lanes aggregate (``lane_cells``).
 """
 
 from __future__ import annotations
@@ -30,29 +20,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz import (
-    labels,
-    lane_cells,
-    palette,
-    piles,
-    scale,
-    spec,
-    value_texts,
-    window_lives,
-)
+from winviz.viz import labels, lane_cells, palette, piles, scale, spec, value_texts, window_lives
 from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceInputError, TraceView, memoized, open_trace
 from winviz.viz.validation import check_size
 from winviz.viz.value_texts import key_texts
-from winviz.viz.window_lives import processing_time_windows
 
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
-# window event -> pixel offset from its anchor (the time it claims: a firing's timer, a
-# cleanup time, the window end for a purge, the start for evicted / merged); firings and
-# cleanups move aside only when another mark of their bar falls on the same pixel
+# window event -> pixels from the time it claims; firings and cleanups (``CLAIMS_TIME``) move
+# aside only when another mark of their bar falls on the same pixel
 EVENT_DX = {
     "fired: element": 12,
     "fired: event-time timer": 0,
@@ -66,11 +45,14 @@ EVENT_DX = {
     "merged": -8,
 }
 CLAIMS_TIME = ("fired: ", "cleanup")
-HORIZON_TITLE = lane_cells.HORIZON_TITLE
 HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 MERGED_HORIZON_ENTRY = "merged away: its cleanup timer, deleted at the merge"
 HORIZON_DASHES = {HORIZON_ENTRY: palette.HORIZON_DASH, MERGED_HORIZON_ENTRY: [1, 2]}
-"""The horizon lines' legend: a merged-away window's line (``_horizon_layer``) dotted."""
+WINDOW = ("key", "window_start", "window_end")
+MARK_HALF_PX = 5.0
+"""What an event mark (size 70, 0.5 px stroke) reaches either side of its centre."""
+ROOM_TRIES = 4
+"""How many times the axis is widened for the marks beside their times (``_with_room``)."""
 
 
 @palette.public_chart("window_lanes")
@@ -82,8 +64,7 @@ def window_lanes(
     max_bars: int = scale.ROW_LIMIT,
     width: int = palette.WIDTH,
 ) -> spec.ChartDict:
-    """Lanes of windows per key (see the module docstring). Bad input gives a message card,
-    like ``timeline``."""
+    """Lanes of windows per key (see the module docstring). Bad input gives a message card."""
     if max_keys < 1 or not 1 <= max_bars <= scale.ROW_LIMIT:
         raise ValueError(f"max_keys must be >= 1 and max_bars in 1..{scale.ROW_LIMIT}")
     check_size(width)
@@ -95,8 +76,7 @@ LANES_PARTS: dict[str, tuple[str, ...] | None] = {
     "watermark": ("cleanup", "fired"),
     "ts": ("cleanup", "timer_fired"),
 }
-"""The fields the lanes read for several kinds, each read once for all of them
-(``TraceView.read_parts``; see ``timeline.TIMELINE_PARTS``)."""
+"""The fields the lanes read for several kinds, each read once (``TraceView.read_parts``)."""
 
 
 def _lanes(
@@ -104,17 +84,39 @@ def _lanes(
 ) -> spec.ChartDict:
     view.read_parts(LANES_PARTS)
     op = pick_operator(view, operator)
-    bars = _bars(view, op)
+    bars = window_lives.window_lives(view, op)
+    bars["status"] = [
+        "merged away" if isinstance(m, str) else ("fired" if f else "not fired")
+        for m, f in zip(bars["merged_into"].tolist(), bars["firings"].tolist(), strict=True)
+    ]
     if bars.empty:
         raise TraceInputError(
             f"Operator {op!r} has no time windows. Window lanes draw windows with a start and "
             "an end; the global window has neither (try timeline())."
         )
     notes = [f"operator {op!r}: {bars['key'].nunique():,} keys, {len(bars):,} windows"]
-    bars = _without_wrapped(bars, notes)
-    keys = _lane_keys(bars, max_keys, notes)
+    # a window of an element near Long.MAX_VALUE (or MIN) can end before it starts (Flink's
+    # ``TimeWindow`` end wraps around): as the timeline's bands, it gets no bar
+    wrapped = (bars["window_start"] >= bars["window_end"]).to_numpy()
+    if wrapped.any():
+        notes.append(
+            f"{int(wrapped.sum())} window(s) whose end overflowed the long range (start >= end) "
+            "have no bar"
+        )
+        bars = bars[~wrapped].reset_index(drop=True)
+        if bars.empty:
+            raise TraceInputError(
+                "Every window's end overflowed the long range (start >= end). Window lanes "
+                "draw windows from start to end; try timeline()."
+            )
+    keys = list(dict.fromkeys(bars["key"]))
+    if len(keys) > max_keys:  # the keys with most elements
+        totals = bars["elements"].astype("int64").groupby(bars["key"], sort=False).sum()
+        busiest = set(totals.nlargest(max_keys, keep="first").index)
+        notes.append(f"lanes: the {max_keys} keys with most elements of {len(keys):,}")
+        keys = [k for k in keys if k in busiest]
     bars = bars[bars["key"].isin(keys)]
-    if lane_cells.too_many(bars, width):
+    if int(bars.groupby("key", sort=False).size().max()) > max(1, width // lane_cells.MIN_BAR_PX):
         return lane_cells.aggregated(view, op, bars, _key_lanes(keys), width, notes)
     if len(bars) > max_bars:
         bars = bars.sort_values(["window_start", "window_end"], kind="stable")
@@ -129,29 +131,27 @@ def _lanes(
                 f"bars: {len(bars):,} of the earliest windows (all starting at {cutoff:,})"
             )
     bars = bars.reset_index(drop=True)
-    # the axis holds every bar, and the cleanup times (horizons) of the drawn keys' windows
+    # the axis holds every bar, the cleanup times of the drawn keys' windows and the horizons
+    # of bars without a cleanup record (merged away, or still open)
     cleaned, cleaned_keys = _cleaned(view, op)
     drawn = set(keys)
-    cleanup_times = [
+    times = [
         t
         for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True)
         if k in drawn and t is not None and not palette.is_off_chart(t)
     ]
-    # and the horizons of bars without a cleanup record (merged away, or still open)
     horizons, _ = window_lives.every_horizon(view, op)
     reach = [None] * len(bars)
     if horizons:
         bounds = zip(bars["window_start"].tolist(), bars["window_end"].tolist(), strict=True)
         reach = [horizons.get(w) for w in bounds]
-        cleanup_times += [t for t in reach if t is not None and not palette.is_off_chart(t)]
+        times += [t for t in reach if t is not None and not palette.is_off_chart(t)]
     # a processing-time window's start, end, firings and cleanup are processing times
-    axis = "processing time" if processing_time_windows(view, op) else "event time"
+    axis = "processing time" if window_lives.processing_time_windows(view, op) else "event time"
     if axis == "processing time":
         notes.append("processing-time windows: the axis is processing time")
-    x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *cleanup_times])
-    # the marks at their times first (each row's slot: its bar's row in ``bars``), then the
-    # sub-lanes, packed so no bar lies under another window's marks or horizon; the axis
-    # widened until every mark drawn beside its time fits on the plot (``_with_room``)
+    x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *times])
+    # the marks, then the sub-lanes; the axis widened until every mark fits on the plot
     anchored: list[dict[str, Any]] = []
     edges = (x.lo, x.hi)  # (of the axis the marks were anchored on: clipped to its edges)
     for attempt in range(ROOM_TRIES):
@@ -164,13 +164,14 @@ def _lanes(
         if wider is None:
             break
         x = wider
-    bars = stacked
-    lanes = len(keys)
-    slots = int(bars["slot"].max()) + 1
-    height = max(60, min(900, lanes * max(24, 14 * slots)))
+    slots = int(stacked["slot"].max()) + 1
+    height = max(60, min(900, len(keys) * max(24, 14 * slots)))
     chains = window_lives.merge_chains(view, op)
-    horizons = _horizon_layer(view, op, bars, x, chains)
-    layers = [_bar_layer(bars, x, chains), *horizons, *_event_layers(events, x)]
+    layers = [
+        _bar_layer(stacked, x, chains),
+        *_horizon_layer(view, op, stacked, x, chains),
+        *_event_layers(events, x),
+    ]
     chart = {
         "layer": layers,
         "width": width,
@@ -180,76 +181,16 @@ def _lanes(
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
 
 
-# the key's tick and grid line at the top of its lane, its label on the lane's first row
-# (sub-lane 0), not mid-lane between rows (issue 26): moved from the lane's centre (where
-# Vega writes a band's label) to the centre of its row 0
-TOP_ROW_AXIS = {
-    "bandPosition": 0,
-    "labelOffset": {"expr": "scale('yOffset', 0) + bandwidth('yOffset') / 2 - bandwidth('y') / 2"},
-}
-
-
 def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dict[str, Any]:
-    """The y channel of the lanes, one per key in the order of ``keys``, titled "key" (with
-    ``axis``; the layers over the bars leave the axis to them). The order is a scale domain
-    (data), never a sort array: Vega-Lite turns a sort array into an expression holding the
-    keys, which a key can break (U+2028); and every layer orders the lanes alike (Vega-Lite
-    warns of "conflicting sort properties" when one sorts the shared key scale otherwise).
-    With ``rows`` (lanes of sub-lanes) the axis labels each lane at its first row."""
+    """The y channel of the lanes, one per key in the order of ``keys`` (a scale domain: a
+    sort array becomes an expression a key can break), titled with ``axis``; with ``rows``
+    (sub-lanes) a key's tick, grid line and label at its first row."""
     lanes = {"field": "key", "type": "nominal", "sort": None, "scale": {"domain": keys}}
-    guide = {"labelLimit": 160, **(TOP_ROW_AXIS if rows else {})}
+    guide: dict[str, Any] = {"labelLimit": 160}
+    if rows:  # (from the lane's centre, where Vega writes a band's label, to its row 0)
+        offset = "scale('yOffset', 0) + bandwidth('yOffset') / 2 - bandwidth('y') / 2"
+        guide |= {"bandPosition": 0, "labelOffset": {"expr": offset}}
     return lanes | {"title": "key", "axis": guide} if axis else lanes
-
-
-def _bars(view: TraceView, op: str) -> pd.DataFrame:
-    """A bar per (key, window) of ``window_lives`` (windows a merge absorbed before they got an
-    element too), with its status: merged away, fired or not fired."""
-    frame = window_lives.window_lives(view, op)
-    frame["status"] = [
-        "merged away" if isinstance(m, str) else ("fired" if f else "not fired")
-        for m, f in zip(frame["merged_into"].tolist(), frame["firings"].tolist(), strict=True)
-    ]
-    return frame
-
-
-def _without_wrapped(bars: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """The bars of windows whose end did not overflow the long range: a window of an element
-    near Long.MAX_VALUE (or MIN) can have ``start >= end`` (Flink's ``TimeWindow`` end wraps
-    around), which a bar from start to end would draw across the whole axis, over the other
-    windows. As the timeline's bands, such windows get no bar (nor their marks); the subtitle
-    says how many."""
-    wrapped = np.array(
-        [s >= e for s, e in zip(bars["window_start"], bars["window_end"], strict=True)],
-        dtype=bool,
-    )
-    if not wrapped.any():
-        return bars
-    notes.append(
-        f"{int(wrapped.sum())} window(s) whose end overflowed the long range (start >= end) "
-        "have no bar"
-    )
-    bars = bars[~wrapped].reset_index(drop=True)
-    if bars.empty:
-        raise TraceInputError(
-            "Every window's end overflowed the long range (start >= end). Window lanes draw "
-            "windows from start to end; try timeline()."
-        )
-    return bars
-
-
-def _lane_keys(bars: pd.DataFrame, max_keys: int, notes: list[str]) -> list[str]:
-    order = list(dict.fromkeys(bars["key"]))
-    if len(order) <= max_keys:
-        return order
-    totals = bars["elements"].astype("int64").groupby(bars["key"], sort=False).sum()
-    busiest = set(totals.nlargest(max_keys, keep="first").index)
-    notes.append(f"lanes: the {max_keys} keys with most elements of {len(order):,}")
-    return [k for k in order if k in busiest]
-
-
-MARK_HALF_PX = 5.0
-"""Half the width of an event mark (a point of size 70: a square 8.4 px wide, a circle 9.4)
-plus its 0.5 px stroke, rounded up: what a mark reaches either side of its centre."""
 
 
 def _extents(
@@ -259,12 +200,8 @@ def _extents(
     x: TimeAxis,
     width: int,
 ) -> list[tuple[float, float]]:
-    """Each bar's extent in pixels along its row: the bar, its horizon line (``reach``: the
-    horizon of the bar at that row, or None), and every mark of its window as far as it can be
-    drawn — at its time moved ``EVENT_DX`` either way (``_placed`` moves a mark only when it
-    shares a pixel with another), plus ``MARK_HALF_PX``. ``_stack`` places no later window of
-    the key inside it, so no mark of one window lies on another window's bar (issue 26: a
-    cleanup mark drawn 8 px past its window's end sat on the next window's bar)."""
+    """Each bar's extent in pixels along its row: the bar, its horizon (``reach``, or None)
+    and its window's marks as far as they can be drawn (``EVENT_DX`` either way)."""
     px_per_ms = width / max(1, x.hi - x.lo)
 
     def px(t: Any) -> float:
@@ -290,12 +227,9 @@ def _stacked_and_placed(
     width: int,
     edged: bool = True,
 ) -> tuple[pd.DataFrame, list[dict[str, Any]], list[float]]:
-    """The bars by key and start with their sub-lane (``_stack``), their marks placed
-    (``_placed``; ``edged``: kept on the plot) and each mark's time: a mark set side by side
-    with another (``piles.side_by_side``, ``labels.STACK_PX`` apart) can land farther than
-    ``_extents`` foresaw; then each bar's extent grows to where its marks were drawn and the
-    bars are stacked again, and the marks placed again if a sub-lane changed (at most 4
-    times; the extents only grow)."""
+    """The bars by key and start with their sub-lane (``slot``), their marks placed
+    (``_placed``; ``edged``: kept on the plot) and each drawn mark's time; restacked (at most
+    4 times) while marks set beside another land past their bar's extent."""
     px_per_ms = width / max(1, x.hi - x.lo)
     ordered = bars.sort_values(["key", "window_start", "window_end"], kind="stable")
     order, keys = ordered.index.tolist(), ordered["key"].tolist()
@@ -306,7 +240,11 @@ def _stacked_and_placed(
             slot_of[i] = slot
         rows = [r | {"slot": slot_of[r["slot"]]} for r in anchored]
         events = _placed(rows, x, width, edged)
-        drawn = _drawn_rows(rows, events)  # (each drawn mark's row in ``anchored``)
+        if len(events) < len(rows):  # (some counted on another: each drawn one's row)
+            at = {id(r): i for i, r in enumerate(rows)}
+            drawn = [at[id(r)] for r in events]
+        else:
+            drawn = list(range(len(rows)))
         grown = list(extents)
         for j, r in zip(drawn, events, strict=True):
             i = anchored[j]["slot"]
@@ -322,26 +260,11 @@ def _stacked_and_placed(
     return ordered.assign(slot=slots), events, [anchored[j]["x"] for j in drawn]
 
 
-def _drawn_rows(rows: list[dict[str, Any]], drawn: list[dict[str, Any]]) -> list[int]:
-    """The index in ``rows`` of each of ``drawn`` (the rows drawn: all, or some counted)."""
-    at = {id(r): i for i, r in enumerate(rows)} if len(drawn) < len(rows) else None
-    return list(range(len(rows))) if at is None else [at[id(r)] for r in drawn]
-
-
-ROOM_TRIES = 4
-"""How many times the lanes' axis is widened for the marks beside their times (``_with_room``)
-before they are kept on the plot as they are (moved in from its edges)."""
-
-
 def _with_room(
     x: TimeAxis, times: list[float], events: list[dict[str, Any]], width: int
 ) -> TimeAxis | None:
-    """``x`` widened at the end(s) where an event mark — its centre ``dx`` px beside ``x``
-    (its time, moved ``EVENT_DX`` px), ``MARK_HALF_PX`` either side — lies past the plot's
-    edge: so that at the new scale it reaches the edge (a mark's pixel offsets from its time
-    stay; its time moves in). None when every mark lies on the plot. (Kept on a plot with no
-    room, a cleanup beside a firing at the axis' last time was moved left, onto its
-    window's bar: issue 26.)"""
+    """``x`` widened at the end(s) where an event mark (``dx`` px beside its ``x``) lies past
+    the plot's edge, so that it reaches the edge at the new scale; None when all fit."""
     k = width / max(1, x.hi - x.lo)
     hi, lo = x.hi, x.lo
     for t, r in zip(times, events, strict=True):
@@ -358,10 +281,8 @@ def _with_room(
 
 
 def _stack(keys: list[Any], extents: list[tuple[float, float]]) -> list[int]:
-    """Sub-lane (slot) per bar (``keys``: each bar's key, the bars by key and start) so
-    overlapping windows of one key do not hide each other: each bar goes to the first sub-lane
-    of its key whose last bar's extent (``extents``, in pixels: its window, its marks and its
-    horizon, ``_extents``) ends before this one's begins."""
+    """Sub-lane per bar (by key and start): the first of its key whose last extent ends
+    before this one's begins."""
     slots = []
     ends: dict[Any, list[float]] = {}
     for key, (lo, hi) in zip(keys, extents, strict=True):
@@ -378,8 +299,7 @@ def _stack(keys: list[Any], extents: list[tuple[float, float]]) -> list[int]:
 
 
 def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end: Any) -> str:
-    """``"[start, end)"`` as the axis formats it, made once per pair of int bounds (they
-    repeat: many bars and firings share a window) and kept in ``labels``."""
+    """``"[start, end)"`` as the axis formats it, made once per pair of int bounds."""
     if start.__class__ is not int or end.__class__ is not int:
         return f"[{fmt(start)}, {fmt(end)})"
     label = labels.get((start, end))
@@ -391,15 +311,15 @@ def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end:
 def _bar_layer(
     bars: pd.DataFrame, x: TimeAxis, chains: dict[tuple[str, int, int], window_lives.MergeChain]
 ) -> spec.ChartDict:
-    """The bars; a merged-away bar's tooltip names the window it merged into and, when later
-    merges passed its contents on (``window_lives.merge_chains``), each merge of the chain."""
+    """The bars; a merged-away bar's tooltip names where it merged into and its merge chain."""
     rows = []
     clip, fmt = x.clip, x.fmt
-    windows: dict[tuple[Any, Any], str] = {}  # "[start, end)" by int bounds (they repeat)
-    for start, end, key, slot, status, elements, firings, opened, closed, merged_into in zip(
-        *(bars[c].tolist() for c in _BAR_FIELDS), strict=True
+    windows: dict[tuple[Any, Any], str] = {}
+    fields = ("window_start", "window_end", "key", "slot", "status", "elements", "firings")
+    for start, end, key, slot, status, elements, firings, opened, closed, into in zip(
+        *(bars[c].tolist() for c in (*fields, "opened", "closed", "merged_into")), strict=True
     ):
-        window = _window_label(windows, fmt, start, end)
+        merged = isinstance(into, str)
         rows.append(
             {
                 "x": clip(start)[0],
@@ -408,35 +328,32 @@ def _bar_layer(
                 "slot": int(slot),
                 "status": status,
                 "kind": "window",
-                "window": window,
+                "window": _window_label(windows, fmt, start, end),
                 "elements": int(elements),
                 "firings": int(firings),
                 "opened": f"{int(opened):,}",
-                "closed": _closed(closed, merged_into),
-                "merged_into": merged_into if isinstance(merged_into, str) else "",
+                "closed": f"merged into {into}"
+                if merged
+                else "open at the end"
+                if pd.isna(closed)
+                else f"{int(closed):,}",
+                "merged_into": into if merged else "",
             }
         )
-    keys = list(dict.fromkeys(bars["key"]))
     columns = ["kind", "key", "window", "status", "elements", "firings", "opened", "closed"]
     columns.append("merged_into")
     if any(c.count > 1 for c in chains.values()):  # (a column only when some chain goes on)
         columns.append("merge chain")
-        for row, key, s, e in zip(rows, *(bars[c].tolist() for c in _WINDOW), strict=True):
+        for row, key, s, e in zip(rows, *(bars[c].tolist() for c in WINDOW), strict=True):
             chain = chains.get((key, int(s), int(e))) if row["merged_into"] else None
             row["merge chain"] = "" if chain is None else window_lives.chain_text(chain)
     return spec.layer(
         rows,
-        {
-            "type": "bar",
-            "stroke": palette.INK,
-            "strokeWidth": 1,
-            "cornerRadius": 2,
-            "opacity": 0.9,
-        },
+        {"type": "bar", "stroke": palette.INK, "strokeWidth": 1, "cornerRadius": 2, "opacity": 0.9},
         {
             "x": x.channel("x"),
             "x2": {"field": "x2"},
-            "y": _key_lanes(keys, rows=True),
+            "y": _key_lanes(list(dict.fromkeys(bars["key"])), rows=True),
             "yOffset": {
                 "field": "slot",
                 "type": "nominal",
@@ -458,77 +375,61 @@ def _bar_layer(
     )
 
 
-_BAR_FIELDS = (
-    "window_start", "window_end", "key", "slot", "status", "elements", "firings", "opened",
-    "closed", "merged_into",
-)  # fmt: skip
-
-
-_WINDOW = ("key", "window_start", "window_end")
-
-
-def _closed(closed: Any, merged_into: Any) -> str:
-    if isinstance(merged_into, str):
-        return f"merged into {merged_into}"
-    return "open at the end" if pd.isna(closed) else f"{int(closed):,}"
-
-
 def _anchored_events(
     view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
 ) -> list[dict[str, Any]]:
-    """One row per drawn window event at the time it claims (``x``; ``slot``: the row of its
-    bar in ``bars``, which ``_lanes`` turns into the bar's sub-lane once stacked): firings per
-    (key, window, cause, event time of the timer that fired them — else the window end),
-    cleanups at their cleanup time, purges, evictions and merges. ``_placed`` sets them apart."""
-    slot = {
-        (k, s, e): i
-        for i, (k, s, e) in enumerate(zip(*(bars[c].tolist() for c in _WINDOW), strict=True))
-    }
+    """One row per drawn window event at the time it claims (``slot``: its bar's row): firings
+    per (key, window, cause, timer time), cleanups, purges, evictions and merges."""
+    slot = {k: i for i, k in enumerate(zip(*(bars[c].tolist() for c in WINDOW), strict=True))}
     rows: list[dict[str, Any]] = []
-    f = _drawn_firings(view, op, slot)
-    results = f["result"]  # raw values; short() only those shown
-    seqs, procs, marks, causes = f["seq"], f["proc_time"], f["watermark"], f["cause"]
-    # one mark per event time a firing sits at: the timer that fired it, else the window end
+    # the firings of drawn windows: where each sits, then only the drawn ones' texts
+    marks = firing_marks(view, op)
+    key_text = key_texts(view.column("key", marks["seq"]))  # (of every time window's firing)
+    starts, ends = marks["window_start"].tolist(), marks["window_end"].tolist()
+    keep = np.fromiter(
+        map(slot.__contains__, zip(key_text, starts, ends, strict=True)),
+        dtype=bool,
+        count=len(starts),
+    )
+    f = marks.take(keep)
+    seqs, procs = f["seq"].tolist(), f["proc_time"].tolist()
+    waters = view.column("watermark", f["seq"]).tolist()
+    results = view.detail("fired", "result", f["seq"]).tolist()  # (short() only those shown)
+    causes = firing_causes(view, f["seq"])[0]
     by: dict[tuple, list[int]] = {}
-    for i, k in enumerate(
-        zip(f["key_text"], f["window_start"], f["window_end"], f["fired_by"], f["at"], strict=True)
-    ):
+    drawn_keys = [k for k, p in zip(key_text, keep.tolist(), strict=True) if p]
+    columns = (f[c].tolist() for c in ("window_start", "window_end", "fired_by", "at"))
+    for i, k in enumerate(zip(drawn_keys, *columns, strict=True)):
         by.setdefault(k, []).append(i)
-    fired_event, short = palette.FIRED_EVENT, value_texts.short
-    one = _one_record_event(slot, x)
+    short, mark = value_texts.short, _marker(slot, x)
     for (key, s, e, cause, at), idx in by.items():
-        what = fired_event.get(cause, "fired: cause not traced")
-        if len(idx) == 1:  # the usual case: one firing per mark
-            i = idx[0]
-            row = one(key, s, e, what, at, seqs[i], procs[i], marks[i], short(results[i], 40))
-            if row is not None:
-                row["cause"] = causes[i]
-            rows.append(row)
-            continue
+        what = palette.FIRED_EVENT.get(cause, "fired: cause not traced")
         texts = [short(results[i], 40) for i in idx[:50]]
-        row = _event(one, key, s, e, what, at, idx, (seqs, procs, marks), ", ", texts)
+        which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
+        row = mark(key, s, e, what, at, which, texts)
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
         rows.append(row)
     cleaned, cleaned_keys = _cleaned(view, op)
     fmt, drawn = x.fmt, slot.__contains__
+    fields = ("window_start", "window_end", "cleanup_time", "seq", "proc_time", "watermark")
     rows += [
-        one(key, s, e, "cleanup", t, seq, proc, mark, f"cleanup time {fmt(t)}")
-        for key, s, e, t, seq, proc, mark in zip(
-            cleaned_keys, *(cleaned[c].tolist() for c in _CLEANUP_FIELDS), strict=True
+        mark(key, s, e, "cleanup", t, ([seq], [proc], water), [f"cleanup time {fmt(t)}"])
+        for key, s, e, t, seq, proc, water in zip(
+            cleaned_keys, *(cleaned[c].tolist() for c in fields), strict=True
         )
         if drawn((key, int(s), int(e)))  # only drawn marks' tooltips are formatted
     ]
     other = window_records(view, op, "purged", "evicted")
     other = other[other["window_start"].notna()]
     if not other.empty:
-        rows += _purges_and_evictions(view, other, one)
+        rows += _purges_and_evictions(view, other, mark)
     for m in window_lives.merged(view, op).itertuples():
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
         rows.append(
-            one(
-                m.key_text, m.window_start, m.window_end, "merged", m.window_start, m.seq,
-                m.proc_time, m.watermark, f"merged {merged_text}",
+            mark(
+                m.key_text, m.window_start, m.window_end, "merged", m.window_start,
+                ([m.seq], [m.proc_time], m.watermark), [f"merged {merged_text}"],
             )
         )  # fmt: skip
     rows = [r for r in rows if r is not None]
@@ -541,18 +442,14 @@ def _anchored_events(
 def _placed(
     rows: list[dict[str, Any]], x: TimeAxis, width: int, edged: bool = True
 ) -> list[dict[str, Any]]:
-    """The event marks (``_anchored_events``, each with its bar's sub-lane) where they are
-    drawn: purges, evictions and merges, and firings and cleanups sharing a pixel with another
-    mark, are set apart by ``EVENT_DX`` pixels, converted to event time for this chart's width
-    (Vega offsets only text marks by pixels); ``edged``: kept on the plot (moved in from its
-    edges), else placed past them as they need (``_with_room`` then widens the axis)."""
+    """The event marks where they are drawn: moved ``EVENT_DX`` pixels as event time (Vega
+    offsets only text by pixels) unless claiming a time and ``_alone``, then side by side.
+    ``edged``: kept on the plot, else placed past its edges as they need."""
     if rows:
         ms_per_px = (x.hi - x.lo) / width
         whats = [r["what"] for r in rows]
         at = np.array([r["x"] for r in rows], dtype=np.float64)
         shift = np.array([EVENT_DX[w] for w in whats], dtype=np.float64) * ms_per_px
-        # a firing mark claims a time (its timer's): it moves aside only when another mark
-        # of its bar falls on the same pixel
         alone = _alone(rows, at / ms_per_px)
         claims = np.array(
             [w.startswith(CLAIMS_TIME) and a for w, a in zip(whats, alone, strict=True)],
@@ -569,15 +466,9 @@ def _placed(
 def _side_by_side(
     rows: list[dict[str, Any]], x: TimeAxis, width: int, edge: float
 ) -> list[dict[str, Any]]:
-    """Firings and cleanups of one lane row (key and slot) still at one point after their
-    ``EVENT_DX`` — two firings of one cause, a firing replayed after a restore, two
-    cleanups — drawn side by side by the charts' one rule (``piles.side_by_side``, the
-    timeline's steps): each row's ``dx``, the pixels its mark is drawn beside ``x``. Returns
-    the rows drawn (a mark of a pile too deep is counted on the mark at its point); ``edge``:
-    the farthest right a mark may be moved (the plot's width, or no limit). Lane rows never
-    share a place (the rule finds a mark in the way only within a step), so each row is
-    placed on its own, and rows alike — their marks at the same pixels in the same order, as
-    in the lanes of keys whose windows fire alike — once."""
+    """Marks of one lane row (key and slot) at one point side by side (``piles``): each row's
+    ``dx``; the rows drawn. ``edge``: the farthest right a mark may go. Each lane row is
+    placed on its own, rows alike once."""
     span = max(1, x.hi - x.lo)
     px = [(r["x"] - x.lo) / span * width for r in rows]
     of_row: dict[tuple[Any, Any], list[int]] = {}
@@ -605,11 +496,7 @@ def _side_by_side(
 
 
 def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
-    """Whether each event mark (at ``px`` pixels) is the only mark of its lane row (key and
-    slot) on its pixel: no other mark of that row less than one pixel away. (Rounding each
-    position to a whole pixel instead told two marks 0.3 px apart on either side of a
-    pixel's edge apart — a firing at 2,000 ms and its cleanup at 1,999 ms — and drew one
-    over the other, while the same two marks 0.3 px apart within a pixel were set apart.)"""
+    """Whether each event mark (at ``px``) has no other of its lane row within a pixel."""
     rows_of: dict[tuple[Any, Any], list[int]] = {}
     for i, r in enumerate(rows):
         rows_of.setdefault((r["key"], r["slot"]), []).append(i)
@@ -624,49 +511,8 @@ def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
     return alone
 
 
-def _bar_slots(bars: pd.DataFrame) -> dict[tuple[Any, Any, Any], int]:
-    """The sub-lane (slot) of each bar, by (key, window start, window end)."""
-    return {
-        (k, s, e): int(i)
-        for k, s, e, i in zip(
-            bars["key"].tolist(),
-            bars["window_start"].tolist(),
-            bars["window_end"].tolist(),
-            bars["slot"].tolist(),
-            strict=True,
-        )
-    }
-
-
-def _drawn_firings(view: TraceView, op: str, slot: dict) -> dict[str, list[Any]]:
-    """The ``firings.firings`` columns of the firings of drawn windows (a key in ``slot``), as
-    lists in seq order, with ``key_text``: where each sits (``firings.firing_marks``), then
-    only the drawn firings' keys, results and causes are read (a lane chart draws a few keys
-    of many)."""
-    marks = firing_marks(view, op)
-    rows = marks["seq"]
-    start, end = marks["window_start"].tolist(), marks["window_end"].tolist()
-    keys = key_texts(view.column("key", rows))  # (of every time window's firing)
-    keep = np.fromiter(
-        map(slot.__contains__, zip(keys, start, end, strict=True)), dtype=bool, count=len(rows)
-    )
-    drawn = marks.take(keep)
-    rows = drawn["seq"]
-    return {
-        "key_text": [k for k, p in zip(keys, keep.tolist(), strict=True) if p],
-        "window_start": drawn["window_start"].tolist(),
-        "window_end": drawn["window_end"].tolist(),
-        "fired_by": drawn["fired_by"].tolist(),
-        "at": drawn["at"].tolist(),
-        "seq": rows.tolist(),
-        "proc_time": drawn["proc_time"].tolist(),
-        "watermark": view.column("watermark", rows).tolist(),
-        "result": view.detail("fired", "result", rows).tolist(),
-        "cause": firing_causes(view, rows)[0],
-    }
-
-
-def _purges_and_evictions(view: TraceView, other: pd.DataFrame, one: Any) -> list[dict[str, Any]]:
+def _purges_and_evictions(view: TraceView, other: pd.DataFrame, mark: Any) -> list[dict[str, Any]]:
+    """One mark per (key, window) and kind: purges at its end, evictions at its start."""
     rows = []
     other = other.assign(key_text=key_texts(other["key"]))
     for kind in ("purged", "evicted"):
@@ -680,20 +526,18 @@ def _purges_and_evictions(view: TraceView, other: pd.DataFrame, one: Any) -> lis
             whens = view.detail("evicted", "when", seqs)
             values = view.detail("evicted", "values", seqs)
             info = [f"{w}: {value_texts.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
-        # one mark per (key, window) and kind, as the firings: the purges (evictions) of one
-        # pane all sit at its end (start), so one mark per record drew n marks on one spot
-        columns = tuple(part[c].tolist() for c in ("seq", "proc_time", "watermark"))
+        seqs, procs, waters = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
         by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
         for (key, start, end), idx in by_window.items():
+            which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
             anchor = end if kind == "purged" else start
             texts = [info[i] for i in idx[:50]]
-            rows.append(_event(one, key, start, end, kind, anchor, idx, columns, "; ", texts))
+            rows.append(mark(key, start, end, kind, anchor, which, texts, "; "))
     return rows
 
 
 def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
-    """The cleanups of time windows and their keys' texts (``value_texts.key_texts``), made once
-    per view (the axis, the cleanup marks and the horizons read them)."""
+    """The cleanups of time windows and their keys' texts, made once per view."""
 
     def build() -> tuple[pd.DataFrame, list[str]]:
         cleaned = cleanups(view, op)
@@ -710,34 +554,48 @@ def _horizon_layer(
     x: TimeAxis,
     chains: dict[tuple[str, int, int], window_lives.MergeChain],
 ) -> list[spec.ChartDict]:
-    """With allowed lateness > 0: per drawn (key, window), a line on its bar's sub-lane from
-    the window's end to its horizon (``window_lives.every_horizon``, as the timeline's): one
-    per ``cleanup`` record, then one per bar without one — still open at the end (its cleanup
-    timer pending), or merged away. A merged-away window's line is the cleanup timer Flink's
-    ``WindowOperator`` registered for it and deleted at the merge (``deleteCleanupTimer``):
-    its own legend entry, and a tooltip naming the window its contents went into (through
-    ``chains``: the last window of its merge chain). A window cleaned at its max timestamp
-    has none."""
+    """Per drawn (key, window) with a horizon, a line from its end to it: per ``cleanup``
+    record, then per bar without one (still open, or merged away: the cleanup timer Flink's
+    ``WindowOperator`` deleted at the merge, its own legend entry)."""
     horizons, _ = window_lives.every_horizon(view, op)
     if not horizons:
         return []
     cleaned, cleaned_keys = _cleaned(view, op)
-    slot, drawn, rows = _bar_slots(bars), set(), []
+    slot = {
+        (k, s, e): int(i)
+        for k, s, e, i in zip(*(bars[c].tolist() for c in (*WINDOW, "slot")), strict=True)
+    }
+    drawn, rows = set(), []
+
+    def line(key: Any, s: int, e: int, slot: int, t: int, derived: tuple | None = None) -> None:
+        into, at, chain = derived or (None, "", None)  # (into None: still open)
+        rows.append(
+            {
+                "x": x.clip(e)[0],
+                "x2": x.clip(t)[0],
+                "key": key,
+                "slot": slot,
+                "line": MERGED_HORIZON_ENTRY if into else HORIZON_ENTRY,
+                **window_lives.horizon_texts(x.fmt, s, e, t),
+                "from": window_lives.horizon_source(derived is not None, into, at, chain),
+            }
+        )
+
     starts, ends = cleaned["window_start"].tolist(), cleaned["window_end"].tolist()
     for key, s, e in zip(cleaned_keys, starts, ends, strict=True):
         i, t = slot.get((key, int(s), int(e))), horizons.get((int(s), int(e)))
         if i is not None and t is not None:
             drawn.add((key, int(s), int(e)))
-            rows.append(_horizon_row(key, int(s), int(e), i, t, x))
+            line(key, int(s), int(e), i, t)
     recorded = len(rows)
-    columns = ("key", "window_start", "window_end", "slot", "closed", "merged_into")
+    columns = (*WINDOW, "slot", "closed", "merged_into")
     for key, s, e, i, closed, into in zip(*(bars[c].tolist() for c in columns), strict=True):
         t = horizons.get((int(s), int(e)))
         if t is not None and (key, int(s), int(e)) not in drawn:  # merged away, or open
             into = into if isinstance(into, str) else None
             at = "" if into is None else f"{int(closed):,} ms"
             chain = chains.get((key, int(s), int(e))) if into else None
-            rows.append(_horizon_row(key, int(s), int(e), int(i), t, x, (into, at, chain)))
+            line(key, int(s), int(e), int(i), t, (into, at, chain))
     if not rows:
         return []
     tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon", "from"]
@@ -745,113 +603,54 @@ def _horizon_layer(
         tips = tips[:-1]
         for row in rows:
             del row["from"]
-    entries = [n for n in HORIZON_DASHES if any(r["line"] == n for r in rows)]
-    return [
-        spec.layer(
-            rows,
-            {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 2, "opacity": 0.8},
-            {
-                "x": x.channel("x"),
-                "x2": {"field": "x2"},
-                "y": _key_lanes(list(dict.fromkeys(bars["key"])), axis=False),
-                "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
-                "strokeDash": {
-                    "field": "line",
-                    "type": "nominal",
-                    "title": HORIZON_TITLE,
-                    "scale": {"domain": entries, "range": [HORIZON_DASHES[n] for n in entries]},
-                },
-                "tooltip": [{"field": c, "type": "nominal"} for c in tips],
-            },
-        )
-    ]
-
-
-def _horizon_row(
-    key: Any, s: int, e: int, slot: int, t: int, x: TimeAxis, derived: tuple | None = None
-) -> dict[str, Any]:
-    """A horizon line from the window's end ``e`` to its horizon ``t``: read off a ``cleanup``
-    record, or ``derived`` (into, at, chain): merged into window ``into`` at ``at`` (None:
-    open), its ``MergeChain`` (None: open)."""
-    into, at, chain = derived or (None, "", None)
-    return {
-        "x": x.clip(e)[0],
-        "x2": x.clip(t)[0],
-        "key": key,
-        "slot": slot,
-        "line": MERGED_HORIZON_ENTRY if into else HORIZON_ENTRY,
-        **window_lives.horizon_texts(x.fmt, s, e, t),
-        "from": window_lives.horizon_source(derived is not None, into, at, chain),
+    dashes = {n: d for n, d in HORIZON_DASHES.items() if any(r["line"] == n for r in rows)}
+    lanes = {
+        "y": _key_lanes(list(dict.fromkeys(bars["key"])), axis=False),
+        "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
     }
+    tooltip = [{"field": c, "type": "nominal"} for c in tips]
+    return [lane_cells.horizon_rules(rows, x, lanes, dashes, tooltip)]
 
 
-_CLEANUP_FIELDS = (
-    "window_start", "window_end", "cleanup_time", "seq", "proc_time", "watermark",
-)  # fmt: skip
-
-
-def _event(
-    one: Any,
-    key: str,
-    start: Any,
-    end: Any,
-    what: str,
-    anchor: Any,
-    idx: list[int],
-    columns: tuple[list[Any], list[Any], list[Any]],
-    sep: str,
-    texts: list[str],
-) -> dict[str, Any] | None:
-    """The row of one event mark of several records (``idx`` into ``columns``: seqs, processing
-    times, watermarks), ``one`` a ``_one_record_event``: the ``texts`` of the first 50 joined by
-    ``sep``, past 50 records only the last one's seq and time (None for a window with no bar)."""
-    seqs, procs, marks = columns
-    shown = idx[-1:] if len(idx) > 50 else idx
-    text = sep.join(texts) + (" …" if len(idx) > 50 else "")
-    row = one(key, start, end, what, anchor, seqs[shown[0]], procs[shown[0]], marks[idx[-1]], text)
-    if row is not None:
-        row["n"], row["label"] = len(idx), f"×{len(idx)}" if len(idx) > 1 else ""
-        row["seq"] = ", ".join([str(int(seqs[i])) for i in shown])
-        row["proc_time"] = ", ".join([f"{int(procs[i]):,}" for i in shown])
-    return row
-
-
-def _one_record_event(slot: dict, x: TimeAxis) -> Any:
-    """The row of one record's event mark, as a function of (key, start, end, what, anchor,
-    seq, proc_time, watermark, result) (``_event`` of n = 1, without joining lists)."""
+def _marker(slot: dict, x: TimeAxis) -> Any:
+    """``mark(key, start, end, what, anchor, (seqs, procs, watermark), texts, sep)``: the row
+    of one mark of some records (``watermark``: the last one's; ``texts``: the first 50's),
+    past 50 only the last one's seq and time; None for a window with no bar."""
     where, clip, fmt = slot.get, x.clip, x.fmt
-    windows: dict[tuple[int, int], str] = {}  # "[start, end)" by int bounds (they repeat)
+    windows: dict[tuple[int, int], str] = {}
 
-    def one(
+    def mark(
         key: str,
         start: Any,
         end: Any,
         what: str,
         anchor: Any,
-        seq: Any,
-        proc: Any,
-        mark: Any,
-        result: str,
+        which: tuple[list[Any], list[Any], Any],
+        texts: list[str],
+        sep: str = ", ",
     ) -> dict[str, Any] | None:
         s = where((key, int(start), int(end)))
         if s is None:
             return None
-        window = _window_label(windows, fmt, start, end)
+        seqs, procs, watermark = which
+        n = len(seqs)
+        if n > 50:
+            seqs, procs = seqs[-1:], procs[-1:]
         return {
             "x": clip(anchor)[0],
             "key": key,
             "slot": s,
             "what": what,
-            "n": 1,
-            "label": "",
-            "seq": str(int(seq)),
-            "window": window,
-            "detail": result,
-            "proc_time": f"{int(proc):,}",
-            "watermark": fmt(mark),
+            "n": n,
+            "label": f"×{n}" if n > 1 else "",
+            "seq": ", ".join([str(int(q)) for q in seqs]),
+            "window": _window_label(windows, fmt, start, end),
+            "detail": sep.join(texts) + (" …" if n > 50 else ""),
+            "proc_time": ", ".join([f"{int(p):,}" for p in procs]),
+            "watermark": fmt(watermark),
         }
 
-    return one
+    return mark
 
 
 def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartDict]:
@@ -870,30 +669,18 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartD
     tips = [{"field": c, "type": "nominal"} for c in columns]
     # marks set side by side (``_side_by_side``) are drawn ``dx`` pixels right of their time
     moved = {"xOffset": {"expr": "datum.dx"}} if any(e.get("dx") for e in events) else {}
+    # every layer sorts the sub-lanes alike (else Vega-Lite warns of conflicting sorts)
+    base = {
+        "x": x.channel("x"),
+        "y": {"field": "key", "type": "nominal"},
+        "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
+    }
+    mark = {"type": "point", "filled": True, "size": 70, "stroke": palette.INK, "strokeWidth": 0.5}
     layers = []
     for what_ in present:
         part = [e for e in events if e["what"] == what_]
-        # every layer sorts the sub-lanes alike (Vega-Lite warns of "conflicting sort
-        # properties" when the layers' yOffset domains sort differently)
-        base = {
-            "x": x.channel("x"),
-            "y": {"field": "key", "type": "nominal"},
-            "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
-        }
-        layers.append(
-            spec.layer(
-                part,
-                {
-                    "type": "point",
-                    "filled": True,
-                    "size": 70,
-                    "stroke": palette.INK,
-                    "strokeWidth": 0.5,
-                    **moved,
-                },
-                {**base, "color": color, "shape": shape, "tooltip": tips},
-            )
-        )
+        encoding = {**base, "color": color, "shape": shape, "tooltip": tips}
+        layers.append(spec.layer(part, {**mark, **moved}, encoding))
         if any(e["n"] > 1 for e in part):
             place = {"align": "left", "dx": 6, "dy": -6, **moved}
             layers.append(spec.text_layer(part, base, text="label", size=9, **place))

@@ -1,15 +1,10 @@
 """Marks at one point, drawn side by side — the one rule every chart follows.
 
-Two marks whose centres are nearer than a ``step`` (in pixels, across and up) would cover each
-other. Each mark, in drawing order, takes the first free place of: its own point; then one
-``step`` right, two steps right … while the place stays on the plot; then one ``step`` left,
-two steps left … likewise; at most ``most`` places each way. A mark's x is a claim about a
-time, so it moves a few steps at most: a mark that finds no free place that near is *counted*
-on the mark already drawn where it belongs (the chart draws it no more, says how many it
-counted, and that mark's tooltip says how many more are there). A mark is never carried off
-the plot and over a legend.
-
-Nothing here is Flink's: it is how a chart keeps every mark of the trace in sight.
+Two marks whose centres are nearer than a ``step`` (pixels, across and up) would cover each
+other. Each mark, in drawing order, takes the first free place of: its own point, then one,
+two … steps right, then one, two … steps left, on the plot, at most ``most`` each way. A mark
+that finds none is *counted* on the mark drawn at its point (not drawn; that mark's tooltip
+says how many more are there). Nothing here is Flink's: it keeps every mark in sight.
 """
 
 from __future__ import annotations
@@ -28,8 +23,7 @@ ALSO_HERE = "also here"
 @dataclass
 class Grid:
     """The centres of the marks placed so far, on cells of ``step`` pixels: which mark, if
-    any, is nearer than ``reach`` (across and up; at most ``step``, by default ``step``) to a
-    point."""
+    any, is nearer than ``reach`` (at most ``step``; 0: ``step``) to a point."""
 
     step: float
     reach: float = 0.0
@@ -37,22 +31,15 @@ class Grid:
     n: int = 0  # the marks added: the next one's index
     anchors: dict[int, dict[str, Any]] = field(default_factory=dict)  # index: x, y, dx (key)
     more: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # index: rows counted
-    # other marks a moved mark keeps its centre off (drawn over it: the elements), as an
-    # object whose ``hits((left, top, right, bottom))`` is a box it crosses, else None
+    # marks a moved mark keeps its centre off (drawn over it): ``hits(box)`` a box it crosses
     avoid: Any = None
-    # at each x a mark was moved from (with the plot's width and ``most``): each place it
-    # tries and what was found in the way there, by the part of its test that depends on
-    # the mark's y: a centre's y (a 1-tuple), or a box's top and bottom (``first_free``)
+    # per (x, width, most): each place tried and what was in the way there, by its y: a
+    # centre's y (a 1-tuple) or a box's top and bottom (``first_free``)
     tried: dict[tuple[float, float, int], list[list[Any]]] = field(default_factory=dict)
 
-    def near(self, px: float, py: float) -> int | None:
-        """The index of a placed mark nearer than ``reach`` to (px, py), else None: the first
-        found in the cells around (px, py) — its own, then the ones left, right, below, above."""
-        found = self.centre_near(px, py)
-        return None if found is None else found[2]
-
-    def centre_near(self, px: float, py: float) -> tuple[float, float, int] | None:
-        """That mark's centre and index (x, y, index), else None."""
+    def near(self, px: float, py: float) -> tuple[float, float, int] | None:
+        """The centre (x, y, index) of a placed mark nearer than ``reach`` to (px, py), else
+        None: the first found in the cells around."""
         if not (math.isfinite(px) and math.isfinite(py)):
             return None
         step, reach = self.step, self.reach or self.step
@@ -65,9 +52,8 @@ class Grid:
         return None
 
     def add(self, px: float, py: float, anchor: dict[str, Any] | None = None) -> None:
-        """Add a mark's centre (it gets the next index, ``n``); ``anchor``: its x, y (data),
-        ``dx`` (pixels) and key if it has one, where a ring is drawn if marks are counted on
-        it."""
+        """Add a mark's centre (index ``n``); ``anchor``: its x, y, ``dx`` (and key), where a
+        ring is drawn if marks are counted on it."""
         if math.isfinite(px) and math.isfinite(py):
             i, j = int(px // self.step), int(py // self.step)
             self.cells.setdefault((i, j), []).append((px, py, self.n))
@@ -86,8 +72,8 @@ class Grid:
 
 
 def places_tried(px: float, step: float, width: float, most: int) -> list[int]:
-    """The offsets (in steps) a mark at ``px`` tries, in order: 0, then 1, 2 … right, then
-    −1, −2 … left — at most ``most`` each way and only those on the plot (0 … ``width``)."""
+    """The offsets (in steps) a mark at ``px`` tries, in order: 0, 1, 2 …, −1, −2 … — at most
+    ``most`` each way, on the plot (0 … ``width``)."""
     right = [k for k in range(1, most + 1) if px + k * step <= width]
     left = [-k for k in range(1, most + 1) if px - k * step >= 0]
     return [0, *right, *left]
@@ -96,8 +82,8 @@ def places_tried(px: float, step: float, width: float, most: int) -> list[int]:
 def first_free(
     px: float, py: float, grid: Grid, width: float, most: int
 ) -> tuple[int | None, int | None]:
-    """Where a mark at (px, py) goes: (its offset in steps, None), or — when no place it
-    tries is free — (None, the index of the mark in its way at its own point)."""
+    """Where a mark at (px, py) goes: (its offset in steps, None), or (None, the index of the
+    mark at its own point) when no place is free."""
     step, reach, avoid = grid.step, grid.reach or grid.step, grid.avoid
     tried = grid.tried.get((px, width, most))
     if tried is None:
@@ -105,15 +91,14 @@ def first_free(
             [k, None] for k in places_tried(px, step, width, most)
         ]
     for place in tried:
-        # what took this place before is asked first: marks are only added and ``avoid`` is
-        # fixed, so it is in the way still while it is at this y (its x passed the test)
+        # what took this place before is asked first: it is in the way still at this y
         k, was = place
         if was is not None and (
             -reach < py - was[0] < reach if len(was) == 1 else was[0] < py + 1 and py - 1 < was[1]
         ):
             continue
         cx = px + k * step
-        centre = grid.centre_near(cx, py)
+        centre = grid.near(cx, py)
         if centre is not None:
             place[1] = (centre[1],)
             continue
@@ -122,14 +107,14 @@ def first_free(
         if not box:
             return k, None
         place[1] = (box[1], box[3])
-    return None, grid.near(px, py)
+    on = grid.near(px, py)
+    return None, None if on is None else on[2]
 
 
 @dataclass(frozen=True)
 class Placement:
-    """Each mark's offset in pixels (its ``dx``; 0 for a counted mark) and, for a mark that
-    found no free place, the index (in its ``Grid``) of the mark it is counted on, else None;
-    ``first``: the grid's index of the first of these marks."""
+    """Each mark's offset in pixels (``dx``) and the ``Grid`` index of the mark it is counted
+    on (None: drawn); ``first``: the grid's index of the first of these marks."""
 
     dx: list[float]
     counted_on: list[int | None]
@@ -158,9 +143,8 @@ def side_by_side(
     grid: Grid | None = None,
     rows: Sequence[dict[str, Any]] | None = None,
 ) -> Placement:
-    """Place marks at pixel ``places`` (x right, y either way), in drawing order, by the rule
-    above. ``grid`` holds the marks placed before (another layer's) and receives these;
-    ``rows``: the marks' rows, whose ``x`` / ``y`` anchor a ring (``rings``)."""
+    """Place marks at pixel ``places`` in drawing order by the rule above. ``grid``: the marks
+    placed before (another layer's); ``rows``: the marks' rows, anchoring a ring."""
     grid = Grid(step) if grid is None else grid
     first = grid.n
     dx: list[float] = []
@@ -187,9 +171,8 @@ def side_by_side(
 
 
 def moved_note(placement: Placement, what: str, step: float, cue: str = "a ring") -> list[str]:
-    """The subtitle's notes on marks moved beside another and marks counted on another
-    (``what``: the marks' name, e.g. "firing mark"; ``cue``: what shows a mark others were
-    counted on)."""
+    """The subtitle's notes on marks moved beside another and counted on another (``what``:
+    the marks' name; ``cue``: what shows a mark others were counted on)."""
     notes = []
     if placement.moved:
         way = "right or left" if placement.left else "right"
@@ -206,9 +189,8 @@ def moved_note(placement: Placement, what: str, step: float, cue: str = "a ring"
 
 
 def count_on(rows: list[dict[str, Any]], placement: Placement) -> list[dict[str, Any]]:
-    """The rows drawn, without those counted on another: every drawn row gets ``ALSO_HERE``,
-    how many were counted on it (``rows``: those ``placement`` placed; a mark counted on one of
-    another layer adds to the subtitle's count only)."""
+    """The rows drawn (``placement``'s), each with ``ALSO_HERE``: how many were counted on it
+    (one counted on another layer's mark is in the subtitle's count only)."""
     here = [0] * len(rows)
     for on in placement.counted_on:
         if on is not None and 0 <= on - placement.first < len(rows):
@@ -226,8 +208,8 @@ COUNTED = "counted here"
 
 
 def rings(grid: Grid) -> list[dict[str, Any]]:
-    """A row per mark that others were counted on: its x, y, ``dx`` (and key), how many, what
-    they are and their records' ``seq`` (the ring drawn around it says "more here: hover")."""
+    """A row per mark that others were counted on: its anchor, how many, what they are and
+    their ``seq``s."""
     out = []
     for i, counted in sorted(grid.more.items()):
         if i not in grid.anchors:
@@ -245,9 +227,8 @@ def rings(grid: Grid) -> list[dict[str, Any]]:
 def ring_layer(
     grid: Grid | list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any], size: float
 ) -> Any:
-    """The rings around marks that others were counted on (``grid``'s, or the rows of
-    ``rings``; ``x`` / ``y``: the chart's channels; ``size``: the marks' area, px²), else
-    None."""
+    """The rings around marks others were counted on (``grid``'s, or ``rings``' rows; ``size``:
+    the marks' area, px²), else None."""
     rows = rings(grid) if isinstance(grid, Grid) else grid
     if not rows:
         return None

@@ -1,7 +1,6 @@
-"""A window's life, one row per (key, window) (``window_lives``): when it opened and was
-cleaned up, its elements and firings, and the session merges that absorbed it (``merged``:
-Flink's ``MergingWindowSet``); and a window operator's allowed lateness and time domain,
-read off its records.
+"""A window's life, one row per (key, window) (``window_lives``), session merges applied
+(Flink's ``MergingWindowSet``), and a window operator's allowed lateness, horizons and time
+domain, read off its records.
 """
 
 from __future__ import annotations
@@ -19,20 +18,13 @@ from winviz.viz.trace_view import LONG_MAX, Columns, TraceView, memoized
 from winviz.viz.value_texts import key_text, key_texts
 
 LIFE_COLUMNS = [
-    "key",
-    "window_start",
-    "window_end",
-    "opened",
-    "closed",
-    "elements",
-    "firings",
-    "merged_into",
-]
+    "key", "window_start", "window_end", "opened", "closed", "elements", "firings", "merged_into"
+]  # fmt: skip
 
 
 def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
     """Row positions per distinct value of ``by``, in order of first appearance (a plain dict:
-    much faster than iterating a pandas groupby over thousands of small groups)."""
+    faster than a pandas groupby over thousands of small groups)."""
     out: dict[tuple, list[int]] = {}
     for i, k in enumerate(zip(*(frame[c].tolist() for c in by), strict=True)):
         out.setdefault(k, []).append(i)
@@ -40,19 +32,17 @@ def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
 
 
 def pairs_text(pairs: int, windows: int | None = None) -> str:
-    """How every chart counts windows (one rule, one wording): a window of one key is one
-    "(key, window) pair" (``window_lives`` has a row per pair); a chart that draws one band
-    per window for all keys adds how many windows that is."""
+    """How every chart counts windows: a window of one key is one "(key, window) pair" (a row
+    of ``window_lives``); a chart that draws one band per window adds how many windows."""
     text = f"{pairs:,} (key, window) pairs"
     return text if windows is None else f"{text} in {windows:,} windows"
 
 
 def window_life_columns(view: TraceView, operator: str) -> Columns | None:
-    """One row per (key, window), session merges applied (``_apply_merges``): opened (first
-    assigned proc_time), closed (cleanup proc_time; NaN / None while still open at the end of
-    the trace), elements assigned, firings, merged_into ("[s, e)" when a session merge
-    absorbed it, else None). None when the operator has no window. The one table of window
-    lives, derived once per view (``memoized``); ``window_lives`` is its DataFrame."""
+    """The one table of window lives: a row per (key text, window), session merges applied
+    (``_apply_merges``): opened (first assigned proc_time), closed (cleanup proc_time; NaN /
+    None while still open at the end), elements assigned, firings, merged_into ("[s, e)" when
+    a session merge absorbed it, else None). None when the operator has no window."""
 
     def build() -> Columns | None:
         columns = _life_columns(view, operator)
@@ -64,8 +54,7 @@ def window_life_columns(view: TraceView, operator: str) -> Columns | None:
 
 
 def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
-    """``window_life_columns`` as a DataFrame (``LIFE_COLUMNS``; key, merged_into and, while a
-    pane is kept after session merges, closed as objects)."""
+    """``window_life_columns`` as a DataFrame (``LIFE_COLUMNS``)."""
     lives = window_life_columns(view, operator)
     if lives is None:
         return pd.DataFrame(columns=LIFE_COLUMNS)
@@ -82,7 +71,6 @@ def window_lives(view: TraceView, operator: str) -> pd.DataFrame:
 
 def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | None:
     rows = view.select("assigned", "fired", "cleanup", operator=operator)
-    # the windows' codes read once (``bounds`` and ``window_codes`` both read them)
     window_codes, (starts_of, ends_of, has_of) = view.window_codes(rows)
     present = has_of[window_codes]
     if not present.all():
@@ -91,8 +79,7 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
         return None
     proc, _ = view.ints("proc_time", rows)
     # group by the key's text (as the lanes show it), then the window: a text per distinct
-    # key of the key part's dictionary present here (numbered in any order: the groups are
-    # numbered by first appearance below)
+    # key of the key part's dictionary present here
     key = view.part("key", rows)
     key_codes = key.codes[rows]
     present = np.flatnonzero(np.bincount(key_codes, minlength=len(key.values)))
@@ -103,16 +90,17 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     text_of = np.zeros(len(key.values), dtype=np.int64)
     text_of[present] = text_codes
     t = text_of[key_codes]
-    # one id per (start, end) among the trace's distinct windows, then per (key text, window)
-    # in order of first appearance
+    # one id per (start, end), then per (key text, window) in order of first appearance
     window_id = _group_ids(starts_of, ends_of) if len(starts_of) else starts_of
     codes = window_id[window_codes].astype(np.int64)
-    group, first_row = _first_appearance(t * (int(codes.max()) + 1) + codes)
+    group, _ = pd.factorize(t * (int(codes.max()) + 1) + codes)  # by first appearance
+    # each group's first row: where the group number exceeds every one before it
+    first_row = np.flatnonzero(group > np.maximum.accumulate(np.r_[-1, group[:-1]]))
     n_groups = len(first_row)
     kinds = view.kind_codes(rows)  # (gathered once: three masks)
-    assigned = kinds == view.kind_code("assigned")
-    fired = kinds == view.kind_code("fired")
-    cleanup = kinds == view.kind_code("cleanup")
+    assigned, fired, cleanup = (
+        kinds == view.kind_code(k) for k in ("assigned", "fired", "cleanup")
+    )
     first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, group, proc)
     opened = first.copy()
@@ -121,8 +109,7 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     last_cleanup = np.full(n_groups, np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(last_cleanup, group[cleanup], proc[cleanup])
     cleanups = np.bincount(group[cleanup], minlength=n_groups)
-    # closed: int64, or float64 with NaN while some pane is kept (what pandas makes of ints
-    # and None)
+    # closed: int64, or float64 with NaN while some pane is kept
     kept = cleanups == 0
     closed = np.where(kept, np.nan, last_cleanup.astype(np.float64)) if kept.any() else last_cleanup
     return {
@@ -137,35 +124,11 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
     }
 
 
-def _first_appearance(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Non-negative int64 ids numbered densely in order of first appearance (as
-    ``pd.factorize``), and each number's first position. Ids below a few times their count
-    are numbered through a table indexed by id (no hashing), others by ``pd.factorize``."""
-    n = len(ids)
-    positions = np.arange(n, dtype=np.int64)
-    span = int(ids.max()) + 1 if n else 0
-    if span <= 4 * n + 64:
-        first = np.full(span, n, dtype=np.int64)  # per id: its first position (n: none)
-        np.minimum.at(first, ids, positions)
-        used = np.flatnonzero(first < n)
-        firsts = np.sort(first[used])  # the ids' first positions, in order of appearance
-        number = np.zeros(span, dtype=np.int64)
-        number[ids[firsts]] = np.arange(len(firsts), dtype=np.int64)
-        return number[ids], firsts
-    codes, uniques = pd.factorize(ids)
-    firsts = np.full(len(uniques), n, dtype=np.int64)
-    np.minimum.at(firsts, codes, positions)
-    return codes.astype(np.int64, copy=False), firsts
-
-
 def _apply_merges(columns: dict[str, np.ndarray], merges: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Session merges, in seq order: a window a merge absorbed is closed at the merge
-    (``closed`` = the merge's proc_time, ``merged_into`` = "[s, e)" of the window it went into);
-    the window it went into inherits the absorbed window's elements (its pane holds them, as
-    Flink's ``MergingWindowSet`` merges the state), so ``elements`` counts every element the
-    surviving pane received, directly or through the windows it absorbed. A window that only
-    a merge names (no record of its own) gets a row opened and closed at the merge. The
-    columns of ``_life_columns`` in, the same columns out (closed: ints, None while open)."""
+    """Session merges, in seq order: a window a merge absorbed is closed at the merge, merged
+    into "[s, e)"; the window it went into inherits its elements (Flink's
+    ``MergingWindowSet`` merges the state into its pane). A window that only a merge names
+    gets a row opened and closed at the merge. Closed out: ints, None while open."""
     table = {c: columns[c].tolist() for c in LIFE_COLUMNS if c != "merged_into"}
     table["closed"] = [None if c is None or c != c else int(c) for c in table["closed"]]
     table["merged_into"] = [None] * len(table["key"])
@@ -218,9 +181,8 @@ def merged_text(values: pd.Series | list[Any]) -> str:
 
 def _group_ids(*columns: np.ndarray) -> np.ndarray:
     """One id per distinct tuple of these integer columns, numbered in order of first
-    appearance (as ``groupby(sort=False).ngroup()``): each column's codes folded into one
-    int64 per row (renumbered densely whenever the next fold could leave the int64 range),
-    then numbered once."""
+    appearance (as ``groupby(sort=False).ngroup()``): the columns' codes folded into one
+    int64 per row (renumbered densely before a fold could leave the int64 range)."""
     ids, span = _dense_codes(columns[0])
     for column in columns[1:]:
         codes, width = _dense_codes(column)
@@ -235,8 +197,7 @@ def _group_ids(*columns: np.ndarray) -> np.ndarray:
 
 def _dense_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
     """Codes of an integer column, equal where its values are, and a bound above them: the
-    values themselves when they are already small non-negative codes (as a trace's key codes
-    are), else numbered by ``pd.factorize``."""
+    values themselves when they are small non-negative ints, else ``pd.factorize``'s."""
     column = np.asarray(column)
     if column.dtype.kind in "iu" and len(column):
         lo, hi = int(column.min()), int(column.max())
@@ -247,24 +208,26 @@ def _dense_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def merged(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``merged`` records: window_records columns plus key_text and merged_windows
-    (list of (start, end)); shared, see ``memoized``."""
-    return memoized(view, "merged", operator, lambda: _merged(view, operator))
+    """The ``merged`` records (shared): window_records columns plus key_text and
+    merged_windows (list of (start, end))."""
 
+    def build() -> pd.DataFrame:
+        frame = window_records(view, operator, "merged")
+        found = view.detail("merged", "merged_windows", frame["seq"].to_numpy())
+        frame["merged_windows"] = [
+            [(w.start, w.end) if hasattr(w, "start") else (int(w[0]), int(w[1])) for w in ws]
+            for ws in found
+        ]
+        frame["key_text"] = key_texts(frame["key"])
+        return frame
 
-def _merged(view: TraceView, operator: str) -> pd.DataFrame:
-    frame = window_records(view, operator, "merged")
-    rows = frame["seq"].to_numpy()
-    mw = view.detail("merged", "merged_windows", rows)
-    frame["merged_windows"] = [[_bounds(w) for w in ws] for ws in mw]
-    frame["key_text"] = key_texts(frame["key"])
-    return frame
+    return memoized(view, "merged", operator, build)
 
 
 class MergeChain(NamedTuple):
-    """Where a merged-away window's contents went (``merge_chains``): the merges from the one
-    that absorbed it to the last, each as (result start, result end, processing time) —
-    ``steps`` the first ``CHAIN_SHOWN`` of them, ``last`` the last, ``count`` how many."""
+    """Where a merged-away window's contents went: the merges from the one that absorbed it
+    to the last, each (result start, result end, processing time) — ``steps`` the first
+    ``CHAIN_SHOWN``, ``last`` the last, ``count`` how many."""
 
     steps: tuple[tuple[int, int, int], ...]
     last: tuple[int, int, int]
@@ -272,21 +235,15 @@ class MergeChain(NamedTuple):
 
 
 CHAIN_SHOWN = 3
-"""A merge chain's text names its first this many merges and its last (``chain_text``)."""
 
 
 def merge_chains(view: TraceView, operator: str) -> dict[tuple[str, int, int], MergeChain]:
-    """Per merged-away (key text, start, end): its ``MergeChain``. Flink's ``MergingWindowSet``
-    maps each in-flight window to a state window; ``addWindow`` merges windows into a merge
-    result that takes one merged window's state window, and ``WindowOperator``'s merge function
-    merges the others' state into it (``mergeNamespaces``) — the trace's ``merged`` record of
-    each step names that merge result. A merge result that a later merge absorbs in turn passes
-    the contents on: the chain follows each result to the next ``merged`` record (a later seq)
-    that absorbed it, to the window its contents ended in. Read from the last merge back, so
-    each merge's chain is its result's, one step longer (linear in the merges)."""
+    """Per merged-away (key text, start, end): its ``MergeChain``. Flink's
+    ``MergingWindowSet.addWindow`` merges windows into a merge result (a ``merged`` record)
+    and ``WindowOperator`` merges their state into it (``mergeNamespaces``); a later merge
+    that absorbs that result passes the contents on. Read from the last merge back, each
+    merge's chain is its result's, one step longer."""
     merges = merged(view, operator)
-    # per (key, window, seq): the merge that absorbed it (result start, end, proc) and the
-    # next merge absorbing that result (its node), filled from the last merge back
     later: dict[tuple[str, int, int], tuple[str, int, int, int]] = {}  # next absorbing merge
     chains: dict[tuple[str, int, int, int], MergeChain] = {}
     last_of: dict[tuple[str, int, int], MergeChain] = {}
@@ -312,8 +269,8 @@ def merge_chains(view: TraceView, operator: str) -> dict[tuple[str, int, int], M
 
 
 def chain_text(chain: MergeChain) -> str:
-    """A merge chain as the lanes' tooltips write it: "[s, e) at t ms → …", its first
-    ``CHAIN_SHOWN`` merges, how many more, and its last."""
+    """A merge chain as the tooltips write it: "[s, e) at t ms → …", its first merges, how
+    many more, and its last."""
     steps = [f"[{s}, {e}) at {t:,} ms" for s, e, t in chain.steps]
     if chain.count > len(steps):
         hidden = chain.count - len(steps) - 1
@@ -322,34 +279,19 @@ def chain_text(chain: MergeChain) -> str:
     return " → ".join(steps)
 
 
-def _bounds(w: Any) -> tuple[int, int]:
-    if hasattr(w, "start"):
-        return (w.start, w.end)
-    return (int(w[0]), int(w[1]))
-
-
-# -- timers -------------------------------------------------------------------------------------
-
-
 def allowed_lateness(view: TraceView, operator: str) -> int | None:
     """The allowed lateness of a window operator, read off its ``cleanup`` records: cleanup
-    time − the window's max timestamp (Flink's ``WindowOperator.cleanupTime``: ``maxTimestamp
-    + allowedLateness`` for event time, the max timestamp for processing time), the same for
-    every window of the operator; cleanup times that overflowed to MAX say nothing. None when
-    the records give no single value (no cleanup record yet)."""
+    time − max timestamp (Flink's ``WindowOperator.cleanupTime``), one value for every window
+    (cleanup times that overflowed to MAX say nothing); None without a single value."""
     _, ends, times = _cleanup_times(view, operator)
     found = np.unique((times - (ends - 1))[times != LONG_MAX])
     return int(found[0]) if len(found) == 1 else None
 
 
 def horizons(view: TraceView, operator: str) -> dict[tuple[int, int], int]:
-    """The allowed-lateness horizon of each (start, end) time window of ``operator`` read off
-    its ``cleanup`` records: its cleanup time, max timestamp + allowed lateness (Flink's
-    ``WindowOperator.cleanupTime``: ``window.maxTimestamp() + allowedLateness`` for event
-    time — one time for every key of the window), where that lies past its max timestamp; a
-    window cleaned at its max timestamp (lateness 0, or processing time) has none. The lanes
-    (a line per key's bar) and the timeline's bands (a line per window) draw it, through
-    ``every_horizon``."""
+    """The allowed-lateness horizon of each (start, end) time window read off its ``cleanup``
+    records: its cleanup time (Flink's ``WindowOperator.cleanupTime``: max timestamp +
+    allowed lateness, one time for every key) where that lies past its max timestamp."""
     starts, ends, times = _cleanup_times(view, operator)
     late = times > ends - 1  # (max timestamp: end - 1, wrapping as Java's long does)
     starts, ends, times = starts[late], ends[late], times[late]
@@ -361,17 +303,13 @@ def horizons(view: TraceView, operator: str) -> dict[tuple[int, int], int]:
 def every_horizon(
     view: TraceView, operator: str
 ) -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
-    """The allowed-lateness horizon of every (start, end) window of ``operator`` (the one rule
-    the timeline's bands and the lanes draw) and which are derived, not read off a ``cleanup``
-    record (``horizons``): a window still open at the end of the trace, or merged away, gets
-    ``cleanup_time(max timestamp, allowed lateness)`` (``window_rules``; the lateness read off
-    the other records, ``allowed_lateness``). Flink's ``WindowOperator`` registers that cleanup
-    timer for every window of its ``MergingWindowSet`` (``registerCleanupTimer(actualWindow)``)
-    and a merge deletes the merged-away windows' (``deleteCleanupTimer(m)``), merging their
-    state into the result window: a merged-away window's horizon is true over its life, up to
-    the merge; then its contents wait for the result's horizon, never earlier (the result
-    covers it). None derived without a single lateness in the records (none guessed), for
-    lateness 0, or for a window whose end overflowed (start >= end)."""
+    """The allowed-lateness horizon of every (start, end) window (the one rule the timeline's
+    bands and the lanes draw) and which are derived, not read off a ``cleanup`` record: a
+    window still open at the end, or merged away, gets ``window_rules.cleanup_time`` of its
+    max timestamp and ``allowed_lateness`` — Flink's ``WindowOperator`` registers that cleanup
+    timer for every window (``registerCleanupTimer``) and a merge deletes the merged-away
+    windows' (``deleteCleanupTimer``). None derived without a single lateness, for lateness
+    0, or for a window whose end overflowed (start >= end)."""
 
     def build() -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
         found = horizons(view, operator)
@@ -395,27 +333,20 @@ def every_horizon(
 def horizon_source(
     derived: bool, merged_into: str | None, at: str, chain: MergeChain | None = None
 ) -> str:
-    """Where a drawn horizon comes from (the tooltips' "from", timeline and lanes alike): the
-    window's ``cleanup`` record, or ``every_horizon``'s rule for a window merged away (into
-    ``merged_into`` at processing time ``at``: its cleanup timer was deleted there, its
-    contents then wait for that window's horizon — or, when later merges passed them on
-    (``chain``), for the last merge result's) or still open at the end of the trace."""
+    """Where a drawn horizon comes from (the tooltips' "from"): the window's ``cleanup``
+    record, or ``every_horizon``'s rule for a window merged away (into ``merged_into`` at
+    ``at``, then on through ``chain``) or still open at the end."""
     if not derived:
         return "its cleanup record"
     rule = "max timestamp + the operator's allowed lateness"
-    if merged_into and chain is not None and chain.count > 1:
+    if not merged_into:
+        return f"{rule} (still open at the end)"
+    on = ""
+    if chain is not None and chain.count > 1:
         s, e, t = chain.last
-        return (
-            f"{rule} (merged into {merged_into} at {at}, then on through {chain.count - 1:,} "
-            f"more merge(s) to [{s}, {e}) at {t:,} ms: its contents then wait for that "
-            "window's horizon)"
-        )
-    if merged_into:
-        return (
-            f"{rule} (merged into {merged_into} at {at}: its contents then wait for that "
-            "window's horizon)"
-        )
-    return f"{rule} (still open at the end)"
+        on = f", then on through {chain.count - 1:,} more merge(s) to [{s}, {e}) at {t:,} ms"
+    wait = "its contents then wait for that window's horizon"
+    return f"{rule} (merged into {merged_into} at {at}{on}: {wait})"
 
 
 def horizon_texts(fmt: Callable[[Any], str], start: int, end: int, horizon: int) -> dict[str, str]:
@@ -430,8 +361,8 @@ def horizon_texts(fmt: Callable[[Any], str], start: int, end: int, horizon: int)
 
 
 def _cleanup_times(view: TraceView, operator: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The (start, end, cleanup time) of ``operator``'s ``cleanup`` records of a time window
-    with a cleanup time, as int64 arrays (read once per view)."""
+    """The (start, end, cleanup time) of the ``cleanup`` records of a time window with a
+    cleanup time, as int64 arrays (read once per view)."""
 
     def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows = view.select("cleanup", operator=operator)
@@ -448,37 +379,24 @@ def _cleanup_times(view: TraceView, operator: str) -> tuple[np.ndarray, np.ndarr
 
 def processing_time_windows(view: TraceView, operator: str) -> bool:
     """Whether ``operator``'s windows are processing-time windows (Flink's
-    ``TumblingProcessingTimeWindows``, ``ProcessingTimeSessionWindows``...): it registered
-    processing-time timers and no event-time timer at all. (An event-time window operator
-    registers an event-time cleanup timer for every window that got an element:
-    ``WindowOperator.registerCleanupTimer`` uses the assigner's domain.) Their start, end,
-    firing and cleanup times are processing times."""
+    ``TumblingProcessingTimeWindows``…): it registered processing-time timers and no
+    event-time timer (``WindowOperator.registerCleanupTimer`` uses the assigner's domain)."""
 
     def build() -> bool:
-        first = _first_of(view, "timer_registered", operator)
-        if first < 0:
-            return False
-        detail = view.c.values_at("detail", np.array([first]), ("timer_registered",))[0]
-        if detail[0] == "event":  # (the usual case, an event-time window: one record read)
+        # the operator's first registration, read a block of records at a time: an event-time
+        # timer in the usual case, an event-time window's (one record read)
+        code, kind = view.kind_code("timer_registered"), ("timer_registered",)
+        codes, first = view.c.kind.codes, None
+        for start in range(0, len(codes) if code >= 0 else 0, 1024):
+            rows = start + np.flatnonzero(codes[start : start + 1024] == code)
+            hit = np.flatnonzero(view.c.values_at("operator", rows, kind) == operator)
+            if len(hit):
+                first = rows[hit[:1]]
+                break
+        if first is None or view.c.values_at("detail", first, kind)[0][0] == "event":
             return False
         rows = view.select("timer_registered", operator=operator)
         _, details = distinct_values(view.c.values_at("detail", rows, ("timer_registered",)))
         return {d[0] for d in details} == {"processing"}
 
     return bool(memoized(view, "processing_time_windows", operator, build))
-
-
-def _first_of(view: TraceView, kind: str, operator: str, step: int = 1024) -> int:
-    """The position of the first record of ``kind`` written by ``operator`` (-1: none), read
-    a block of records at a time (not the kind and operator of every record)."""
-    code = view.kind_code(kind)
-    if code < 0:
-        return -1
-    codes = view.c.kind.codes
-    for start in range(0, len(codes), step):
-        rows = start + np.flatnonzero(codes[start : start + step] == code)
-        if len(rows):
-            hit = np.flatnonzero(view.c.values_at("operator", rows, (kind,)) == operator)
-            if len(hit):
-                return int(rows[hit[0]])
-    return -1
