@@ -1,8 +1,6 @@
-"""The tables the propagation chart draws (``winviz.viz.propagation``): which operators take
-the minimum over several input channels (Flink's ``StatusWatermarkValve``,
-``WatermarkOutputMultiplexer``) and which to draw, their channel records (each channel's
-watermark, idle and active), the operators' own watermark and idle / active records, and the
-idle spans between them.
+"""The tables the propagation chart draws: the operators with several input
+channels (Flink's ``StatusWatermarkValve``, ``WatermarkOutputMultiplexer``), their channel
+records, the operators' watermark and idle / active records, and the idle spans.
 """
 
 from __future__ import annotations
@@ -49,8 +47,9 @@ def finite_watermark_operators(view: TraceView) -> set[str]:
 def pick_operators(
     view: TraceView, operator: str | list[str] | None, notes: list[str]
 ) -> tuple[list[str], bool]:
-    """(operators to draw, whether they have channels); raises TraceInputError naming the
-    choices. Operators left out of the default choice are named in ``notes``."""
+    """(operators to draw, whether they have channels); raises
+    TraceInputError naming the choices. Operators left out of the default are named in
+    ``notes``."""
     require_records(view)
     with_channels = channel_operators(view)
     with_watermarks = watermark_operators(view)
@@ -107,9 +106,9 @@ def describe(op: str) -> str:
 
 
 def channel_records(view: TraceView, op: str) -> pd.DataFrame:
-    """The channel records of ``op``: seq, kind, proc_time, watermark (the channel's, from
-    ``ts``; None for idle/active), channel, input, line (the legend label: the input's name,
-    with the channel index when two channels share a name)."""
+    """The channel records of ``op``: seq, kind, proc_time, watermark (the
+    channel's ``ts``), channel, input, line (the input's name, with the channel index when
+    two channels share a name)."""
     cols = ["seq", "kind", "proc_time", "watermark", "channel", "input", "line"]
     rows = view.select(*CHANNEL_KINDS, operator=op)
     if not len(rows):
@@ -155,9 +154,8 @@ def line_name(op: str, per_operator: bool) -> str:
 def operator_records(
     view: TraceView, kinds: tuple[str, ...], ops: list[str], per_operator: bool
 ) -> pd.DataFrame:
-    """The records of ``kinds`` (``("watermark",)``, ``STATUS_KINDS``) of ``ops``: seq, kind,
-    operator, proc_time, watermark, line ("watermark of 'op'"; with ``per_operator`` the
-    operator's name)."""
+    """The records of ``kinds`` of ``ops``: seq, kind, operator, proc_time,
+    watermark, line (``line_name``)."""
     rows = _of_operators(view, kinds, ops)
     frame = pd.DataFrame(
         {
@@ -173,9 +171,9 @@ def operator_records(
 
 
 def idle_spans(records: pd.DataFrame, idle: str, active: str, t_end: int) -> list[dict[str, Any]]:
-    """Idle periods from status records in seq order (columns kind, proc_time, line): one
-    ``{"line", "start", "end", "open"}`` per ``idle`` record up to the next ``active`` of the
-    same line; still idle at the end of the trace: ``end = t_end`` and ``open = True``."""
+    """Idle periods from status records in seq order (kind, proc_time, line):
+    ``{"line", "start", "end", "open"}`` from each ``idle`` to the next ``active`` of its
+    line, or to ``t_end`` (``open``)."""
     spans: list[dict[str, Any]] = []
     since: dict[str, int] = {}
     for kind, proc, line in zip(
