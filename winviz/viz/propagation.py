@@ -24,7 +24,7 @@ import pandas as pd
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import coinciding, palette, scale, spec, watermark_steps
-from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
+from winviz.viz.labels import Box, Plot, overlaps
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size
@@ -32,6 +32,7 @@ from winviz.viz.watermark_channels import (
     STATUS_KINDS,
     channel_records,
     describe,
+    details,
     idle_spans,
     line_name,
     operator_records,
@@ -167,21 +168,15 @@ def view_paused_spans(view: TraceView) -> list[PausedSpan]:
     rows = view.select(*PAUSE_KINDS)
     if not len(rows):
         return []
-    kinds = view.kinds[rows]
-    fields = {
-        name: np.concatenate([view.detail(k, name, rows[kinds == k]) for k in PAUSE_KINDS])
-        for name in ("input", "max_allowed", "group")
-    }
-    order = np.concatenate([np.flatnonzero(kinds == k) for k in PAUSE_KINDS])
-    back = np.argsort(order, kind="stable")  # (the fields were gathered kind by kind)
+    fields = details(view, rows, PAUSE_KINDS, ("input", "max_allowed", "group"))
     records = zip(
-        kinds.tolist(),
+        view.kinds[rows].tolist(),
         view.column("proc_time", rows).tolist(),
         view.column("operator", rows).tolist(),
         view.column("ts", rows).tolist(),
-        fields["input"][back].tolist(),
-        fields["max_allowed"][back].tolist(),
-        fields["group"][back].tolist(),
+        fields["input"].tolist(),
+        fields["max_allowed"].tolist(),
+        fields["group"].tolist(),
         strict=True,
     )
     return paused_spans(records)
@@ -600,7 +595,7 @@ def _restart_place(
         return (left, top, left + w, top + h)
 
     def free(b: Box, boxes: list[Box]) -> bool:
-        return not any(b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3] for o in boxes)
+        return not any(overlaps(b, o) for o in boxes)
 
     inside = [
         (align, top)
@@ -720,15 +715,7 @@ def _span_data(spans: list[dict[str, Any]], x: TimeAxis) -> pd.DataFrame:
 
 def _tip(field: str, title: str | None = None) -> dict[str, Any]:
     """A nominal tooltip channel of ``field`` (titled ``title``)."""
-    return (
-        {"field": field, "type": "nominal"}
-        if title is None
-        else {
-            "field": field,
-            "title": title,
-            "type": "nominal",
-        }
-    )
+    return {"field": field, **({} if title is None else {"title": title}), "type": "nominal"}
 
 
 def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:

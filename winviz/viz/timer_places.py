@@ -80,7 +80,7 @@ def place_marks(
     label = watermark_label_off_marks(staircase[2:], px, marks, on_plot, vertices)
     every += marks[-1:] if label else []
     dedup_rows, layers = dedup_layers(*dedups, extents, plot, drawn, keys, notes)
-    marks += placed_boxes(dedup_rows, px)
+    marks += [b for r in dedup_rows for b in dedup_boxes(*_at(r, px), r["registrations"])]
     if labels:
         labels = labels_off_marks(labels, px, marks, on_plot, extents[""], notes)
     return Placed(events + dedup_rows, rings, layers, labels, label)
@@ -491,20 +491,15 @@ def dedup_layers(
         views = {"": views[None]}
         for b in dedup_bins(records, dedup, x, y, px, by_key=set(keys)):
             views.setdefault(b["keys"][0], []).append(b)
-    marks: list[dict[str, Any]] = []
-    texts: list[dict[str, Any]] = []
-    above_marks: list[dict[str, Any]] = []
-    above_texts: list[dict[str, Any]] = []
+    marks, texts, above_marks, above_texts = [], [], [], []
     for view, bins in views.items():
         if not bins:
             continue
         placed, above = dedups_beside(bins, extents.get(view or "", {}), Taken.of(*drawn(view)), px)
         rows, counts = _dedup_rows(placed, y, view)
         ups, up_counts = _dedup_rows(above, y, view)
-        marks += rows
-        texts += counts
-        above_marks += ups
-        above_texts += up_counts
+        marks, texts = marks + rows, texts + counts
+        above_marks, above_texts = above_marks + ups, above_texts + up_counts
         if view:
             continue
         beside = sum(r["n"] for r in placed)
@@ -715,11 +710,6 @@ def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
     into["n"] += r["n"]
     into["first"], into["last"] = min(into["first"], r["first"]), max(into["last"], r["last"])
     into["keys"] = list(dict.fromkeys([*into["keys"], *r["keys"]]))
-
-
-def placed_boxes(rows: list[dict[str, Any]], px: Plot) -> list[Any]:
-    """The boxes of the placed ▼ rows and of their "×n"."""
-    return [b for r in rows for b in dedup_boxes(*_at(r, px), r["registrations"])]
 
 
 def _dedup_rows(

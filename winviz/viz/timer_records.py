@@ -67,9 +67,8 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     distinct_domains = list(map(itemgetter(0), distinct))
     domains = object_array(distinct_domains)[at]
     columns["domain"] = _objects(domains)
-    columns["flag"] = np.array([bool(d[2]) if len(d) > 2 else False for d in distinct], dtype=bool)[
-        at
-    ]
+    flags = [bool(d[2]) if len(d) > 2 else False for d in distinct]
+    columns["flag"] = np.array(flags, dtype=bool)[at]
     if len(rows):
         stamps = columns["ts"]
         ts_codes = (
@@ -99,16 +98,8 @@ def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _identity_codes(values: list[Any]) -> np.ndarray:
-    """Integer codes telling equal values apart: by object identity first
-    (a run's domains are a few shared objects), then by value."""
-    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
-    if not len(ids) or (ids == ids[0]).all():  # one shared object (one domain): no hashing
-        return np.zeros(len(ids), dtype=np.int64)
-    codes, distinct = pd.factorize(ids)
-    firsts = np.full(len(distinct), len(codes), dtype=np.int64)  # each object's first record
-    np.minimum.at(firsts, codes, np.arange(len(codes), dtype=np.int64))
-    by_value, _ = pd.factorize(object_array([values[i] for i in firsts.tolist()]))
-    return by_value[codes]
+    """Integer codes telling equal values apart, in order of first appearance."""
+    return pd.factorize(object_array(values), use_na_sentinel=False)[0]
 
 
 def _namespace_texts_codes(values: list[Any]) -> tuple[list[str], np.ndarray]:

@@ -20,30 +20,6 @@ from winviz.viz.watermark_steps import is_user_operator
 STATUS_KINDS = ("idle", "active")
 
 
-def channel_operators(view: TraceView) -> list[str]:
-    """Operators with several input channels (they wrote channel records), in order of first
-    appearance."""
-    return view.operators(*CHANNEL_KINDS)
-
-
-def watermark_operators(view: TraceView) -> list[str]:
-    """The user's operators that wrote ``watermark`` records, in order of first appearance
-    (the side-output node left out: ``watermark_steps.is_user_operator``)."""
-    return [op for op in view.operators("watermark") if is_user_operator(op)]
-
-
-def finite_watermark_operators(view: TraceView) -> set[str]:
-    """Operators with a watermark (their own or a channel's) other than MIN / MAX — the
-    end-of-input MAX alone says nothing about how the watermark moved."""
-    out: set[str] = set()
-    for kind, field in (("watermark", "watermark"), ("channel_watermark", "ts")):
-        rows = view.select(kind)
-        for op, v in zip(view.column("operator", rows), view.column(field, rows), strict=True):
-            if v is not None and not palette.is_off_chart(v):
-                out.add(op)
-    return out
-
-
 def pick_operators(
     view: TraceView, operator: str | list[str] | None, notes: list[str]
 ) -> tuple[list[str], bool]:
@@ -51,9 +27,16 @@ def pick_operators(
     TraceInputError naming the choices. Operators left out of the default are named in
     ``notes``."""
     require_records(view)
-    with_channels = channel_operators(view)
-    with_watermarks = watermark_operators(view)
-    finite = finite_watermark_operators(view)
+    with_channels = view.operators(*CHANNEL_KINDS)
+    with_watermarks = [op for op in view.operators("watermark") if is_user_operator(op)]
+    # operators with a watermark (their own or a channel's) other than MIN / MAX: the
+    # end-of-input MAX alone says nothing about how the watermark moved
+    finite: set[str] = set()
+    for kind, field in (("watermark", "watermark"), ("channel_watermark", "ts")):
+        rows = view.select(kind)
+        for op, v in zip(view.column("operator", rows), view.column(field, rows), strict=True):
+            if v is not None and not palette.is_off_chart(v):
+                finite.add(op)
     if not finite:
         raise TraceInputError(
             "No watermark in this trace (at most the end-of-input MAX). Watermarks come from "
@@ -113,24 +96,17 @@ def channel_records(view: TraceView, op: str) -> pd.DataFrame:
     rows = view.select(*CHANNEL_KINDS, operator=op)
     if not len(rows):
         return pd.DataFrame(columns=cols)
-    kinds = view.kinds[rows]
-    channel, inputs = [], []
-    for kind in CHANNEL_KINDS:
-        sel = rows[kinds == kind]
-        channel += view.detail(kind, "channel", sel).tolist()
-        inputs += view.detail(kind, "input", sel).tolist()
-    order = np.concatenate([np.flatnonzero(kinds == k) for k in CHANNEL_KINDS])
+    fields = details(view, rows, CHANNEL_KINDS, ("channel", "input"))
     frame = pd.DataFrame(
         {
-            "seq": rows[order],
-            "kind": kinds[order],
-            "proc_time": view.column("proc_time", rows[order]),
-            "watermark": view.column("ts", rows[order]),
-            "channel": [int(c) for c in channel],
-            "input": [str(i) for i in inputs],
+            "seq": rows,
+            "kind": view.kinds[rows],
+            "proc_time": view.column("proc_time", rows),
+            "watermark": view.column("ts", rows),
+            "channel": [int(c) for c in fields["channel"].tolist()],
+            "input": [str(i) for i in fields["input"].tolist()],
         }
     )
-    frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
     names = frame.groupby("input")["channel"].nunique()
     shared = set(names[names > 1].index)
     frame["line"] = [
@@ -138,6 +114,19 @@ def channel_records(view: TraceView, op: str) -> pd.DataFrame:
         for i, c in zip(frame["input"], frame["channel"], strict=True)
     ]
     return frame[cols]
+
+
+def details(
+    view: TraceView, rows: np.ndarray, kinds: tuple[str, ...], names: tuple[str, ...]
+) -> dict[str, np.ndarray]:
+    """The detail fields ``names`` of ``rows`` (records of ``kinds``), in the rows' order."""
+    kind_of = view.kinds[rows]
+    order = np.concatenate([np.flatnonzero(kind_of == k) for k in kinds])
+    back = np.argsort(order, kind="stable")  # (the fields are gathered kind by kind)
+    return {
+        name: np.concatenate([view.detail(k, name, rows[kind_of == k]) for k in kinds])[back]
+        for name in names
+    }
 
 
 def _of_operators(view: TraceView, kinds: tuple[str, ...], ops: list[str]) -> np.ndarray:
