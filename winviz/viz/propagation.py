@@ -354,12 +354,7 @@ def _panel(
         "type": "quantitative",
     }
     layers += _line_layers(vdata, x, y_channel, color, dash, channels, d, notes)
-    pdata = pd.DataFrame(
-        points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note", "also"]
-    )
-    if not pdata.empty and pdata["seq"].isna().any():  # (a line held at MIN: ints and None)
-        pdata["seq"] = pd.array([p["seq"] for p in points], dtype="Int64")
-    if not pdata.empty:
+    if points:
         tooltip = [
             _tip("line"),
             {"field": "seq", "type": "quantitative"},
@@ -368,9 +363,9 @@ def _panel(
             _tip("note"),
             _tip("also", "also here"),
         ]
-        mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(pdata)).items()))
+        mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(points)).items()))
         encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
-        layers.append(spec.layer(_rows(pdata), mark, encoding))
+        layers.append(spec.layer(points, mark, encoding))
     plot = Plot(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
     return {"layer": layers, "width": width, "height": height}, sub
@@ -530,16 +525,16 @@ def _idle_layers(
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
         mark = {"type": "rect", "opacity": IDLE_OPACITY}
-        layers.append(spec.layer(_rows(_span_data(chan_spans, x)), mark, span | {"color": color}))
+        layers.append(spec.layer(_span_rows(chan_spans, x), mark, span | {"color": color}))
     if op_spans:
         # the operator's own idle span: a grey strip along the top, labelled
-        odata = _span_data(op_spans, x)
+        rows = _span_rows(op_spans, x)
         mark = {"type": "rect", "color": palette.IDLE_COLOR, "opacity": 0.5}
         strip = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
-        layers.append(spec.layer(_rows(odata), mark, span | strip))
+        layers.append(spec.layer(rows, mark, span | strip))
         # labelled where the strip is wide enough to hold the words (≥ 10 % of the axis)
-        wide = odata[(odata["x2"] - odata["x"]) >= (x.hi - x.lo) / 10]
-        if not wide.empty:
+        wide = [r for r in rows if r["x2"] - r["x"] >= (x.hi - x.lo) / 10]
+        if wide:
             mark = {
                 "type": "text",
                 "align": "left",
@@ -549,7 +544,7 @@ def _idle_layers(
                 "fontSize": 10,
             }
             encoding = {"x": x.channel("x"), "y": {"value": 0}, "text": {"value": "operator idle"}}
-            layers.append(spec.layer(_rows(wide), mark, encoding))
+            layers.append(spec.layer(wide, mark, encoding))
     return layers
 
 
@@ -617,29 +612,24 @@ def _restart_rules(
     if not restarts:
         return []
     x = plot.x
-    rows = pd.DataFrame(
+    rows = [
         {
-            "x": [x.clip(r.proc_time)[0] for r in restarts],
-            "text": [
-                ("restart from " if r.failed_at is not None else "started from ")
-                + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
-                + ": watermarks at MIN"
-                for r in restarts
-            ],
+            "x": x.clip(r.proc_time)[0],
+            "text": ("restart from " if r.failed_at is not None else "started from ")
+            + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
+            + ": watermarks at MIN",
         }
-    )
+        for r in restarts
+    ]
     rule = spec.layer(
-        _rows(rows),
+        rows,
         {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2]},
         {"x": x.channel("x"), "tooltip": [_tip("text", "restart")]},
     )
-    places = [
-        _restart_place(plot.px(vx), text, plot, dots, steps)
-        for vx, text in zip(rows["x"].tolist(), rows["text"].tolist(), strict=True)
-    ]
+    places = [_restart_place(plot.px(r["x"]), r["text"], plot, dots, steps) for r in rows]
     labels = []
     for align, top in dict.fromkeys(places):
-        part = rows[[p == (align, top) for p in places]]
+        part = [r for r, p in zip(rows, places, strict=True) if p == (align, top)]
         mark = {
             "type": "text",
             "align": align,
@@ -649,7 +639,7 @@ def _restart_rules(
             "fontSize": RESTART_FONT,
         }
         encoding = {"x": x.channel("x"), "y": {"value": top}, "text": _tip("text")}
-        labels.append(spec.layer(_rows(part), mark, encoding))
+        labels.append(spec.layer(part, mark, encoding))
     return [rule, *labels]
 
 
@@ -665,24 +655,25 @@ def _paused_layer(
 ) -> spec.ChartDict:
     """Paused-for-alignment spans: a strip per line along the bottom, in the
     line's colour."""
-    rows = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
-    data = pd.DataFrame(
+    at = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
+    rows = [
         {
-            "x": [x.clip(s.start)[0] for _, s in paused],
-            "x2": [x.clip(t_end if s.end is None else s.end)[0] for _, s in paused],
-            "y": [height - PAUSED_STRIP * (rows[line] + 1) for line, _ in paused],
-            "y2": [height - PAUSED_STRIP * rows[line] for line, _ in paused],
-            "line": [line for line, _ in paused],
-            "paused": [s.input for _, s in paused],
-            "paused from": [x.fmt(s.start) for _, s in paused],
-            "paused until": ["end of trace" if s.end is None else x.fmt(s.end) for _, s in paused],
-            "its watermark": [str(s.watermark) for _, s in paused],
-            "max allowed": [str(s.max_allowed) for _, s in paused],
-            "group": [s.group for _, s in paused],
+            "x": x.clip(s.start)[0],
+            "x2": x.clip(t_end if s.end is None else s.end)[0],
+            "y": height - PAUSED_STRIP * (at[line] + 1),
+            "y2": height - PAUSED_STRIP * at[line],
+            "line": line,
+            "paused": s.input,
+            "paused from": x.fmt(s.start),
+            "paused until": "end of trace" if s.end is None else x.fmt(s.end),
+            "its watermark": str(s.watermark),
+            "max allowed": str(s.max_allowed),
+            "group": s.group,
         }
-    )
+        for line, s in paused
+    ]
     return spec.layer(
-        _rows(data),
+        rows,
         {"type": "rect", "opacity": 0.75},
         {
             "x": x.channel("x"),
@@ -700,17 +691,18 @@ def _point_style(n: int) -> dict[str, float]:
     return {"size": 18, "opacity": 0.8} if n <= 300 else {"size": 8, "opacity": 0.35}
 
 
-def _span_data(spans: list[dict[str, Any]], x: TimeAxis) -> pd.DataFrame:
-    return pd.DataFrame(
+def _span_rows(spans: list[dict[str, Any]], x: TimeAxis) -> list[dict[str, Any]]:
+    return [
         {
-            "x": [x.clip(s["start"])[0] for s in spans],
-            "x2": [x.clip(s["end"])[0] for s in spans],
-            "line": [s["line"] for s in spans],
+            "x": x.clip(s["start"])[0],
+            "x2": x.clip(s["end"])[0],
+            "line": s["line"],
             "kind": "idle",
-            "idle from": [x.fmt(s["start"]) for s in spans],
-            "idle until": ["end of trace" if s["open"] else x.fmt(s["end"]) for s in spans],
+            "idle from": x.fmt(s["start"]),
+            "idle until": "end of trace" if s["open"] else x.fmt(s["end"]),
         }
-    )
+        for s in spans
+    ]
 
 
 def _tip(field: str, title: str | None = None) -> dict[str, Any]:

@@ -423,17 +423,14 @@ def _fate_encoding(
     (``spec.tooltips``)."""
     return {
         **axes.xy(x, y),
-        "color": {
-            "field": "fate",
-            "type": "nominal",
-            "title": "element",
-            "scale": {"domain": list(palette.FATES), "range": list(palette.FATE_COLORS)},
-        },
-        "shape": {
-            "field": "fate",
-            "type": "nominal",
-            "title": "element",
-            "scale": {"domain": list(palette.FATES), "range": list(palette.FATE_SHAPES)},
+        **{
+            channel: {
+                "field": "fate",
+                "type": "nominal",
+                "title": "element",
+                "scale": {"domain": list(palette.FATES), "range": list(values)},
+            }
+            for channel, values in (("color", palette.FATE_COLORS), ("shape", palette.FATE_SHAPES))
         },
         "tooltip": spec.tooltips(rows, ["x", "y", "kind"], types),
     }
