@@ -29,6 +29,7 @@ TIMER_COLUMNS = [
     "reg_seq",
     "end_seq",
     "watermark",
+    "end_watermark",
 ]
 
 
@@ -143,7 +144,8 @@ def _identity(v: Any) -> Any:
 def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
     """One row per timer that existed among ``timer_records``' records: key,
     namespace, domain, timestamp, registered, ended (None while pending), end ("fired" /
-    "deleted" / "pending"), reg_seq, end_seq, watermark (at registration). A timer is (key,
+    "deleted" / "pending"), reg_seq, end_seq, watermark (at registration) and end_watermark
+    (when it left the queue). A timer is (key,
     namespace, domain, timestamp), as in Flink's timer queues: per timer, in seq order, a
     registration not de-duplicated starts one unless one is live, and a firing or deletion
     ends the live one."""
@@ -190,6 +192,7 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
         col("seq", start_pos),
         [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
         col("watermark", start_pos),
+        [w if e else None for w, e in zip(col("watermark", end_at), ends, strict=True)],
     )
     frame = {c: pd.Series(v, dtype=object) for c, v in zip(TIMER_COLUMNS, values, strict=True)}
     if len(start_pos):  # the keys as texts (the string column assigning them would make)

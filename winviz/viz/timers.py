@@ -82,7 +82,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     named = "No operator named {!r} registered timers."
     op = pick_operator(view, operator, timer_operators(view), none=NO_TIMERS, named=named)
     records = timer_records(view, op)
-    lives = timer_rows(records)
+    lives = timer_lives(records)
     queue = timer_queue(records)
     # the de-duplicated registrations, as positions in ``records``
     dedup = np.flatnonzero(
@@ -107,7 +107,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         "timer timestamp (event time or processing time)",
         [
             *lives["timestamp"].tolist(),
-            *_finite(steps["watermark"]),
+            *[int(v) for v in steps["watermark"] if v is not None and abs(int(v)) <= palette.EXACT],
             *(procs if has_processing else []),
         ],
     )
@@ -141,8 +141,9 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     else:
         rules, ends_of = _rule_rows(lives, dx, x, y, t_end), {}
         _with_roles(rules, timer_roles(view, op, lives), notes)
-    rules, k = _every_kth(rules)
+    k = -(-len(rules) // (scale.ROW_LIMIT // 2))  # (two event marks per rule must fit too)
     if k > 1:
+        rules = rules[::k]
         notes.append(f"timers: every {k}th rule drawn")
     points = _event_rows(rules, ends_of)
     if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
@@ -239,23 +240,6 @@ def _two_panels(
         "spacing": 16,
         "title": title,
     }
-
-
-def _finite(values: pd.Series) -> list[int]:
-    return [int(v) for v in values.tolist() if v is not None and abs(int(v)) <= palette.EXACT]
-
-
-def timer_rows(records: pd.DataFrame) -> pd.DataFrame:
-    """``timer_lives`` plus ``end_watermark``: the watermark when it left the queue."""
-    lives = timer_lives(records)
-    ended = lives["end_seq"].notna().to_numpy()
-    marks = np.full(len(lives), None, dtype=object)
-    if ended.any():
-        seqs = records["seq"].to_numpy()  # ascending: the records' positions in the trace
-        at = np.searchsorted(seqs, lives["end_seq"].to_numpy(dtype=float)[ended].astype(np.int64))
-        marks[ended] = records["watermark"].to_numpy()[at].tolist()
-    lives["end_watermark"] = pd.Series(marks, dtype=object)
-    return lives
 
 
 def _rule_rows(
@@ -357,14 +341,6 @@ def spread(lives: pd.DataFrame) -> list[float]:
         for j, i in enumerate(members):
             dx[i] = round((j - (n - 1) / 2) * gap, 2)
     return dx
-
-
-def _every_kth(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    limit = scale.ROW_LIMIT // 2  # two event marks per rule must fit too
-    if len(rows) <= limit:
-        return rows, 1
-    k = -(-len(rows) // limit)
-    return rows[::k], k
 
 
 def _event_rows(
@@ -618,13 +594,6 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[spec
     return [line, label]
 
 
-def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
-    """Whole numbers for the queue-size axis: at most six ticks from 0."""
-    top = max((r["size"] for r in rows), default=1)
-    step = max(1, -(-top // 5))
-    return list(range(0, top + step, step))
-
-
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
 ) -> tuple[spec.ChartDict, list[dict[str, Any]]]:
@@ -650,12 +619,14 @@ def _queue_panel(
                         "processing time": y.fmt(t),
                     }
                 )
+    top = max((r["size"] for r in rows), default=1)
+    step = max(1, -(-top // 5))
     x = {
         "field": "size",
         "type": "quantitative",
         "title": "timers queued",
         "scale": {"zero": True},
-        "axis": {"format": "d", "values": _size_ticks(rows)},
+        "axis": {"format": "d", "values": list(range(0, top + step, step))},  # ≤ 6 ticks
     }
     line = spec.layer(
         rows,
