@@ -728,28 +728,18 @@ def _vertices(
     points: list[dict[str, Any]] = []
     end_x = x.clip(t_end)[0]
     for (line, role), g in lines.groupby(["line", "role"], sort=False):
-        recs = list(
-            zip(
-                g["seq"].tolist(),
-                g["proc_time"].tolist(),
-                g["watermark"].tolist(),
-                g["note"].tolist(),
-                strict=True,
-            )
-        )
-        i = 0
-        times = [r[1] for r in recs]
-        attempts, ends = steps_by_attempt([r[0] for r in recs], times, restarts)
+        seqs, times = g["seq"].tolist(), g["proc_time"].tolist()
+        attempts, ends = steps_by_attempt(seqs, times, restarts)
+        recs = zip(seqs, times, g["watermark"].tolist(), g["note"].tolist(), strict=True)
         for j, (seq, proc, wm, held) in enumerate(recs):
             px = x.clip(proc)[0]
             wy, note = y.clip(wm)
-            a = attempts[j]
             nxt = end_x if ends[j] is None else x.clip(ends[j])[0]
-            vertices.append({"line": line, "role": role, "attempt": a, "i": i, "x": px, "y": wy})
-            vertices.append(
-                {"line": line, "role": role, "attempt": a, "i": i + 1, "x": nxt, "y": wy}
-            )
-            i += 2
+            for k, vx in enumerate((px, nxt)):
+                vertex = {"line": line, "role": role, "attempt": attempts[j], "i": 2 * j + k}
+                vertices.append(vertex | {"x": vx, "y": wy})
+            if note == "MAX ▶":
+                note = "end of input (MAX), drawn on the top edge"
             points.append(
                 {
                     "x": px,
@@ -759,11 +749,7 @@ def _vertices(
                     "seq": int(seq) if seq >= 0 else None,  # (no record: held at MIN)
                     "proc_time": x.fmt(proc),
                     "watermark": y.fmt(wm),
-                    "note": held
-                    if held
-                    else "end of input (MAX), drawn on the top edge"
-                    if note == "MAX ▶"
-                    else note,
+                    "note": held or note,
                 }
             )
     return vertices, one_dot_per_place(points)
