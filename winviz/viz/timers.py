@@ -539,10 +539,9 @@ def _watermark_layers(
         wx = x.clip(r.watermark)[0]
         t0 = y.clip(r.proc_time)[0]
         t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
-        a = attempts[i]
         vertices += [
-            {"attempt": a, "i": 2 * i, "x": wx, "y": t0},
-            {"attempt": a, "i": 2 * i + 1, "x": wx, "y": t1},
+            {"attempt": attempts[i], "i": 2 * i + k, "x": wx, "y": t}
+            for k, t in enumerate((t0, t1))
         ]
         points.append(
             {

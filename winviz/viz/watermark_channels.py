@@ -129,13 +129,6 @@ def details(
     }
 
 
-def _of_operators(view: TraceView, kinds: tuple[str, ...], ops: list[str]) -> np.ndarray:
-    rows = view.select(*kinds)
-    if not len(rows):
-        return rows
-    return rows[np.isin(view.column("operator", rows).astype(str), ops)]
-
-
 def line_name(op: str, per_operator: bool) -> str:
     return op if per_operator else f"watermark of {op!r}"
 
@@ -145,7 +138,9 @@ def operator_records(
 ) -> pd.DataFrame:
     """The records of ``kinds`` of ``ops``: seq, kind, operator, proc_time,
     watermark, line (``line_name``)."""
-    rows = _of_operators(view, kinds, ops)
+    rows = view.select(*kinds)
+    if len(rows):
+        rows = rows[np.isin(view.column("operator", rows).astype(str), ops)]
     frame = pd.DataFrame(
         {
             "seq": rows,
