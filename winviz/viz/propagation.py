@@ -487,24 +487,17 @@ def _line_encodings(
     dashes = [[1, 0]] * len(operator_lines) + [
         CHANNEL_DASHES[i % len(CHANNEL_DASHES)] for i in range(len(channels))
     ]
-    color = {
-        "field": "line",
-        "legend": {
-            "labelLimit": 260,
-            "symbolOpacity": 1,
-            "symbolStrokeWidth": 3,
-            "symbolType": "stroke",
-        },
-        "scale": {"domain": domain, "range": colors},
-        "title": "watermark line",
-        "type": "nominal",
-    }
-    dash = {
-        "field": "line",
-        "scale": {"domain": domain, "range": dashes},
-        "title": "watermark line",
-        "type": "nominal",
-    }
+    legend = {"labelLimit": 260, "symbolOpacity": 1, "symbolStrokeWidth": 3, "symbolType": "stroke"}
+    color, dash = (
+        {
+            "field": "line",
+            **legends,
+            "scale": {"domain": domain, "range": values},
+            "title": "watermark line",
+            "type": "nominal",
+        }
+        for legends, values in (({"legend": legend}, colors), ({}, dashes))
+    )
     return channels, operator_lines, color, dash
 
 
