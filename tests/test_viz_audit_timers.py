@@ -81,11 +81,13 @@ def test_ends_by_timestamp_orders_the_ways_and_puts_pending_on_top() -> None:
             "timestamp": [99, 99, 99, 99],
             "end": ["fired", "deleted", "pending", "deleted"],
             "ended": [30, 20, None, 25],
+            "registered": [1, 2, 3, 4],
+            "key": ["a", "b", "c", "d"],
         }
     )
     x = palette.time_axis("event time", [0, 100])
     y = palette.time_axis("processing time", [0, 40])
-    assert timers._ends_by_timestamp(lives, x, y) == {
+    assert timers._aggregated_rows(lives, x, y, 40)[1] == {
         ("event", "99 ms"): [
             ("deleted", 25, "25 ms"),
             ("fired", 30, "30 ms"),

@@ -14,7 +14,7 @@ from tests.browser.gallery import running_example
 from winviz import viz
 from winviz.viz import timer_places as tp
 from winviz.viz.palette import TimeAxis
-from winviz.viz.skew import _segments_across
+from winviz.viz.skew import _Segments
 from winviz.viz.timer_records import first_of_each
 
 DEDUP = "registration of a timer that already existed (de-duplicated)"
@@ -170,11 +170,12 @@ def _box(r: dict[str, Any], px: tp.Plot) -> tp.Box:
 
 
 def test_the_lag_labels_test_counts_the_line_segments_through_a_box() -> None:
-    segments = np.array([[10, 0, 10, 100], [0, 50, 100, 50], [30, 0, 40, 10]], dtype=float)
-    assert _segments_across(segments, (5, 40, 15, 60)) == 2  # the vertical and the level one
-    assert _segments_across(segments, (20, 0, 25, 40)) == 0
-    assert _segments_across(segments, (32, 0, 38, 5)) == 1  # the diagonal's middle
-    assert _segments_across(segments, (36, 0, 40, 3)) == 0  # beside the diagonal
+    rows = np.array([[10, 0, 10, 100], [0, 50, 100, 50], [30, 0, 40, 10]], dtype=float)
+    segments = _Segments(rows)
+    assert segments.across((5, 40, 15, 60)) == 2  # the vertical and the level one
+    assert segments.across((20, 0, 25, 40)) == 0
+    assert segments.across((32, 0, 38, 5)) == 1  # the diagonal's middle
+    assert segments.across((36, 0, 40, 3)) == 0  # beside the diagonal
 
 
 def _in_view(rows: list[dict[str, Any]], view: str) -> list[dict[str, Any]]:

@@ -2,30 +2,14 @@
 
 An operator with several input channels — a partitioned source's watermark operator (Flink's
 ``WatermarkOutputMultiplexer``) or the operator after a ``union`` (``StatusWatermarkValve``) —
-can only promise what all of its active inputs promise: its watermark is the **minimum** over
-the channels that are not idle. Processing time runs across, the watermark up; one panel per
-such operator, layers back to front:
-
-1. **idle periods** — a band per channel idle span (``channel_idle`` → ``channel_active`` or
-   the end) in the channel's colour; the operator's own (``idle`` → ``active``) in grey;
-2. **channel watermarks** — a step line per channel (``channel_watermark``), coloured and dashed;
-3. **the operator's watermark** — its ``watermark`` records, a thick black step line;
-4. **points** — one per record with its tooltip; where lines meet, one dot (the operator's)
-   naming the others ("also here");
-5. **paused spans** — watermark alignment: a strip along the bottom in the line's colour per
-   span a reader or partition was paused (``winviz.trace.paused``).
-
-Every line is held flat to the end: a channel that stopped advancing shows as a flat line under
-the rest. MAX is drawn on the top edge, MIN on the bottom (``palette.TimeAxis.clip``): every
-channel and the operator are at MIN before their first watermark record. A channel that wrote
-no record holds the operator at MIN (``winviz.trace.channels``, the rule ``why_not_fired``
-reads too) and is drawn at MIN throughout, named when the partitions' naming tells its name.
-
-Subtasks ``op#0`` … ``op#n-1`` of a parallel operator each have their own valve, so each gets
-its own panel; ``operator="window"`` selects all of them. A trace without an operator with
-several inputs gets one panel with one line per operator's watermark. Over 5,000 records a line
-is thinned (``scale.thin_steps``) and the subtitle says so. The tables drawn are
-``watermark_channels``'.
+has as its watermark the minimum over its channels that are not idle. Processing time runs
+across, the watermark up; one panel per such operator (per subtask: each has its own valve),
+layers back to front: idle spans (a channel's in its colour, the operator's own a grey strip),
+a step line per channel, the operator's watermark (thick black), a dot per record (one per
+place, naming the other lines there), paused-for-alignment strips (``winviz.trace.paused``)
+and restarts. Lines are held flat to the end; MAX is drawn on the top edge, MIN on the
+bottom, where every line starts, and where a channel that wrote no record stays
+(``winviz.trace.channels``). Without such an operator: one panel, a line per operator.
 """
 
 from __future__ import annotations
@@ -40,7 +24,7 @@ import pandas as pd
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import coinciding, palette, scale, spec, watermark_steps
-from winviz.viz.labels import Box, Plot  # data → pixels, as Vega-Lite draws a panel
+from winviz.viz.labels import Box, Plot, overlaps
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size
@@ -48,6 +32,7 @@ from winviz.viz.watermark_channels import (
     STATUS_KINDS,
     channel_records,
     describe,
+    details,
     idle_spans,
     line_name,
     operator_records,
@@ -56,8 +41,6 @@ from winviz.viz.watermark_channels import (
 from winviz.viz.watermark_steps import Restart, steps_by_attempt
 
 CHART = "propagation_chart"
-# channel colours in order (black is the operator's own line)
-# channels are identities: palette.IDENTITY_COLORS, none of them a colour with a meaning
 CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
 CHANNEL_DASHES: tuple[list[int], ...] = (*palette.WATERMARK_DASHES[1:], [4, 1, 1, 1, 1, 1])
 OPERATOR_COLOR = palette.WATERMARK_COLOR
@@ -77,18 +60,14 @@ def propagation_chart(
 ) -> spec.ChartDict:
     """Per-channel watermarks, the operator's minimum and idle periods (see the module
     docstring). ``operator``: the operator(s) to draw, one panel each (default: every operator
-    with several input channels). ``max_points``: rows per layer (≤ 5,000); longer lines are
-    thinned. ``height``: of each panel. Input that cannot be drawn (an unknown operator too)
-    gives a message card (``usermeta.winviz.status == "message"``)."""
+    with several input channels); ``max_points``: rows per layer (≤ 5,000), longer lines
+    thinned; ``height``: of each panel. Bad input gives a message card."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     if operator is not None and not isinstance(operator, str) and not list(operator):
         raise ValueError("operator must be a name, a non-empty list of names, or None")
     check_size(width, height)
     return _propagation(open_trace(trace), operator, max_points, width, height)
-
-
-# -- chart --------------------------------------------------------------------------------------
 
 
 def _propagation(
@@ -143,9 +122,9 @@ def _propagation(
 
 
 def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str, Any]:
-    """Everything one panel draws, as frames: lines (channel and operator watermark records,
-    columns seq, proc_time, watermark, line, role), status (idle/active records: seq, kind,
-    proc_time, line)."""
+    """Everything one panel draws: lines (watermark records: seq, proc_time,
+    watermark, line, role, note), status (idle/active records: seq, kind, proc_time, line,
+    role), the silent channel, restarts and paused spans."""
     parts, status = [], []
     wm = operator_records(view, ("watermark",), ops, per_operator)
     silent: UnrecordedChannel | None = None
@@ -184,26 +163,20 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
 
 
 def view_paused_spans(view: TraceView) -> list[PausedSpan]:
-    """Every paused-for-alignment span of the trace (``winviz.trace.paused.paused_spans`` of
-    its ``paused`` / ``resumed`` records), in the order they start."""
+    """Every paused-for-alignment span of the trace (``paused_spans``), in
+    the order they start."""
     rows = view.select(*PAUSE_KINDS)
     if not len(rows):
         return []
-    kinds = view.kinds[rows]
-    fields = {
-        name: np.concatenate([view.detail(k, name, rows[kinds == k]) for k in PAUSE_KINDS])
-        for name in ("input", "max_allowed", "group")
-    }
-    order = np.concatenate([np.flatnonzero(kinds == k) for k in PAUSE_KINDS])
-    back = np.argsort(order, kind="stable")  # (the fields were gathered kind by kind)
+    fields = details(view, rows, PAUSE_KINDS, ("input", "max_allowed", "group"))
     records = zip(
-        kinds.tolist(),
+        view.kinds[rows].tolist(),
         view.column("proc_time", rows).tolist(),
         view.column("operator", rows).tolist(),
         view.column("ts", rows).tolist(),
-        fields["input"][back].tolist(),
-        fields["max_allowed"][back].tolist(),
-        fields["group"][back].tolist(),
+        fields["input"].tolist(),
+        fields["max_allowed"].tolist(),
+        fields["group"].tolist(),
         strict=True,
     )
     return paused_spans(records)
@@ -212,10 +185,9 @@ def view_paused_spans(view: TraceView) -> list[PausedSpan]:
 def _paused_on_lines(
     view: TraceView, ops: list[str], per_operator: bool, lines: pd.DataFrame
 ) -> list[tuple[str, PausedSpan]]:
-    """The paused spans this panel draws, each with the line it belongs to: with
-    ``per_operator`` the line of the operator that wrote it; in a channel panel the channel
-    line of the paused partition (its ``input``) or of the channel the paused reader's
-    watermark operator feeds, else (a reader paused as a whole) the operator's own line."""
+    """The paused spans this panel draws, each with its line: the
+    operator's (``per_operator``), else the channel of the paused partition or of the reader
+    feeding it, else the operator's own line."""
     spans = view_paused_spans(view)
     if not spans:
         return []
@@ -242,7 +214,7 @@ NO_RECORD = "no record of this input in the trace: MIN throughout, drawn on the 
 
 def _rule_records(view: TraceView, ch: pd.DataFrame, wm: pd.DataFrame) -> list[tuple[Any, ...]]:
     """The operator's channel and watermark records in seq order, as
-    ``winviz.trace.channels.unrecorded_channel`` reads them."""
+    ``unrecorded_channel`` reads them."""
     rows = list(
         zip(
             ch["seq"].tolist(),
@@ -267,13 +239,10 @@ def _rule_records(view: TraceView, ch: pd.DataFrame, wm: pd.DataFrame) -> list[t
 def _held_at_min(
     ch: pd.DataFrame, wm: pd.DataFrame, own: str, silent: UnrecordedChannel | None
 ) -> pd.DataFrame:
-    """The watermark before the first record — MIN (Flink's channels and operators start at
-    Long.MIN_VALUE) — from the operator's first channel record on: a row at that time for
-    each channel whose first ``channel_watermark`` is later (or never comes: a channel named
-    only by idle records), for the channel that wrote no record at all (``silent``), and for
-    the operator's own line (``own``) when its first ``watermark`` record is later (none: a
-    sink writes none, its watermark is not in the trace). seq -1:
-    before every record of the panel."""
+    """Rows at MIN (Flink's channels and operators start at Long.MIN_VALUE)
+    at the operator's first channel record (seq -1) for each channel whose first watermark
+    comes later or never, for the ``silent`` channel, and for the operator's own line
+    (``own``) when its first watermark comes later."""
     cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
     if ch.empty:
         return pd.DataFrame(columns=cols)
@@ -296,9 +265,9 @@ RESTARTED = "the job restarted: every watermark back to MIN (drawn on the bottom
 
 
 def _channels_at_min(marks: pd.DataFrame, restarts: list[Restart]) -> pd.DataFrame:
-    """A row at MIN at each restart (``restore`` record) for every channel with a watermark
-    before it: after a restore each input gate's valve starts again with every channel at
-    MIN (the engine writes MIN ``watermark`` records only for the operators)."""
+    """A row at MIN at each restart for every channel with a watermark before
+    it (after a restore each valve starts again at MIN; the engine writes MIN records only
+    for the operators)."""
     cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
     rows = [
         (r.seq, r.proc_time, LONG_MIN, line, "channel", RESTARTED)
@@ -309,7 +278,7 @@ def _channels_at_min(marks: pd.DataFrame, restarts: list[Restart]) -> pd.DataFra
 
 
 def _concat(parts: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
-    """The non-empty parts, one frame in seq order (an empty frame with ``cols`` if none)."""
+    """The non-empty parts as one frame in seq order."""
     parts = [p for p in parts if len(p)]
     if not parts:
         return pd.DataFrame(columns=cols)
@@ -385,12 +354,7 @@ def _panel(
         "type": "quantitative",
     }
     layers += _line_layers(vdata, x, y_channel, color, dash, channels, d, notes)
-    pdata = pd.DataFrame(
-        points, columns=["x", "y", "line", "seq", "proc_time", "watermark", "note", "also"]
-    )
-    if not pdata.empty and pdata["seq"].isna().any():  # (a line held at MIN: ints and None)
-        pdata["seq"] = pd.array([p["seq"] for p in points], dtype="Int64")
-    if not pdata.empty:
+    if points:
         tooltip = [
             _tip("line"),
             {"field": "seq", "type": "quantitative"},
@@ -399,9 +363,9 @@ def _panel(
             _tip("note"),
             _tip("also", "also here"),
         ]
-        mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(pdata)).items()))
+        mark = {"type": "point", "filled": True} | dict(sorted(_point_style(len(points)).items()))
         encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
-        layers.append(spec.layer(_rows(pdata), mark, encoding))
+        layers.append(spec.layer(points, mark, encoding))
     plot = Plot(x, y, width, height)
     layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
     return {"layer": layers, "width": width, "height": height}, sub
@@ -417,8 +381,9 @@ def _line_layers(
     d: dict[str, Any],
     notes: list[str],
 ) -> list[spec.ChartDict]:
-    """The watermark lines of one panel (the operator's thick, its channels' thin), channel
-    lines that lie on each other drawn in turn (``coinciding``; a note says which)."""
+    """The watermark lines of one panel (the operator's thick, its channels'
+    thin), channel lines that lie on each other drawn in turn (``coinciding``; a note says
+    which)."""
     layers: list[spec.ChartDict] = []
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
         part = vdata[vdata["role"] == role].drop(columns="role")
@@ -460,8 +425,8 @@ def _line_layers(
 
 
 def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | None:
-    """The channel lines' vertices (``part``) cut into runs where lines lie on each other
-    (``coinciding.runs``; paths (line, attempt) in legend order), or None where none do."""
+    """The channel lines' vertices (``part``) cut into runs where lines lie
+    on each other (``coinciding.runs``), or None."""
     if part[["x", "y"]].isna().any().any():
         return None
     legend = {line: i for i, line in enumerate(channels)}
@@ -480,8 +445,8 @@ def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | No
 
 
 def _coinciding_text(cut: coinciding.Runs) -> str:
-    """What the alternating dashes mean, and which lines coincide for how long (those that
-    share only part of a step up at one time, together)."""
+    """What the alternating dashes mean, and which lines coincide for how
+    long."""
     together: dict[tuple[str, ...], float] = {}
     for paths, ms in cut.shared.items():
         names = tuple(dict.fromkeys(line for line, _ in paths))
@@ -503,8 +468,8 @@ def _coinciding_text(cut: coinciding.Runs) -> str:
 def _line_encodings(
     lines: pd.DataFrame, status: pd.DataFrame
 ) -> tuple[list[str], list[str], dict[str, Any], dict[str, Any]]:
-    """A panel's channels and operator lines in legend order, and the colour and dash
-    encodings of its watermark lines."""
+    """A panel's channels and operator lines in legend order, and the colour
+    and dash encodings of its lines."""
     # legend (and colour) order: channels by their first record, then those held at MIN
     # before any record (seq -1), so a held line does not shift the other channels' colours
     recorded = lines["seq"] >= 0
@@ -522,24 +487,17 @@ def _line_encodings(
     dashes = [[1, 0]] * len(operator_lines) + [
         CHANNEL_DASHES[i % len(CHANNEL_DASHES)] for i in range(len(channels))
     ]
-    color = {
-        "field": "line",
-        "legend": {
-            "labelLimit": 260,
-            "symbolOpacity": 1,
-            "symbolStrokeWidth": 3,
-            "symbolType": "stroke",
-        },
-        "scale": {"domain": domain, "range": colors},
-        "title": "watermark line",
-        "type": "nominal",
-    }
-    dash = {
-        "field": "line",
-        "scale": {"domain": domain, "range": dashes},
-        "title": "watermark line",
-        "type": "nominal",
-    }
+    legend = {"labelLimit": 260, "symbolOpacity": 1, "symbolStrokeWidth": 3, "symbolType": "stroke"}
+    color, dash = (
+        {
+            "field": "line",
+            **legends,
+            "scale": {"domain": domain, "range": values},
+            "title": "watermark line",
+            "type": "nominal",
+        }
+        for legends, values in (({"legend": legend}, colors), ({}, dashes))
+    )
     return channels, operator_lines, color, dash
 
 
@@ -549,8 +507,8 @@ def _idle_layers(
     x: TimeAxis,
     color: dict[str, Any],
 ) -> list[spec.ChartDict]:
-    """The idle periods of a panel: each channel's (full height, in its colour) and the
-    operator's own (a labelled grey strip along the top)."""
+    """A panel's idle spans: each channel's (full height, in its colour) and
+    the operator's own (a labelled grey strip along the top)."""
     layers: list[spec.ChartDict] = []
     span = {
         "x": x.channel("x"),
@@ -560,16 +518,16 @@ def _idle_layers(
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
         mark = {"type": "rect", "opacity": IDLE_OPACITY}
-        layers.append(spec.layer(_rows(_span_data(chan_spans, x)), mark, span | {"color": color}))
+        layers.append(spec.layer(_span_rows(chan_spans, x), mark, span | {"color": color}))
     if op_spans:
         # the operator's own idle span: a grey strip along the top, labelled
-        odata = _span_data(op_spans, x)
+        rows = _span_rows(op_spans, x)
         mark = {"type": "rect", "color": palette.IDLE_COLOR, "opacity": 0.5}
         strip = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
-        layers.append(spec.layer(_rows(odata), mark, span | strip))
+        layers.append(spec.layer(rows, mark, span | strip))
         # labelled where the strip is wide enough to hold the words (≥ 10 % of the axis)
-        wide = odata[(odata["x2"] - odata["x"]) >= (x.hi - x.lo) / 10]
-        if not wide.empty:
+        wide = [r for r in rows if r["x2"] - r["x"] >= (x.hi - x.lo) / 10]
+        if wide:
             mark = {
                 "type": "text",
                 "align": "left",
@@ -579,12 +537,12 @@ def _idle_layers(
                 "fontSize": 10,
             }
             encoding = {"x": x.channel("x"), "y": {"value": 0}, "text": {"value": "operator idle"}}
-            layers.append(spec.layer(_rows(wide), mark, encoding))
+            layers.append(spec.layer(wide, mark, encoding))
     return layers
 
 
 def _dot_boxes(points: list[dict[str, Any]], plot: Plot) -> list[Box]:
-    """The pixel boxes of the watermark dots (``_point_style``'s size, 1 px to spare)."""
+    """The pixel boxes of the watermark dots (1 px to spare)."""
     r = (_point_style(len(points))["size"] ** 0.5) / 2 + 1
     out = []
     for p in points:
@@ -595,8 +553,7 @@ def _dot_boxes(points: list[dict[str, Any]], plot: Plot) -> list[Box]:
 
 
 def _step_boxes(vertices: list[dict[str, Any]], plot: Plot) -> list[Box]:
-    """The pixel boxes (1 px wider on every side) of the step lines' segments: between
-    vertices of one line and run attempt."""
+    """The pixel boxes (1 px wider) of the step lines' segments."""
     out = []
     for a, b in pairwise(vertices):
         same = all(a[k] == b[k] for k in ("line", "role", "attempt"))
@@ -609,17 +566,16 @@ def _step_boxes(vertices: list[dict[str, Any]], plot: Plot) -> list[Box]:
 RESTART_FONT = 10
 RESTART_CHAR_PX = 6.0  # a generous average advance of a 10 px sans-serif character
 RESTART_PLACES = tuple((align, top) for top in (2, 16, 30, 44, 58) for align in ("left", "right"))
-"""Where a restart's text may go, in order: (align, its top in pixels below the panel's top)
-— right of its rule (left-aligned, 3 px off it) or left of it (right-aligned), at the top,
-then a line lower each time."""
+"""Where a restart's text may go, in order: (align, its top in px): right of its rule, then
+left, a line lower each time."""
 
 
 def _restart_place(
     px: float, text: str, plot: Plot, dots: list[Box], steps: list[Box]
 ) -> tuple[str, int]:
-    """The place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at ``px``: the
-    first inside the panel crossing no watermark dot and no step line, else the first
-    crossing no dot (it may cross a line), else the first."""
+    """The place (``RESTART_PLACES``) of a restart's ``text`` beside its rule
+    at ``px``: the first inside the panel clear of the ``dots`` and ``steps``, else of the
+    dots, else the first."""
     w, h = RESTART_CHAR_PX * len(text), RESTART_FONT + 2
 
     def box(align: str, top: int) -> Box:
@@ -627,7 +583,7 @@ def _restart_place(
         return (left, top, left + w, top + h)
 
     def free(b: Box, boxes: list[Box]) -> bool:
-        return not any(b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3] for o in boxes)
+        return not any(overlaps(b, o) for o in boxes)
 
     inside = [
         (align, top)
@@ -644,34 +600,29 @@ def _restart_place(
 def _restart_rules(
     restarts: list[Restart], plot: Plot, dots: list[Box], steps: list[Box]
 ) -> list[spec.ChartDict]:
-    """A vertical rule at each restart's processing time, its text beside it near the top,
-    off the watermark dots and lines (``_restart_place``)."""
+    """A rule at each restart, its text beside it near the top
+    (``_restart_place``)."""
     if not restarts:
         return []
     x = plot.x
-    rows = pd.DataFrame(
+    rows = [
         {
-            "x": [x.clip(r.proc_time)[0] for r in restarts],
-            "text": [
-                ("restart from " if r.failed_at is not None else "started from ")
-                + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
-                + ": watermarks at MIN"
-                for r in restarts
-            ],
+            "x": x.clip(r.proc_time)[0],
+            "text": ("restart from " if r.failed_at is not None else "started from ")
+            + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
+            + ": watermarks at MIN",
         }
-    )
+        for r in restarts
+    ]
     rule = spec.layer(
-        _rows(rows),
+        rows,
         {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2]},
         {"x": x.channel("x"), "tooltip": [_tip("text", "restart")]},
     )
-    places = [
-        _restart_place(plot.px(vx), text, plot, dots, steps)
-        for vx, text in zip(rows["x"].tolist(), rows["text"].tolist(), strict=True)
-    ]
+    places = [_restart_place(plot.px(r["x"]), r["text"], plot, dots, steps) for r in rows]
     labels = []
     for align, top in dict.fromkeys(places):
-        part = rows[[p == (align, top) for p in places]]
+        part = [r for r, p in zip(rows, places, strict=True) if p == (align, top)]
         mark = {
             "type": "text",
             "align": align,
@@ -681,7 +632,7 @@ def _restart_rules(
             "fontSize": RESTART_FONT,
         }
         encoding = {"x": x.channel("x"), "y": {"value": top}, "text": _tip("text")}
-        labels.append(spec.layer(_rows(part), mark, encoding))
+        labels.append(spec.layer(part, mark, encoding))
     return [rule, *labels]
 
 
@@ -695,26 +646,27 @@ def _paused_layer(
     height: int,
     color: dict[str, Any],
 ) -> spec.ChartDict:
-    """Paused-for-alignment spans: a strip per line along the bottom (one row per line, in
-    the order the lines were first paused), in the line's colour."""
-    rows = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
-    data = pd.DataFrame(
+    """Paused-for-alignment spans: a strip per line along the bottom, in the
+    line's colour."""
+    at = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
+    rows = [
         {
-            "x": [x.clip(s.start)[0] for _, s in paused],
-            "x2": [x.clip(t_end if s.end is None else s.end)[0] for _, s in paused],
-            "y": [height - PAUSED_STRIP * (rows[line] + 1) for line, _ in paused],
-            "y2": [height - PAUSED_STRIP * rows[line] for line, _ in paused],
-            "line": [line for line, _ in paused],
-            "paused": [s.input for _, s in paused],
-            "paused from": [x.fmt(s.start) for _, s in paused],
-            "paused until": ["end of trace" if s.end is None else x.fmt(s.end) for _, s in paused],
-            "its watermark": [str(s.watermark) for _, s in paused],
-            "max allowed": [str(s.max_allowed) for _, s in paused],
-            "group": [s.group for _, s in paused],
+            "x": x.clip(s.start)[0],
+            "x2": x.clip(t_end if s.end is None else s.end)[0],
+            "y": height - PAUSED_STRIP * (at[line] + 1),
+            "y2": height - PAUSED_STRIP * at[line],
+            "line": line,
+            "paused": s.input,
+            "paused from": x.fmt(s.start),
+            "paused until": "end of trace" if s.end is None else x.fmt(s.end),
+            "its watermark": str(s.watermark),
+            "max allowed": str(s.max_allowed),
+            "group": s.group,
         }
-    )
+        for line, s in paused
+    ]
     return spec.layer(
-        _rows(data),
+        rows,
         {"type": "rect", "opacity": 0.75},
         {
             "x": x.channel("x"),
@@ -728,40 +680,31 @@ def _paused_layer(
 
 
 def _point_style(n: int) -> dict[str, float]:
-    """Points carry tooltips; when there are many they are small and faint so the step lines
-    stay readable."""
+    """The dots' style: small and faint when there are many."""
     return {"size": 18, "opacity": 0.8} if n <= 300 else {"size": 8, "opacity": 0.35}
 
 
-def _span_data(spans: list[dict[str, Any]], x: TimeAxis) -> pd.DataFrame:
-    return pd.DataFrame(
+def _span_rows(spans: list[dict[str, Any]], x: TimeAxis) -> list[dict[str, Any]]:
+    return [
         {
-            "x": [x.clip(s["start"])[0] for s in spans],
-            "x2": [x.clip(s["end"])[0] for s in spans],
-            "line": [s["line"] for s in spans],
+            "x": x.clip(s["start"])[0],
+            "x2": x.clip(s["end"])[0],
+            "line": s["line"],
             "kind": "idle",
-            "idle from": [x.fmt(s["start"]) for s in spans],
-            "idle until": ["end of trace" if s["open"] else x.fmt(s["end"]) for s in spans],
+            "idle from": x.fmt(s["start"]),
+            "idle until": "end of trace" if s["open"] else x.fmt(s["end"]),
         }
-    )
+        for s in spans
+    ]
 
 
 def _tip(field: str, title: str | None = None) -> dict[str, Any]:
     """A nominal tooltip channel of ``field`` (titled ``title``)."""
-    return (
-        {"field": field, "type": "nominal"}
-        if title is None
-        else {
-            "field": field,
-            "title": title,
-            "type": "nominal",
-        }
-    )
+    return {"field": field, **({} if title is None else {"title": title}), "type": "nominal"}
 
 
 def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """A frame's rows as a layer's data: JSON values, as Altair's data transformer writes a
-    DataFrame (``alt.to_values``)."""
+    """A frame's rows as a layer's data (``alt.to_values``)."""
     return alt.to_values(frame)["values"]
 
 
@@ -772,36 +715,24 @@ def _vertices(
     t_end: int,
     restarts: list[Restart] = (),  # type: ignore[assignment]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Step vertices per line — (t_i, w_i), (t_{i+1}, w_i), (t_{i+1}, w_{i+1}), …, the last
-    watermark held to ``t_end`` — and one point per record (tooltips). A restart ends a
-    line's step where the job failed (the clock goes back to the checkpoint's): each run
-    attempt is its own line (``attempt``)."""
+    """Step vertices per line and run attempt (``steps_by_attempt``), the last
+    watermark held to ``t_end``, and the dots (``one_dot_per_place``)."""
     vertices: list[dict[str, Any]] = []
     points: list[dict[str, Any]] = []
     end_x = x.clip(t_end)[0]
     for (line, role), g in lines.groupby(["line", "role"], sort=False):
-        recs = list(
-            zip(
-                g["seq"].tolist(),
-                g["proc_time"].tolist(),
-                g["watermark"].tolist(),
-                g["note"].tolist(),
-                strict=True,
-            )
-        )
-        i = 0
-        times = [r[1] for r in recs]
-        attempts, ends = steps_by_attempt([r[0] for r in recs], times, restarts)
+        seqs, times = g["seq"].tolist(), g["proc_time"].tolist()
+        attempts, ends = steps_by_attempt(seqs, times, restarts)
+        recs = zip(seqs, times, g["watermark"].tolist(), g["note"].tolist(), strict=True)
         for j, (seq, proc, wm, held) in enumerate(recs):
             px = x.clip(proc)[0]
             wy, note = y.clip(wm)
-            a = attempts[j]
             nxt = end_x if ends[j] is None else x.clip(ends[j])[0]
-            vertices.append({"line": line, "role": role, "attempt": a, "i": i, "x": px, "y": wy})
-            vertices.append(
-                {"line": line, "role": role, "attempt": a, "i": i + 1, "x": nxt, "y": wy}
-            )
-            i += 2
+            for k, vx in enumerate((px, nxt)):
+                vertex = {"line": line, "role": role, "attempt": attempts[j], "i": 2 * j + k}
+                vertices.append(vertex | {"x": vx, "y": wy})
+            if note == "MAX ▶":
+                note = "end of input (MAX), drawn on the top edge"
             points.append(
                 {
                     "x": px,
@@ -811,21 +742,15 @@ def _vertices(
                     "seq": int(seq) if seq >= 0 else None,  # (no record: held at MIN)
                     "proc_time": x.fmt(proc),
                     "watermark": y.fmt(wm),
-                    "note": held
-                    if held
-                    else "end of input (MAX), drawn on the top edge"
-                    if note == "MAX ▶"
-                    else note,
+                    "note": held or note,
                 }
             )
     return vertices, one_dot_per_place(points)
 
 
 def one_dot_per_place(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One point per place (x, y): where lines meet at one record's time and watermark — a
-    channel holding the operator's minimum, the channels all at MIN after a restart — their
-    dots would lie exactly under each other. The operator's dot is kept (else the first), and
-    its ``also`` names the other lines there ("kafka[1] (seq 7)"); kept points stay in order."""
+    """One dot per place (x, y): of lines meeting there the operator's (else
+    the first) is kept, its ``also`` naming the others ("kafka[1] (seq 7)")."""
     kept: dict[tuple[Any, Any], int] = {}  # place → index of its kept point
     others: dict[tuple[Any, Any], list[int]] = {}
     for i, p in enumerate(points):
@@ -847,8 +772,8 @@ def one_dot_per_place(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _named(p: dict[str, Any], watermark: str) -> str:
-    """A line's point as the ``also`` of another: its line and seq (or note: held at MIN),
-    and its watermark where it differs (two clipped watermarks share the edge)."""
+    """A line's dot as the ``also`` of another: its line and seq (or note),
+    and its watermark where it differs."""
     what = [f"seq {p['seq']}" if p["seq"] is not None else p["note"]]
     if p["watermark"] != watermark:
         what.append(f"watermark {p['watermark']}")

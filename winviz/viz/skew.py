@@ -1,26 +1,13 @@
 """``skew_chart``: event-time skew against processing time — the view of a long run.
 
-On a long run the timeline (event time × processing time) is one thick diagonal: every
-element sits within seconds of it on an axis of minutes or hours, so what the watermark does
-to them cannot be seen. Subtracting the diagonal keeps the lesson (Akidau, *Streaming
-Systems*, ch. 2–3: processing-time lag and event-time skew):
-
-* x: **processing time**;
-* y: **processing time − event time** — how far behind its own timestamp each element is
-  processed (its *skew*);
-* **elements**, coloured and shaped by fate (``fates.element_fates``: on time, late but
-  accepted, dropped, side output);
-* **the watermark lag** — processing time − the operator's watermark, a sawtooth: it grows
-  with the clock while the watermark stands still and drops when the watermark advances.
-  An element is late (Flink: timestamp ≤ the operator's current watermark) exactly when it
-  lies **on or above** that line, since ``ts <= W`` ⇔ ``t - ts >= t - W``. A larger
-  out-of-orderness bound lifts the line by the bound, so fewer elements are above it.
-
-Watermarks MIN (before the first) and MAX (end of input) have no finite lag: the line starts
-at the first finite watermark and stops at MAX. More than ``max_points`` elements are binned
-(a mark per grid cell and fate, sized by count); the subtitle says so, and counts the
-elements per fate. The watermark generator mirrored: Flink's ``BoundedOutOfOrdernessWatermarks``
-(the line's height is the bound plus the skew of the largest timestamp seen).
+On a long run the timeline is one thick diagonal; subtracting it keeps the lesson (Akidau,
+*Streaming Systems*, ch. 2–3: processing-time lag and event-time skew). x: processing time;
+y: processing time − event time (the element's *skew*); elements coloured and shaped by fate
+(``fates.element_fates``), binned above ``max_points``. The black line is the watermark lag,
+processing time − the operator's watermark: an element is late (timestamp ≤ the watermark)
+exactly when it lies on or above it, since ``ts <= W`` ⇔ ``t - ts >= t - W``. MIN and MAX
+have no finite lag: the line starts at the first finite watermark and stops at MAX. The
+watermark generator mirrored: Flink's ``BoundedOutOfOrdernessWatermarks``.
 """
 
 from __future__ import annotations
@@ -37,8 +24,11 @@ from winviz.viz.fates import element_detail_lists, element_fate_columns
 from winviz.viz.labels import crosses
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.trace_view import Columns, TraceInputError, TraceView, open_trace
+from winviz.viz.trace_view import TraceInputError, TraceView, open_trace
 from winviz.viz.validation import check_size
+
+WIDE = 2**62
+"""Processing times beyond ±WIDE: skews and lags as exact Python ints (int64 could wrap)."""
 
 
 @palette.public_chart("skew_chart")
@@ -50,13 +40,10 @@ def skew_chart(
     width: int = palette.WIDTH,
     height: int = palette.HEIGHT,
 ) -> spec.ChartDict:
-    """Each element's event-time skew (processing time − event time) against processing
-    time, coloured by fate, under the watermark lag (see the module docstring).
-
-    ``trace``: a Trace, its ``to_pandas()`` frame, or a JobExecutionResult. ``operator``: the
-    window operator (default: the first). ``max_points``: elements drawn one by one up to this
-    many, binned above (≤ 5,000). Input that cannot be drawn gives a message card
-    (``usermeta.winviz.status == "message"``)."""
+    """Each element's event-time skew against processing time, coloured by fate, under the
+    watermark lag (see the module docstring). ``trace``: a Trace, its ``to_pandas()`` frame,
+    or a JobExecutionResult; ``operator``: the window operator (default: the first);
+    ``max_points``: elements drawn one by one up to this many, binned above (≤ 5,000)."""
     if not 1 <= max_points <= scale.ROW_LIMIT:
         raise ValueError(f"max_points must be in 1..{scale.ROW_LIMIT}, got {max_points}")
     check_size(width, height)
@@ -64,73 +51,64 @@ def skew_chart(
     return _skew(view, pick_operator(view, operator), max_points, width, height)
 
 
-def element_skews(view: TraceView, operator: str, *, details: bool = True) -> pd.DataFrame:
-    """``fates.element_fates`` of ``operator`` with exact ints: seq, proc_time, ts, skew
-    (proc_time − ts), watermark (the one the element met), fate, key, value. Elements without
-    a drawable timestamp (none, MIN, MAX) are left out. ``details=False`` leaves out key and
-    value (their texts are only needed for elements drawn one by one, not binned)."""
-    fates, procs, stamps, keep = _drawable(view, operator)
-    seqs = fates["seq"][keep]
-    procs_k, stamps_k = procs[keep], stamps[keep]
-    # int64 columns when every skew fits (always, unless a processing time is near the long
-    # range's ends), else exact Python ints
-    exact = not len(procs_k) or (int(procs_k.max()) <= 2**62 and int(procs_k.min()) >= -(2**62))
-    columns: dict[str, Any] = {
-        "seq": seqs,
-        "proc_time": procs_k if exact else pd.Series(procs_k.tolist(), dtype=object),
-        "ts": stamps_k if exact else pd.Series(stamps_k.tolist(), dtype=object),
-        "watermark": pd.Series(view.column("watermark", seqs), dtype=object),
-        "fate": pd.Series(fates["fate"][keep], dtype=object),
-    }
-    if details:
-        d = element_detail_lists(view, seqs)
-        columns["key"], columns["value"] = object_array(d["key"]), object_array(d["value"])
-    if exact:
-        columns["skew"] = procs_k - stamps_k
-    else:
-        columns["skew"] = pd.Series(
-            [p - t for p, t in zip(procs_k.tolist(), stamps_k.tolist(), strict=True)],
-            dtype=object,
-        )
-    return pd.DataFrame(columns)  # one frame (a column added to it later costs more)
-
-
-def _drawable(view: TraceView, operator: str) -> tuple[Columns, np.ndarray, np.ndarray, np.ndarray]:
-    """The elements of ``operator`` (``fates.element_fate_columns``), their processing times
-    and timestamps (int64), and which of them the chart draws: those with a processing time
-    and a drawable timestamp (not none, MIN or MAX)."""
+def _elements(view: TraceView, operator: str) -> dict[str, Any]:
+    """The elements of ``operator`` the chart draws (``fates.element_fate_columns``; those
+    with a processing time and a timestamp within ±2**53) as arrays: seq, proc_time, ts (int64),
+    skew (int64, or exact Python ints beyond ``WIDE``), fate, fate_code; and ``wide``."""
     fates = element_fate_columns(view, operator)
     stamps, has_ts = view.ints("ts", fates["seq"])
     procs, has_proc = view.ints("proc_time", fates["seq"])
     keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
-    return fates, procs, stamps, keep
+    procs, stamps = procs[keep], stamps[keep]
+    wide = bool(len(procs)) and (int(procs.max()) > WIDE or int(procs.min()) < -WIDE)
+    pairs = zip(procs.tolist(), stamps.tolist(), strict=True)
+    return {
+        "seq": fates["seq"][keep],
+        "proc_time": procs,
+        "ts": stamps,
+        "skew": object_array([p - t for p, t in pairs]) if wide else procs - stamps,
+        "fate": fates["fate"][keep],
+        "fate_code": fates["fate_code"][keep],
+        "wide": wide,
+    }
+
+
+def element_skews(view: TraceView, operator: str) -> pd.DataFrame:
+    """The elements the chart draws as a frame: seq, proc_time, ts, skew (proc_time − ts),
+    fate, watermark (the one the element met), key and value (texts)."""
+    e = _elements(view, operator)
+    details = element_detail_lists(view, e["seq"])
+    return pd.DataFrame(
+        {
+            **{c: e[c] for c in ("seq", "proc_time", "ts", "skew", "fate")},
+            "watermark": pd.Series(view.column("watermark", e["seq"]), dtype=object),
+            "key": object_array(details["key"]),
+            "value": object_array(details["value"]),
+        }
+    )
 
 
 def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
-    """The watermark lag as (part, processing time, lag) vertices: from each finite watermark
-    w_i at t_i, (t_i, t_i − w_i) rising to (t_{i+1}, t_{i+1} − w_i) just before the next
-    record; the last finite one is held to ``t_end``. MIN and MAX break the line (a new
-    ``part``), and so does a restart (the clock goes back to the checkpoint's and the
-    watermark to MIN: the step before it ends at its own time)."""
+    """The watermark lag of ``steps`` (proc_time, watermark) as (part, processing time, lag)
+    vertices (``_lag_array``)."""
     lags = _lag_array(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
     return [tuple(v) for v in lags.tolist()]
 
 
 def _lag_array(procs: list[Any], marks: list[Any], t_end: int) -> np.ndarray:
-    """``lag_vertices`` of the steps' processing times and watermarks, one row (part,
-    processing time, lag) each, computed over whole columns: int64 (exact Python ints in an
-    object array when a processing time is beyond ±2**62, where a lag could overflow)."""
+    """The watermark lag, one row (part, processing time, lag) per vertex: from each finite
+    watermark w_i at t_i, (t_i, t_i − w_i) rising to (t_{i+1}, t_{i+1} − w_i) just before the
+    next record, the last held to ``t_end``. MIN and MAX start a new ``part``, and so does a
+    restart (the watermark goes to MIN). int64, or exact Python ints beyond ``WIDE``."""
     n = len(procs)
     times = [int(t) for t in procs]
-    wide = max(map(abs, [t_end, *(times and [max(times), min(times)])])) > 2**62
+    wide = max(map(abs, [t_end, *(times and [max(times), min(times)])])) > WIDE
     dtype: Any = object if wide else np.int64
     t = np.array(times, dtype=dtype)
-    # each step's line rises to just before the next record (the last: to t_end)
     until = np.empty(n, dtype=dtype)
     until[:-1] = np.maximum(t[1:], t[:-1])
     if n:
         until[-1] = max(times[-1], t_end)
-    # MIN, MAX (and anything off the chart) break the line: a new part after each
     finite = np.fromiter(
         (w is not None and -palette.EXACT <= w <= palette.EXACT for w in marks), bool, n
     )
@@ -152,46 +130,12 @@ def skew_of_view(
     *,
     chosen: str | None = None,
 ) -> spec.ChartDict:
-    """The skew chart of an opened trace (``timeline(view="skew")`` / ``view="auto"``);
-    ``chosen``: why the timeline drew it instead (the first subtitle line). Input that cannot
-    be drawn gives the skew chart's message card."""
+    """The skew chart of an opened trace (``timeline(view="skew")``); ``chosen``: why the
+    timeline drew it instead (the first subtitle line). Bad input gives its message card."""
     try:
         return _skew(view, operator, max_points, width, height, chosen)
     except TraceInputError as exc:
         return palette.input_card(exc, chart="skew_chart")
-
-
-class _Binned:
-    """The elements of a skew chart that bins them (more than ``max_points``), as arrays: the
-    common fate first (``_elements_layer``'s order), exact int64 processing times and skews,
-    fates. What ``element_skews`` gives for them, without the frame (``_binned_elements``)."""
-
-    def __init__(
-        self, procs: np.ndarray, skews: np.ndarray, fates: np.ndarray, codes: np.ndarray
-    ) -> None:
-        self.procs, self.skews, self.fates = procs, skews, fates
-        self.codes = codes  # each fate's position in palette.FATES
-
-    def __len__(self) -> int:
-        return len(self.procs)
-
-
-def _binned_elements(view: TraceView, op: str, max_points: int) -> _Binned | None:
-    """The elements of ``element_skews(view, op)`` when there are more than ``max_points``
-    and every skew is an int64 (processing times within ±2**62): the chart bins them, so
-    their watermarks, keys and values are not read. Else None (``element_skews``' frame)."""
-    fates, procs, stamps, keep = _drawable(view, op)
-    n = int(keep.sum())
-    if n <= max_points:
-        return None
-    procs, stamps = procs[keep], stamps[keep]
-    if int(procs.max()) > 2**62 or int(procs.min()) < -(2**62):
-        return None
-    codes = fates["fate_code"][keep]
-    # the common fate first, so the rarer ones (the point of the lesson) are drawn on top
-    order = np.argsort(codes != 0, kind="stable")
-    procs, stamps = procs[order], stamps[order]
-    return _Binned(procs, procs - stamps, fates["fate"][keep][order], codes[order])
 
 
 def _skew(
@@ -202,121 +146,73 @@ def _skew(
     height: int,
     chosen: str | None = None,
 ) -> spec.ChartDict:
-    elements: pd.DataFrame | _Binned | None = _binned_elements(view, op, max_points)
-    details = None  # (element_detail_lists of the elements drawn one by one)
-    if elements is None:
-        # key and value texts only for elements drawn one by one (tooltips), not when binned
-        elements = element_skews(view, op, details=False)
-        if len(elements) <= max_points:
-            details = element_detail_lists(view, elements["seq"].to_numpy())
-    if not len(elements):
+    e = _elements(view, op)
+    procs, skew, n = e["proc_time"], e["skew"], len(e["seq"])
+    if not n:
         raise TraceInputError(
             f"No element with a timestamp reached {op!r}. The skew chart places elements by "
             "processing time − event time; assign timestamps (WatermarkStrategy) first."
         )
-    if isinstance(elements, _Binned):
-        procs, skew, fates = elements.procs, elements.skews, elements.fates
-        rows = view.select("watermark", operator=op)  # (watermark_steps of the operator)
-        t_end = int(procs.max())
-        lags = _lag_array(
-            view.column("proc_time", rows).tolist(), view.column("watermark", rows).tolist(), t_end
-        )
-    else:
-        procs, skew, fates = elements["proc_time"], elements["skew"], elements["fate"]
-        t_end = int(procs.max())
-        steps = watermark_steps.watermark_steps(view)
-        steps = steps[steps["operator"] == op]
-        lags = _lag_array(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
+    rows = view.select("watermark", operator=op)
+    steps = (view.column("proc_time", rows).tolist(), view.column("watermark", rows).tolist())
+    lags = _lag_array(*steps, int(procs.max()))
     drawn = len(lags)
     if len(lags) > scale.ROW_LIMIT:  # the true vertices' extremes per time bin (M4)
         keep, bins = scale.keep_extremes(lags[:, 1], lags[:, 2], lags[:, 0], scale.ROW_LIMIT)
         lags = lags[keep]
     vertices = lags.tolist()  # (part, processing time, lag) each
-    # (the axis of every value is the axis of their drawable extent, see scale.extent)
     x = palette.time_axis("processing time", [*scale.extent(procs), *(v[1] for v in vertices)])
     skews = [int(skew.min()), int(skew.max()), *(v[2] for v in vertices)]
     lo, hi = min(skews), max(skews)
     pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
     y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
 
-    if isinstance(elements, _Binned):
-        n = np.bincount(elements.codes, minlength=len(palette.FATES)).tolist()
-        counts = {fate: n[i] for i, fate in enumerate(palette.FATES) if n[i]}
-    else:
-        counts = fates.value_counts().to_dict()
+    counts = np.bincount(e["fate_code"], minlength=len(palette.FATES)).tolist()
     notes = [] if chosen is None else [chosen]
-    notes += [
-        f"operator {op!r}: {len(elements):,} elements: "
-        + ", ".join(f"{counts[f]:,} {f}" for f in palette.FATES if f in counts),
+    notes.append(
+        f"operator {op!r}: {n:,} elements: "
+        + ", ".join(f"{c:,} {f}" for f, c in zip(palette.FATES, counts, strict=True) if c)
+    )
+    left_out = len(element_fate_columns(view, op)["seq"]) - n
+    if left_out:
+        notes.append(
+            f"{left_out:,} element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, "
+            "beyond ±2^53 ms) has no skew to draw"
+        )
+    notes.append(
         "black line: the watermark's lag (processing time − watermark); an element on or "
-        "above it has timestamp ≤ watermark: it is late",
-    ]
+        "above it has timestamp ≤ watermark: it is late"
+    )
     if len(vertices) < drawn:
         notes.append(
             f"watermark lag line thinned: {len(vertices):,} of its {drawn:,} vertices, each of "
             f"{bins:,} time bins keeping its first, last, lowest and highest (its peaks are "
             "the true ones)"
         )
-    left_out = len(element_fate_columns(view, op)["seq"]) - len(elements)
-    if left_out:  # (element_skews: no timestamp, or MIN / MAX / beyond ±2**53: no finite skew)
-        notes.insert(
-            len(notes) - 1,
-            f"{left_out:,} element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, "
-            "beyond ±2^53 ms) has no skew to draw",
-        )
-    for r in watermark_steps.restarts(view):
+    restarts = watermark_steps.restarts(view)
+    for r in restarts:
         notes.append(
             f"at {x.fmt(r.proc_time)} the job restarted from "
             + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
             + ": the clock went back and the watermark to MIN (the lag line breaks there)"
         )
-    if isinstance(elements, pd.DataFrame):
-        before = _before_a_step(elements, steps)
+    if n <= max_points or e["wide"]:
+        before = _before_a_step(view, e, *steps)
         if before:
             notes.append(
                 f"{before:,} element(s) arrived at the processing time of a watermark step, "
                 "before it: the line there is the new watermark's lag, their colour the "
                 "watermark they met"
             )
-    if isinstance(elements, _Binned):
-        points = _binned(
-            elements.procs, elements.skews, elements.fates, x, y, max_points, notes, elements.codes
-        )
-    else:
-        again = _read_again(view, elements, details)
-        points = _elements_layer(elements, x, y, max_points, notes, again, details)
-    layers = [_lag_layer(vertices, x, y), points]
-    if isinstance(points, tuple):  # (the elements, those read again after a restart)
-        layers[1:] = points
-    if vertices:
-        layers.append(_lag_label_layer(vertices, procs, skew, x, y, width, height))
+    layers = [_lag_layer(vertices, x, y), *_elements_layers(view, e, x, y, max_points, notes)]
+    if vertices:  # the "watermark lag" label, off the elements and the line
+        ex, ey = np.asarray(procs, dtype=np.float64), np.asarray(skew, dtype=np.float64)
+        (at, lag), (align, baseline, dy) = _lag_label_place(vertices, ex, ey, x, y, width, height)
+        label = [{"kind": "label", "x": x.clip(at)[0], "y": lag, "text": "watermark lag"}]
+        style = {"align": align, "baseline": baseline, "dy": dy}
+        layers.append(spec.text_layer(label, axes.xy(x, y), color=palette.INK, **style))
     chart = {"layer": layers, "width": width, "height": height}
     return palette.finish(chart, name="skew_chart", notes=notes, heading="Event-time skew")
-
-
-def _lag_label_layer(
-    vertices: list[list[Any]],
-    procs: Any,
-    skew: Any,
-    x: TimeAxis,
-    y: TimeAxis,
-    width: int,
-    height: int,
-) -> spec.ChartDict:
-    """The "watermark lag" label, on the lag line where it is off the elements and the other
-    marks (``_lag_label_place``)."""
-    (at, lag), (align, baseline, dy) = _lag_label_place(
-        vertices, np.asarray(procs, dtype=np.float64), np.asarray(skew, dtype=np.float64),
-        x, y, width, height,
-    )  # fmt: skip
-    return spec.text_layer(
-        [{"kind": "label", "x": x.clip(at)[0], "y": lag, "text": "watermark lag"}],
-        axes.xy(x, y),
-        color=palette.INK,
-        align=align,
-        baseline=baseline,
-        dy=dy,
-    )
 
 
 LABEL_PLACES = tuple(
@@ -338,16 +234,11 @@ def _lag_label_place(
     width: int,
     height: int,
 ) -> tuple[tuple[int, int], tuple[str, str, int]]:
-    """The line's "watermark lag" label: at its last vertex above the line, else the first
-    place (``LABEL_PLACES``, at the last vertices backwards and the middles of the segments
-    between them) where its box crosses neither the line itself nor an element mark and
-    stays on the plot (issue 26: it lay over elements, then the line's last vertical ran
-    through it); else the place crossing the fewest line segments, then elements. Per place
-    tried (at most 16 × 79) one vectorised count of the elements across its box (a slice of
-    them sorted by x), then ``labels.crosses`` of the line's segments near it
-    (``_Segments``), stopped once they are more than the best place's: a count beyond that
-    cannot change the choice (the same place as counting everything, 20–100k events: ~10×
-    faster)."""
+    """The "watermark lag" label's point (processing time, lag) and place (``LABEL_PLACES``):
+    tried at the last 40 vertices backwards and the middles of the segments between them, the
+    first place on the plot whose box crosses no line segment and no element, else the one
+    crossing the fewest segments, then elements. A place's count of segments stops once it
+    exceeds the best so far (a count beyond cannot change the choice)."""
     sx, sy = width / max(1, x.hi - x.lo), height / max(1, y.hi - y.lo)
     ex, ey = (procs - x.lo) * sx, height - (skews - y.lo) * sy
     line = _Segments(_line_segments(vertices, x, y, sx, sy, height))
@@ -443,8 +334,7 @@ def _line_segments(
 
 
 class _Segments:
-    """Line segments in pixels (x1, y1, x2, y2 rows), with their bounding boxes, in their
-    order: for counting those that run through a label's box."""
+    """Line segments in pixels (x1, y1, x2, y2 rows) and their bounding boxes."""
 
     def __init__(self, rows: np.ndarray, bounds: list[np.ndarray] | None = None) -> None:
         self.rows = rows
@@ -460,18 +350,15 @@ class _Segments:
         return (x_lo < right) & (x_hi > left) & (y_lo < bottom) & (y_hi > top)
 
     def near(self, box: tuple[float, float, float, float]) -> _Segments:
-        """Those whose bounding box overlaps ``box`` (left, top, right, bottom); all of them
-        when one of its sides is not finite (a first sieve for the boxes inside it,
-        ``_around``)."""
+        """Those whose bounding box overlaps ``box`` (all when a side of it is not finite)."""
         if not all(math.isfinite(side) for side in box):
             return self
         keep = self._meeting(box)
         return _Segments(self.rows[keep], [b[keep] for b in self.bounds])
 
     def across(self, box: tuple[float, float, float, float], most: int | None = None) -> int:
-        """How many run through ``box`` (left, top, right, bottom): ``labels.crosses`` of
-        each that its bounding box does not rule out. ``most``: stop counting past it (the
-        count returned is then ``most + 1``)."""
+        """How many run through ``box`` (``labels.crosses``); ``most``: stop counting past it
+        (the count returned is then ``most + 1``)."""
         n = 0
         for row in self.rows[self._meeting(box)].tolist():
             if crosses(tuple(row), box):
@@ -482,8 +369,7 @@ class _Segments:
 
 
 def _around(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
-    """The smallest box (left, top, right, bottom) around all of ``boxes`` (not finite when
-    one of their sides is not)."""
+    """The smallest box around all of ``boxes`` (not finite when one of their sides is not)."""
     if not all(math.isfinite(side) for box in boxes for side in box):
         return (math.nan,) * 4
     return (
@@ -494,26 +380,18 @@ def _around(boxes: list[tuple[float, float, float, float]]) -> tuple[float, floa
     )
 
 
-def _segments_across(segments: np.ndarray, box: tuple[float, float, float, float]) -> int:
-    """How many of the ``segments`` (x1, y1, x2, y2 rows) run through ``box`` (left, top,
-    right, bottom): ``labels.crosses`` of each that its bounding box does not rule out."""
-    return _Segments(segments).across(box)
-
-
-def _before_a_step(elements: pd.DataFrame, steps: pd.DataFrame) -> int:
+def _before_a_step(view: TraceView, e: dict[str, Any], procs: list[Any], marks: list[Any]) -> int:
     """How many elements the line's rule ("on or above it: late") misjudges: those that
-    arrived at a processing time where the watermark then advanced (records in seq order), so
-    that the watermark they met is not the one whose lag the line shows there, and on the
-    other side of it. ``steps``: the operator's ``watermark_steps``."""
-    if steps.empty or elements.empty:
+    arrived at the processing time of a watermark step before it (the steps' ``procs`` and
+    ``marks``, in seq order), on the other side of the line than the watermark they met."""
+    if not procs:
         return 0
-    procs = np.asarray(steps["proc_time"].tolist(), dtype=object)
-    marks = steps["watermark"].tolist()
-    arrived = np.asarray(elements["proc_time"].tolist(), dtype=object)
-    # each element's step: the last one at or before its arrival (one search for all)
-    at = (np.searchsorted(procs, arrived, side="right") - 1).tolist()
+    arrived = np.asarray(e["proc_time"].tolist(), dtype=object)
+    # each element's step: the last one at or before its arrival
+    at = (np.searchsorted(np.asarray(procs, dtype=object), arrived, side="right") - 1).tolist()
+    met_marks = view.column("watermark", e["seq"]).tolist()
     n = 0
-    for ts, i, met in zip(elements["ts"].tolist(), at, elements["watermark"].tolist(), strict=True):
+    for ts, i, met in zip(e["ts"].tolist(), at, met_marks, strict=True):
         if i < 0 or marks[i] is None or abs(int(marks[i])) > palette.EXACT:
             continue  # no line there (none yet, or MAX: the line stops)
         shown = int(marks[i])
@@ -545,17 +423,14 @@ def _fate_encoding(
     (``spec.tooltips``)."""
     return {
         **axes.xy(x, y),
-        "color": {
-            "field": "fate",
-            "type": "nominal",
-            "title": "element",
-            "scale": {"domain": list(palette.FATES), "range": list(palette.FATE_COLORS)},
-        },
-        "shape": {
-            "field": "fate",
-            "type": "nominal",
-            "title": "element",
-            "scale": {"domain": list(palette.FATES), "range": list(palette.FATE_SHAPES)},
+        **{
+            channel: {
+                "field": "fate",
+                "type": "nominal",
+                "title": "element",
+                "scale": {"domain": list(palette.FATES), "range": list(values)},
+            }
+            for channel, values in (("color", palette.FATE_COLORS), ("shape", palette.FATE_SHAPES))
         },
         "tooltip": spec.tooltips(rows, ["x", "y", "kind"], types),
     }
@@ -570,61 +445,40 @@ BINNED_TYPES = {
 """The types of a binned elements row's tooltip fields (``_binned``: texts, and the count)."""
 
 
-def _read_again(
-    view: TraceView, elements: pd.DataFrame, details: dict[str, list[Any]] | None = None
-) -> list[str | None] | None:
-    """``replay.read_again`` of these elements (None: the job never restarted); ``details``:
-    their ``element_detail_lists`` when read already."""
-    restarts = watermark_steps.restarts(view)
-    if not restarts:
-        return None
-    seqs = elements["seq"].to_numpy()
-    d = element_detail_lists(view, seqs) if details is None else details
-    return replay.read_again(
-        seqs.tolist(), d["source_index"], elements["ts"].tolist(), d["value"], restarts
-    )
-
-
-def _elements_layer(
-    elements: pd.DataFrame,
+def _elements_layers(
+    view: TraceView,
+    e: dict[str, Any],
     x: TimeAxis,
     y: TimeAxis,
     max_points: int,
     notes: list[str],
-    again: list[str | None] | None = None,
-    details: dict[str, list[Any]] | None = None,
-) -> spec.ChartDict | tuple[spec.ChartDict, spec.ChartDict]:
-    """The elements' layer; with ``again`` (each element's ``replay.read_again``) where any
-    was read again after a restart, it and the layer of those (hollow, around the first
-    reading). ``details``: the elements' ``element_detail_lists`` (their key and value
-    texts) when they are drawn one by one (at most ``max_points``); None: they are binned."""
-    # the common fate first, so the rarer ones (the point of the lesson) are drawn on top
-    common = (elements["fate"] == palette.FATES[0]).to_numpy()
-    order = np.argsort(~common, kind="stable")
+) -> list[spec.ChartDict]:
+    """The elements' layer, the common fate first (the rarer ones drawn on top): binned
+    above ``max_points`` (``_binned``); else one mark each, and, where the job restarted,
+    the layer of those read again (``replay``: hollow, around the first reading)."""
+    order = np.argsort(e["fate_code"] != 0, kind="stable")
+    if len(order) > max_points:
+        binned = (e[c][order] for c in ("proc_time", "skew", "fate_code"))
+        return [_binned(*binned, x, y, max_points, notes)]
+    d = element_detail_lists(view, e["seq"])
+    restarts = watermark_steps.restarts(view)
+    again: list[str | None] = [None] * len(order)
+    if restarts:
+        seqs, stamps = e["seq"].tolist(), e["ts"].tolist()
+        again = replay.read_again(seqs, d["source_index"], stamps, d["value"], restarts)
     at = order.tolist()
-    if again is not None:
-        again = [again[i] for i in at]
-    if details is None:  # (more than max_points)
-        elements = elements.iloc[order]
-        return _binned(
-            pd.to_numeric(elements["proc_time"]),
-            pd.to_numeric(elements["skew"]),
-            elements["fate"].to_numpy(),
-            x,
-            y,
-            max_points,
-            notes,
-        )
-    # each column in drawing order (as ``elements.iloc[order]`` would give them)
-    seqs, procs, stamps, skews, marks, fates = (
-        [values[i] for i in at]
-        for values in (
-            elements[c].tolist() for c in ("seq", "proc_time", "ts", "skew", "watermark", "fate")
+    seqs, procs, stamps, skews, marks, fates, keys, values, again = (
+        [column[i] for i in at]
+        for column in (
+            *(e[c].tolist() for c in ("seq", "proc_time", "ts", "skew")),
+            view.column("watermark", e["seq"]).tolist(),
+            e["fate"].tolist(),
+            d["key"],
+            d["value"],
+            again,
         )
     )
-    keys, values = ([d[i] for i in at] for d in (details["key"], details["value"]))
-    # event times and watermarks as dates or ms (the event times' extent says which), each
-    # text written once per distinct value and remembered (``TimeAxis.fmt_all``)
+    # event times and watermarks as dates or ms (the event times' extent says which)
     event = palette.time_axis("event time", [min(stamps), max(stamps)])
     rows = [
         {
@@ -654,38 +508,30 @@ def _elements_layer(
         )
     ]
     mark = {"type": "point", "filled": True, "size": 40, "opacity": 0.85}
-    rows, replayed = replay.split(rows, [None] * len(rows) if again is None else again)
-    layer = spec.layer(rows, mark, _fate_encoding(rows, x, y))
-    if not replayed:
-        return layer
-    notes.append(replay.note(replayed))
-    again_mark = replay.mark(mark, mark["size"])
-    return layer, spec.layer(replayed, again_mark, _fate_encoding(replayed, x, y))
+    rows, replayed = replay.split(rows, again)
+    layers = [spec.layer(rows, mark, _fate_encoding(rows, x, y))]
+    if replayed:
+        notes.append(replay.note(replayed))
+        again_mark = replay.mark(mark, mark["size"])
+        layers.append(spec.layer(replayed, again_mark, _fate_encoding(replayed, x, y)))
+    return layers
 
 
 def _binned(
-    procs: Any,
-    skews: Any,
-    fates: np.ndarray,
+    procs: np.ndarray,
+    skews: np.ndarray,
+    codes: np.ndarray,
     x: TimeAxis,
     y: TimeAxis,
     max_points: int,
     notes: list[str],
-    codes: np.ndarray | None = None,
 ) -> spec.ChartDict:
-    """The elements' layer binned (``scale.bin_points``): their processing times and skews
-    (int64 arrays or numeric Series) and fates, the common fate first; ``codes``: the fates'
-    positions in ``palette.FATES`` when known (``scale.bin_fates``: the same cells)."""
+    """The elements' layer binned (``scale.bin_fates``): their processing times, skews and
+    fates (``codes``: positions in ``palette.FATES``), the common fate first."""
     xs, ys = np.asarray(procs).astype(float), np.asarray(skews).astype(float)
-    if codes is not None:
-        cells, nx, ny = scale.bin_fates(xs, ys, codes, (x.lo, x.hi), (y.lo, y.hi), max_points)
-    else:
-        frame = pd.DataFrame({"x": xs, "y": ys, "fate": pd.Series(fates, dtype=object)})
-        cells, nx, ny = scale.bin_points(
-            frame, "x", "y", "fate", (x.lo, x.hi), (y.lo, y.hi), max_points
-        )
+    cells, nx, ny = scale.bin_fates(xs, ys, codes, (x.lo, x.hi), (y.lo, y.hi), max_points)
     notes.append(
-        f"{len(fates):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
+        f"{len(codes):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
         "of one fate, at their mean position, sized by count"
     )
     # the common fate first, then by count (both descending; ties keep the cells' order)

@@ -1,23 +1,11 @@
-"""Where the timers chart's marks and labels sit, in pixels (``winviz.viz.timers``): one
-placement, in one order, each mark keeping off what is placed before it (``place_marks``):
-
-1. **timer events** side by side by the charts' one rule (``piles``): a few steps right, then
-   left, else counted on the mark at their point (``side_by_side``); with a key dropdown, a
-   picked key's events also among its own marks alone (``_merge_view``);
-2. **the staircase's "watermark" label**, on the first step it can be read on
-   (``watermark_label_off_marks``);
-3. **de-duplicated registrations** ▼ — a registration that found its timer (key, namespace,
-   domain, timestamp) already queued, so it did nothing (Flink's
-   ``InternalTimerServiceImpl.registerEventTimeTimer`` adds to a ``HeapPriorityQueueSet``,
-   which keeps one element per timer; the trace's ``timer_registered`` with
-   ``deduplicated=True``): beside their timestamp's rules, several near one another as one ▼
-   with "×n", where timers crowd in a row above the plot (``dedups_beside``), per key view;
-4. **the timestamp labels**, where they cross nothing (``labels_off_marks``).
-
-What cannot be placed is counted or left to the tooltip, and the subtitle says how many
-(issue 26: no mark hides another). Positions are computed as Vega-Lite draws the panel
-(``labels.Plot``: x across, y up), from the layers' rows; what is on the plot is filed in a
-``Taken``.
+"""Where the timers chart's marks and labels sit, in pixels (``winviz.viz.timers``), placed
+in one order, each keeping off what is placed before it (``place_marks``): the timer events
+side by side (``piles``' rule), the staircase's label, the de-duplicated registrations ▼
+(Flink's ``InternalTimerServiceImpl.registerEventTimeTimer`` adds to a ``HeapPriorityQueueSet``,
+which keeps one element per timer: the trace's ``timer_registered`` with ``deduplicated=True``)
+beside their timestamp's rules, and the timestamp labels. What cannot be placed is counted or
+left to the tooltip, and the subtitle says how many. Positions are computed as Vega-Lite draws
+the panel (``labels.Plot``); what is on the plot is filed in a ``Taken``.
 """
 
 from __future__ import annotations
@@ -39,20 +27,14 @@ from winviz.viz.value_texts import key_texts
 
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
 
-EVENT_STEPS = 4
-"""How many places (``EVENT_PX`` apart) each way a timer event tries beside its point before
-it is counted on the mark there (``piles``)."""
-
-# a registration that found its timer queued: named by what it is (issue 26)
+EVENT_STEPS = 4  # places (``EVENT_PX`` apart) each way an event tries before it is counted
 DEDUP_EVENT = "registration of a timer that already existed (de-duplicated)"
 
 
 @dataclass
 class Placed:
-    """The timers plot's marks, placed (``place_marks``): the timer events' and ▼ rows
-    (``events``), the rings' rows (``rings``: ``piles.ring_layer``), the layers of the ▼'
-    "×n" and of the row above the plot (``dedup_layers``), and the label layers kept (the
-    timestamps', the staircase's)."""
+    """The timers plot's marks, placed: the timer events' and ▼ rows, the rings' rows, the
+    layers of the ▼' "×n" and of the row above the plot, and the label layers kept."""
 
     events: list[dict[str, Any]]
     rings: list[dict[str, Any]]
@@ -74,11 +56,9 @@ def place_marks(
 ) -> Placed:
     """Every mark and label of the timers plot placed, in the module's order: the timer
     events (``points``), the staircase's label (``lines``: the staircase's layers and the
-    diagonal's), the de-duplicated registrations (``dedups``: the timer records and the
-    positions of those de-duplicated; ``extents``: per view, per (domain, x) of a timestamp,
-    its rules' least and greatest dx), the timestamp ``labels``; per view of the key
-    dropdown (``keys``; "": every key), clear of the ``rules`` and marks it draws. The
-    labels every view shows keep off the marks of every view."""
+    diagonal's), the ▼ (``dedups``: the timer records and the positions of those
+    de-duplicated; ``extents``: ``timers._extents``), the timestamp ``labels``; per view of
+    the key dropdown (``keys``; "": every key), clear of the ``rules`` and marks it draws."""
     px = plot[2]
     staircase, diagonal = lines
     events, rings, boxes = side_by_side(points, px, notes, keys)
@@ -88,7 +68,7 @@ def place_marks(
         if layer
         for seg in line_segments(spec.rows(layer[0]), px, by)
     ]
-    every: list[Box] = []  # (the boxes every view shows: the staircase's label)
+    every: list[Box] = []  # the boxes every view shows
 
     def drawn(key: str | None) -> tuple[list[tuple[Segment, bool]], list[Box]]:
         """The segments and boxes drawn when the dropdown shows ``key`` (""/None: every key)."""
@@ -100,13 +80,11 @@ def place_marks(
     label = watermark_label_off_marks(staircase[2:], px, marks, on_plot, vertices)
     every += marks[-1:] if label else []
     dedup_rows, layers = dedup_layers(*dedups, extents, plot, drawn, keys, notes)
-    marks += placed_boxes(dedup_rows, px)
+    marks += [b for r in dedup_rows for b in dedup_boxes(*_at(r, px), r["registrations"])]
     if labels:
         labels = labels_off_marks(labels, px, marks, on_plot, extents[""], notes)
     return Placed(events + dedup_rows, rings, layers, labels, label)
 
-
-# -- boxes and what is taken -----------------------------------------------------------------
 
 Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
 
@@ -114,9 +92,8 @@ CELL_PX = 16  # the x cells the boxes and segments are filed under
 
 
 class Taken:
-    """Boxes (marks, texts) and segments (rules, lines) already on the plot, filed by cell
-    (boxes by x and y cell, segments by x cell): whether a new box overlaps a box or is
-    crossed by a segment."""
+    """Boxes (marks, texts) and segments (rules, lines) on the plot, filed by cell (boxes by
+    x and y cell, segments by x cell)."""
 
     def __init__(self) -> None:
         self.boxes: dict[tuple[int, int], list[Box]] = {}
@@ -133,8 +110,8 @@ class Taken:
             self.boxes.setdefault(c, []).append(box)
 
     def add_segment(self, seg: Segment, rule: bool = True) -> None:
-        """A segment: of a timer's rule (``rule``), or of a line a mark may lie on (the
-        watermark's: a ▼ on its 1.5 px line is seen; a text crossed by it is not read)."""
+        """A segment of a timer's rule (``rule``), or of a line a mark may lie on but no
+        text."""
         around = (
             min(seg[0], seg[2]),
             min(seg[1], seg[3]),
@@ -146,8 +123,7 @@ class Taken:
 
     @classmethod
     def of(cls, lines: list[tuple[Segment, bool]], boxes: list[Box]) -> Taken:
-        """What is on the plot: ``lines`` (each segment, and whether it is a rule's) and
-        ``boxes``."""
+        """``lines`` (each segment, and whether it is a rule's) and ``boxes``."""
         out = cls()
         for seg, rule in lines:
             out.add_segment(seg, rule)
@@ -162,8 +138,7 @@ class Taken:
         return out
 
     def near(self, area: Box) -> tuple[list[Box], list[tuple[Segment, bool]]]:
-        """The boxes and segments filed in ``area``'s cells: all that a box inside it may meet
-        (``clear``)."""
+        """The boxes and segments a box inside ``area`` may meet (``clear``)."""
         boxes = dict.fromkeys(b for c in self._cells2(area) for b in self.boxes.get(c, ()))
         left, top, right, bottom = area
         segs = dict.fromkeys(
@@ -171,7 +146,7 @@ class Taken:
             for c in self._cells(area[0], area[2])
             for s, rule, around in self.segments.get(c, ())
             if around[0] <= right and left <= around[2] and around[1] <= bottom and top <= around[3]
-        )  # (filed by x cell: those whose box reaches or touches the area)
+        )
         return list(boxes), list(segs)
 
     def free(self, box: Box, mark: bool = False) -> bool:
@@ -184,8 +159,8 @@ def clear(
     box: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], mark: bool = False
 ) -> bool:
     """Whether ``box`` overlaps none of ``boxes`` and is crossed by none of ``segments`` (a
-    ``mark``'s box: by no rule). One that meets it is moved first in its list: the next box
-    tried, a pixel on, likely meets it too."""
+    ``mark``'s box: by no rule). One that meets it is moved first in its list (the next box
+    tried likely meets it too)."""
     for at, b in enumerate(boxes):
         if overlaps(box, b):
             boxes[0], boxes[at] = b, boxes[0]
@@ -202,13 +177,11 @@ def _bounds(boxes: list[Box]) -> Box:
             max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
 
 
-RULE_HALF_PX = 1.5
-"""Half a timer rule's width (2.5 px), and a little: a rule this near a box's edge touches it."""
+RULE_HALF_PX = 1.5  # half a timer rule's width (2.5 px), and a little
 
 
 def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
-    """The timer rules drawn, in pixels: each a vertical segment, widened to a thin box's two
-    edges (``RULE_HALF_PX`` either side) so that a box it touches counts as crossed."""
+    """The timer rules in pixels: each as two vertical segments ``RULE_HALF_PX`` either side."""
     out = []
     for r in rules:
         cx, top, bottom = px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y2"]), px.py(r["y"])
@@ -218,8 +191,7 @@ def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
 
 
 def line_segments(rows: list[dict[str, Any]], px: Plot, by: str) -> list[Segment]:
-    """A line layer's segments in pixels: consecutive rows (in ``i`` order, if any) of one
-    ``by`` value (a line drawn per value)."""
+    """A line layer's segments in pixels: consecutive rows (in ``i`` order) of one ``by``."""
     ordered = sorted(rows, key=lambda r: (str(r.get(by, "")), r.get("i", 0)))
     out = []
     for a, b in pairwise(ordered):
@@ -229,7 +201,7 @@ def line_segments(rows: list[dict[str, Any]], px: Plot, by: str) -> list[Segment
 
 
 def _at(row: dict[str, Any], px: Plot) -> tuple[float, float]:
-    """Where a row's mark is drawn, in pixels: its x, y and ``dx``."""
+    """Where a row's mark is drawn, in pixels."""
     return px.px(row["x"]) + row.get("dx", 0.0), px.py(row["y"])
 
 
@@ -243,30 +215,19 @@ def _inside(box: Box, px: Plot) -> bool:
     return box[0] >= 0 and box[1] >= 0 and box[2] <= px.width and box[3] <= px.height
 
 
-RING_HALF_PX = EVENT_PX * 3**0.5 / 2 + 1
-"""Half the side of a ring's box (``piles.ring_layer``: three times a mark's area)."""
-
-
-# -- 1. timer events, side by side (per view of the key dropdown) ----------------------------
+RING_HALF_PX = EVENT_PX * 3**0.5 / 2 + 1  # half a ring's side: three times a mark's area
 
 
 def side_by_side(
     points: list[dict[str, Any]], px: Plot, notes: list[str], keys: list[str] = ()
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[Box]]]:
-    """Timer events at one point (a de-duplicated registration at its timer's registration, a
-    timer registered and fired at one time) drawn side by side by the charts' one rule
-    (``piles.side_by_side``: a few ``EVENT_PX`` steps right, then left, on the panel; each
-    row's ``dx``, its x / y stay the trace's times); events of a pile too deep for that are
-    counted on the mark at their point (its ``also here``, and a ring: ``piles.rings``) and
-    not drawn. The subtitle says how many moved and how many were counted.
-
-    With a key dropdown (``keys``), a key picked shows its marks where every key's view
-    ("") draws them, and its other events — counted there on a mark of any key — placed again
-    among its own: drawn beside them, or counted on one of its own. So it shows every event
-    of its own, none counted on a mark it hides (issue 26). A row alike in both views is
-    written once; else each gets the ``view`` (dropdown value) that shows it. Returns the
-    event rows, the ring rows and, per view ("" and each key), the boxes of the events and
-    rings it draws."""
+    """Timer events at one point drawn side by side by the charts' one rule
+    (``piles.side_by_side``: each row's ``dx``); those of a pile too deep are counted on the
+    mark at their point (its ``also here``, and a ring) and not drawn; the subtitle says how
+    many. With a key dropdown (``keys``), each key's view places its own events again among
+    its own marks, so it shows every event of its own; a row alike in both views is written
+    once, else each gets the ``view`` (dropdown value) that shows it. Returns the event rows,
+    the ring rows and, per view ("" and each key), the boxes it draws."""
     for r in points:  # right of the rightmost rule would leave the plot: left of the leftmost
         d = r.get("dx", 0.0)
         if d > 0 and px.px(r["x"]) + d + EVENT_PX / 2 > px.width:
@@ -296,8 +257,8 @@ def side_by_side(
 def _placed(
     points: list[dict[str, Any]], px: Plot, notes: list[str], tally: bool = False
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``points`` placed side by side on a grid of their own: the rows drawn (each with its
-    ``also here`` when some were counted, or ``tally``) and the rings'."""
+    """``points`` placed side by side on a grid of their own: the rows drawn
+    (each with its ``also here`` when some were counted, or ``tally``) and the rings'."""
     places = [_at(r, px) for r in points]
     grid = piles.Grid(EVENT_PX, reach=EVENT_PX / 2)  # (centres nearer than half a mark)
     placed = piles.side_by_side(
@@ -311,9 +272,8 @@ def _placed(
 
 
 def _merge_view(shared: list[dict[str, Any]], own: list[dict[str, Any]], key: str) -> None:
-    """Rows of ``key``'s view (``own``) into the rows of every key's (``shared``): one placed
-    alike in both stays one row (shown in both: its ``key``); else the shared one is shown
-    for every key alone (``view`` ""), and ``key``'s own row for ``key`` (``view``)."""
+    """Rows of ``key``'s view (``own``) into every key's (``shared``): a row
+    alike in both stays one; else the shared one gets ``view`` "" and ``key``'s own ``view`` key."""
     alike = {frozenset(r.items()) for r in own}
     same = set()
     for r in shared:
@@ -332,10 +292,7 @@ def _boxes(rows: list[dict[str, Any]], rings: list[dict[str, Any]], px: Plot) ->
     ]
 
 
-# -- 2. and 4. the labels --------------------------------------------------------------------
-
-WATERMARK_STEPS_TRIED = 40
-"""How many of the staircase's vertical steps, from its first, the "watermark" label tries."""
+WATERMARK_STEPS_TRIED = 40  # the staircase's vertical steps the "watermark" label tries
 
 
 def watermark_label_off_marks(
@@ -345,12 +302,10 @@ def watermark_label_off_marks(
     lines: list[tuple[Segment, bool]],
     vertices: list[dict[str, Any]],
 ) -> list[spec.ChartDict]:
-    """The staircase's "watermark" label (vertical, right of a step: its row's x, y the
-    step's middle) at the first of its vertical steps (``vertices``: the staircase line's
-    rows, in order; at most ``WATERMARK_STEPS_TRIED``) where it crosses no timer event,
-    label or ▼ (``marks``) and no rule or line (``lines``: the staircase too, whose next step
-    may run through it), its box then added to ``marks``; else left out (the subtitle names
-    the black staircase)."""
+    """The staircase's "watermark" label at the first of its vertical steps
+    (``vertices``: the line's rows in order; at most ``WATERMARK_STEPS_TRIED``) where it lies
+    on the plot clear of ``marks`` and ``lines``, its box then added to ``marks``; else left
+    out (the subtitle names the black staircase)."""
     if not layers:
         return []
     row = spec.rows(layers[0])[0]
@@ -372,14 +327,14 @@ def watermark_label_off_marks(
 
 
 def _first_free(spots: Iterable[tuple[Any, Box]], taken: Taken, px: Plot) -> Any:
-    """The first of ``spots`` (a place and its box) whose box lies on the plot and is
-    ``taken.free``, else None."""
+    """The first of ``spots`` (a place, its box) whose box is on the plot
+    and free, else None."""
     return next(((at, box) for at, box in spots if _inside(box, px) and taken.free(box)), None)
 
 
 LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
-"""Where along its rule (from registration, 0, to end, 1) a timestamp label tries to sit:
-the middle first, then a twentieth of the way farther each, below before above."""
+"""Where along its rule (0: registration, 1: end) a timestamp label tries to sit: the middle
+first, then a twentieth farther each, below before above."""
 
 LABEL_FONT, LABEL_GAP = 9, 3  # the timestamp labels' size and their gap to their rule
 
@@ -392,14 +347,12 @@ def labels_off_marks(
     extents: dict[Any, tuple[float, float]],
     notes: list[str],
 ) -> list[spec.ChartDict]:
-    """The timestamp labels (vertical), each at the first place — left of its timestamp's
-    leftmost rule, then right of its rightmost (where the ▼ go first; ``extents``: per row's
-    ``group``, the rules' least and greatest dx); at the middle of its first timer's rule
-    (``span``: its two ends), else nearer one of its ends (``LABEL_SPOTS``) — where it lies
-    on the plot and crosses no timer event or ▼ (``marks``), no rule or line (``lines``) and
-    no label kept before it; the others are left to the tooltip (the subtitle says how
-    many). Rows keep their x, y, dx and
-    text; the boxes of those kept are added to ``marks``."""
+    """The timestamp labels (vertical), each at the first place — left of
+    its timestamp's leftmost rule, then right of its rightmost (``extents``: per ``group``,
+    the rules' least and greatest dx), along its first timer's rule (``span``) at
+    ``LABEL_SPOTS`` — on the plot clear of ``marks``, ``lines`` and the labels kept before
+    it; the others are left to the tooltip (the subtitle says how many). The boxes of those
+    kept are added to ``marks``."""
     taken = Taken.of(lines, marks)
     kept, left_out = [], 0
     for row in spec.rows(layers[0]):
@@ -425,14 +378,11 @@ def labels_off_marks(
 
 
 def _vertical_text_box(row: dict[str, Any], px: Plot) -> Box:
-    """The box of a timestamp label (turned 270°, centred on its point, its baseline
-    ``LABEL_GAP`` px left; the glyphs' extent across: the font size less a pixel of
-    leading)."""
+    """The box of a timestamp label (turned 270°, centred on its point,
+    its baseline ``LABEL_GAP`` px left)."""
     (cx, cy), half = _at(row, px), 0.3 * LABEL_FONT * len(row["text"])
     return (cx - LABEL_GAP - LABEL_FONT, cy - half, cx - LABEL_GAP - 1, cy + half)
 
-
-# -- 3. de-duplicated registrations ----------------------------------------------------------
 
 COUNT_FONT = 9  # the "×n" of a ▼ standing for several registrations
 
@@ -447,12 +397,11 @@ def dedup_bins(
     px: Plot,
     by_key: set[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The de-duplicated registrations (``dedup``: their positions in ``records``) in bins:
-    those of one (domain, timestamp) — and key, for the keys ``by_key`` only, if given —
-    whose processing times fall in one ``EVENT_PX`` row of the plot (one ▼ would cover the
-    others) — twice as tall rows while there are more bins than rows a layer may hold. Per
-    bin, in order of its first registration: its group (domain, x), x, y (of its first), n,
-    first / last processing time, keys, domain, the timestamp's text and the first's seq."""
+    """The de-duplicated registrations (``dedup``: positions in ``records``)
+    in bins: those of one (domain, timestamp) — and key, for the keys ``by_key`` only, if
+    given — in one ``EVENT_PX`` row of the plot (twice as tall while there are more bins than
+    a layer may hold). Per bin, in order of its first registration: group (domain, x), x, y
+    (of its first), n, first / last processing time, keys, domain, timestamp text, reg_seq."""
     if not len(dedup):
         return []
     # a timer's key and domain are one (``timer_records``' timer: per identity): each read
@@ -511,10 +460,8 @@ def dedup_bins(
 
 
 def _rows_px(procs: np.ndarray, y: TimeAxis, px: Plot) -> np.ndarray:
-    """Each processing time's pixel row (``px.py`` of its ``y.clip``; 0 where it has none):
-    computed on the whole array at once when every one is an int inside the axis (``clip``
-    leaves it as it is; ``px.py``'s arithmetic is the same on an int64 array, element by
-    element)."""
+    """Each processing time's pixel row (``px.py`` of its ``y.clip``; 0 where
+    it has none), on the whole array at once when every one is an int inside the axis."""
     if procs.dtype.kind == "i" and y.lo <= procs.min() and procs.max() <= y.hi:
         return np.asarray(px.py(procs), dtype=float)
     return np.asarray([0.0 if v is None else px.py(v) for v, _ in y.clip_all(procs.tolist())])
@@ -534,33 +481,25 @@ def dedup_layers(
     keys: list[str],
     notes: list[str],
 ) -> tuple[list[dict[str, Any]], list[spec.ChartDict]]:
-    """The de-duplicated registrations: their ▼ rows, placed beside their timestamp's rules
-    clear of every rule, line and mark (``dedups_beside``; ``drawn(key)``:
-    the lines' segments and the marks' boxes drawn when the dropdown shows ``key``), and the
-    layers of their "×n" texts and of the row above the plot; the subtitle says how they are
-    drawn. With a key dropdown (``keys``), each key's ▼ are placed again for the view of that
-    key alone (its registrations merged only with its own, beside its own rules): each row's
-    ``view`` is the dropdown value that shows it ("": every key)."""
+    """The ▼ rows placed beside their timestamp's rules (``dedups_beside``;
+    ``drawn(key)``: the segments and boxes drawn when the dropdown shows ``key``), and the
+    layers of their "×n" and of the row above the plot; the subtitle says how they are drawn.
+    With ``keys``, each key's ▼ are placed again for its own view (a row's ``view``)."""
     x, y, px = plot
     views: dict[Any, list[dict[str, Any]]] = {None: dedup_bins(records, dedup, x, y, px)}
     if keys:
         views = {"": views[None]}
         for b in dedup_bins(records, dedup, x, y, px, by_key=set(keys)):
             views.setdefault(b["keys"][0], []).append(b)
-    marks: list[dict[str, Any]] = []
-    texts: list[dict[str, Any]] = []
-    above_marks: list[dict[str, Any]] = []
-    above_texts: list[dict[str, Any]] = []
+    marks, texts, above_marks, above_texts = [], [], [], []
     for view, bins in views.items():
         if not bins:
             continue
         placed, above = dedups_beside(bins, extents.get(view or "", {}), Taken.of(*drawn(view)), px)
         rows, counts = _dedup_rows(placed, y, view)
         ups, up_counts = _dedup_rows(above, y, view)
-        marks += rows
-        texts += counts
-        above_marks += ups
-        above_texts += up_counts
+        marks, texts = marks + rows, texts + counts
+        above_marks, above_texts = above_marks + ups, above_texts + up_counts
         if view:
             continue
         beside = sum(r["n"] for r in placed)
@@ -594,8 +533,7 @@ def keys_text(keys: list[str]) -> str:
 
 
 def dedup_boxes(cx: float, cy: float, n: int) -> list[Box]:
-    """A ▼'s box at (cx, cy) and, when it stands for ``n`` > 1 registrations, its "×n" text's
-    box right of it."""
+    """A ▼'s box at (cx, cy) and, for ``n`` > 1, its "×n" text's box."""
     h = EVENT_PX / 2
     boxes = [(cx - h, cy - h, cx + h, cy + h)]  # (_square, inline: the ▼' hot loop)
     if n > 1:
@@ -604,20 +542,14 @@ def dedup_boxes(cx: float, cy: float, n: int) -> list[Box]:
     return boxes
 
 
-FINE_PX = 1
-"""The step (px) between the places a ▼ tries beside its timestamp's rules: fine, so that
-it finds a gap between two rules of other timestamps a few px wider than itself."""
-
-NEAR_PX = 2 * EVENT_PX
-"""How far (px, up or down) a ▼ that finds no place may be from the ▼ of its timestamp it
-is counted on (``dedups_beside``)."""
+FINE_PX = 1  # the step between the places a ▼ tries: it finds a gap a few px wider than it
+NEAR_PX = 2 * EVENT_PX  # how far up or down a ▼ with no place may be from the one it joins
 
 
 def _tries(lo: float, hi: float, text: float) -> list[float]:
-    """The dx a ▼ tries, nearest first: from ``EVENT_PX`` right of the rightmost rule (``hi``)
-    and left of the leftmost (``lo``; and of its ``text`` px wide "×n", right of it)
-    outwards, ``FINE_PX`` apart, up to ``EVENT_STEPS`` × ``EVENT_PX`` farther (right before
-    left at one distance)."""
+    """The dx a ▼ tries, nearest first: from ``EVENT_PX`` right of the rightmost
+    rule (``hi``) and left of the leftmost (``lo``, less its ``text`` px "×n") outwards,
+    ``FINE_PX`` apart, ``EVENT_STEPS`` × ``EVENT_PX`` far (right before left)."""
     out = []
     for k in range(EVENT_STEPS * EVENT_PX // FINE_PX):
         out += [hi + EVENT_PX + k * FINE_PX, lo - EVENT_PX - text - k * FINE_PX]
@@ -631,13 +563,11 @@ def dedup_places(
     px: Plot,
     start: int = 0,
 ) -> list[int]:
-    """Each ▼ row's ``dx`` (pixels from its timestamp) at the first place it tries
-    (``_tries``; ``extents``: per row's ``group``, its timestamp's rules' least and greatest
-    dx) where its box and its "×n" (``n`` > 1) lie on the plot, overlap no box ``taken`` (a
-    mark, a label, a ▼ placed before) and cross no segment ``taken`` (the ▼: no timer's rule;
-    its text: no line either);
-    each placed one is added to ``taken``. The rows before ``start`` keep the place they have
-    (their ``dx``). Returns the positions of those that found none."""
+    """Each ▼ row's ``dx`` at the first place it tries (``_tries``;
+    ``extents``: per ``group``, its rules' least and greatest dx) where its box and "×n" lie
+    on the plot clear of ``taken`` (the ▼: of no rule; its text: of no line either), each
+    placed one then added to ``taken``; rows before ``start`` keep their ``dx``. Returns the
+    positions of those that found none."""
     failed = []
     for i, r in enumerate(rows):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
@@ -662,10 +592,9 @@ def dedup_places(
 
 
 def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, px: Plot) -> int:
-    """The position in ``dxs`` (the tries on one side of the rules, outwards) of the first
-    where the ▼ and its "×n" lie on the plot, clear of ``taken`` (``dedup_places``), else
-    ``len(dxs)``. The tries a box met still meets, a pixel on each (it lies ahead of them),
-    are passed over, and those farther off the plot."""
+    """The position in ``dxs`` (one side's tries, outwards) of the first
+    place clear of ``taken``, else ``len(dxs)``; tries a box met still meets are passed
+    over, and those farther off the plot."""
     if not dxs:
         return 0
     ends = dedup_boxes(x0 + dxs[0], cy, n) + dedup_boxes(x0 + dxs[-1], cy, n)
@@ -688,10 +617,9 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
 
 
 def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out: bool) -> int:
-    """How many tries on (``FINE_PX`` apart, right if ``out``, else left) the next one that
-    may be clear is, from the try whose box ``b`` met what is first in ``boxes`` (if it
-    overlaps it), else in ``segments`` (``clear``): the tries whose box still reaches a box,
-    or a straight across or up line, it met are passed over (a slanted line: none)."""
+    """How many tries on the next one that may be clear is, from the try whose
+    box ``b`` met what is first in ``boxes`` (if it overlaps it), else in ``segments``: tries
+    still reaching a box, or a straight line, it met are passed (a slanted line: none)."""
     if boxes and overlaps(b, boxes[0]):
         lo, hi = boxes[0][0], boxes[0][2]
     elif (s := segments[0][0])[0] == s[2] or s[1] == s[3]:
@@ -708,15 +636,12 @@ def dedups_beside(
     taken: Taken,
     px: Plot,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ▼ rows placed beside their timestamp's rules (``dedup_places``; ``taken``: what is
-    on the plot before them), and those drawn in the row above
-    the plot (``in_row_above``). A ▼ that finds no place is counted on the ▼ of its
-    timestamp nearest it at most ``NEAR_PX`` up or down — one placed before one that found
-    no place either — (its ``n`` and times added there); else it goes to the row above
-    (where timers crowd, no place beside its rule is clear of the others'); and all are
-    placed again, until each one has a place. So every registration is drawn, or counted
-    in an "×n" (issue 26). (Those before the first whose "×n" a count makes new or wider keep
-    their place: what lies before them is as it was.)"""
+    """The ▼ rows placed beside their timestamp's rules (``dedup_places``),
+    and those in the row above the plot (``in_row_above``). A ▼ that finds no place is counted
+    on the ▼ of its timestamp nearest it within ``NEAR_PX`` up or down (else it goes to the
+    row above), and all are placed again, until each has a place: every registration is
+    drawn or counted in an "×n". (Those before the first whose "×n" a count changes keep
+    their place.)"""
     rows, above, start = [dict(r) for r in rows], [], 0
     while True:
         failed = dedup_places(rows, extents, taken.copy(), px, start) if start < len(rows) else []
@@ -746,18 +671,16 @@ def dedups_beside(
         rows = [r for i, r in enumerate(rows) if i not in gone]
 
 
-ROW_ABOVE_PX = 14
-"""The height of a line of the row above the plot (``in_row_above``): a ▼'s or a "×n"'s."""
+ROW_ABOVE_PX = 14  # the height of a line of the row above the plot
 
 
 def in_row_above(
     rows: list[dict[str, Any]], extents: dict[Any, tuple[float, float]], px: Plot
 ) -> list[dict[str, Any]]:
-    """The ▼ of crowded timers in a row of their own above the plot: one per timestamp (its
-    registrations counted in its ``n``), at the middle of the timestamp's rules (``dx``), in
-    the first line of the row (``above``: its centre's pixels above the plot, a line
-    ``ROW_ABOVE_PX`` higher each) where it and its "×n" overlap no ▼ of the row; in order
-    of x."""
+    """The ▼ of crowded timers in a row above the plot: one per timestamp
+    (its registrations counted in ``n``), at the middle of its rules, in the first line of
+    the row (``above``: pixels above the plot) where it and its "×n" overlap no other; in
+    order of x."""
     by_group: dict[Any, dict[str, Any]] = {}
     for r in rows:
         if r["group"] in by_group:
@@ -789,18 +712,11 @@ def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
     into["keys"] = list(dict.fromkeys([*into["keys"], *r["keys"]]))
 
 
-def placed_boxes(rows: list[dict[str, Any]], px: Plot) -> list[Any]:
-    """The boxes of the ▼ rows placed on the plot (``dedup_layers``) and of their "×n"."""
-    return [b for r in rows for b in dedup_boxes(*_at(r, px), r["registrations"])]
-
-
 def _dedup_rows(
     placed: list[dict[str, Any]], y: TimeAxis, view: str | None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ▼ rows (timer events) of the placed bins, and the "×n" text of each standing for
-    more than one registration (``piles.ALSO_HERE``: how many besides its first); those in
-    the row above the plot with their ``above``, and each with the dropdown's ``view`` that
-    shows it, if any."""
+    """The ▼ rows of the placed bins and the "×n" text of each standing for
+    more than one registration; with their ``above`` (in the row above) and ``view``."""
     marks, counts = [], []
     for b in placed:
         mark = {
@@ -844,8 +760,8 @@ def _count_layer(texts: list[dict[str, Any]], xy: dict[str, Any]) -> spec.ChartD
 def _row_above_layers(
     marks: list[dict[str, Any]], texts: list[dict[str, Any]], x: TimeAxis
 ) -> list[spec.ChartDict]:
-    """The ▼ of crowded timers in the row above the plot (``above``: pixels from the plot's
-    top, drawn as they are: no scale) and their "×n"."""
+    """The ▼ in the row above the plot (``above``: pixels from its
+    top, no scale) and their "×n"."""
     xy = {
         "x": axes.channel(x, "x"),
         "y": {"field": "above", "type": "quantitative", "scale": None, "axis": None},

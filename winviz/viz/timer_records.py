@@ -1,8 +1,6 @@
-"""An operator's timers as tables (Flink's ``InternalTimerServiceImpl``): its timer records
-(``timer_records``), each timer's life from registration to firing or deletion
-(``timer_lives``), who set each timer of a window operator — its trigger or the operator's
-cleanup timer (``timer_roles``) — and the size of the timer queues after each record
-(``timer_queue``).
+"""An operator's timers as tables (Flink's ``InternalTimerServiceImpl``): its timer records,
+each timer's life from registration to firing or deletion, who set each timer of a window
+operator, and the size of its timer queues.
 """
 
 from __future__ import annotations
@@ -31,6 +29,7 @@ TIMER_COLUMNS = [
     "reg_seq",
     "end_seq",
     "watermark",
+    "end_watermark",
 ]
 
 
@@ -40,13 +39,12 @@ def timer_operators(view: TraceView) -> list[str]:
 
 
 def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
-    """The timer records of ``operator``: seq, kind, proc_time, watermark, key, namespace (text),
-    ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion, False for
-    a firing), and timer: one integer per timer identity (key, namespace text, domain,
-    timestamp), as ``timer_lives`` tells timers apart. The times are int64 columns when every
-    record has an exact one, else objects (ints, None where absent)."""
+    """The timer records of ``operator``: seq, kind, proc_time, watermark, key,
+    namespace (text), ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a
+    deletion), and timer: one integer per timer identity (key, namespace text, domain,
+    timestamp). Times are int64 columns when every record has an exact one, else objects."""
     rows = view.select(*TIMER_KINDS, operator=operator)
-    # the kind as a categorical of TIMER_KINDS: comparisons by code, not string by string
+    # the kind as a categorical of TIMER_KINDS
     order = np.full(len(view.c.kind.values) + 1, -1, dtype=np.int8)
     for i, kind in enumerate(TIMER_KINDS):
         if kind in view._code_of:
@@ -57,10 +55,9 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
         columns[name] = _times(view, name, rows)
     columns["key"] = _objects(view.column("key", rows))
     columns["ts"] = _times(view, "ts", rows)
-    # detail is (domain, namespace[, flag]) for every timer kind; a run shares a few detail
-    # objects among many records: each distinct object (by id(): alive throughout, so no id
-    # is reused) is read once
-    details = view.part("detail", rows)[rows]  # (an object array: its ids read in bulk)
+    # detail is (domain, namespace[, flag]); a run shares a few detail objects among many
+    # records: each distinct object (by id(): alive throughout) is read once
+    details = view.part("detail", rows)[rows]
     objects, object_firsts = first_of_each(np.fromiter(map(id, details), np.int64, len(details)))
     at, firsts = value_codes(details[object_firsts])  # (each object's value once)
     at, firsts = at[objects], object_firsts[firsts]  # (numbered in order of first appearance)
@@ -71,9 +68,8 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     distinct_domains = list(map(itemgetter(0), distinct))
     domains = object_array(distinct_domains)[at]
     columns["domain"] = _objects(domains)
-    columns["flag"] = np.array([bool(d[2]) if len(d) > 2 else False for d in distinct], dtype=bool)[
-        at
-    ]
+    flags = [bool(d[2]) if len(d) > 2 else False for d in distinct]
+    columns["flag"] = np.array(flags, dtype=bool)[at]
     if len(rows):
         stamps = columns["ts"]
         ts_codes = (
@@ -93,8 +89,8 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of ``values`` (equal ones one code, numbered in order of first
-    appearance) and each code's first position."""
+    """Integer codes of ``values`` (numbered in order of first appearance) and
+    each code's first position."""
     codes, _ = pd.factorize(values)
     if not len(codes):
         return codes, np.zeros(0, dtype=np.intp)
@@ -103,26 +99,16 @@ def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _identity_codes(values: list[Any]) -> np.ndarray:
-    """Integer codes of some strings (or any values) telling equal ones apart: by object
-    identity first (a run's domains are a few shared objects), then by value."""
-    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
-    if not len(ids) or (ids == ids[0]).all():  # one shared object (one domain): no hashing
-        return np.zeros(len(ids), dtype=np.int64)
-    codes, distinct = pd.factorize(ids)
-    firsts = np.full(len(distinct), len(codes), dtype=np.int64)  # each object's first record
-    np.minimum.at(firsts, codes, np.arange(len(codes), dtype=np.int64))
-    by_value, _ = pd.factorize(object_array([values[i] for i in firsts.tolist()]))
-    return by_value[codes]
+    """Integer codes telling equal values apart, in order of first appearance."""
+    return pd.factorize(object_array(values), use_na_sentinel=False)[0]
 
 
 def _namespace_texts_codes(values: list[Any]) -> tuple[list[str], np.ndarray]:
-    """Timer namespaces as text — a window as "[start, end)" (from a TimeWindow or the
-    [start, end] pair of a DataFrame), anything else as ``short`` — and an integer code per
-    value: one per distinct text."""
+    """Timer namespaces as text — a window (a TimeWindow or a [start, end]
+    pair) as "[start, end)", anything else ``short`` — and a code per distinct text."""
     if not values:
         return [], np.zeros(0, dtype=np.int64)
-    # a text per distinct object (by id(): the values are alive throughout, so no id is
-    # reused), then per distinct namespace — not a Python-level __hash__ per record
+    # a text per distinct object (by id(): alive throughout), then per distinct namespace
     ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
     codes, _ = pd.factorize(ids)
     first_pos = np.unique(codes, return_index=True)[1]  # codes are 0..n-1: in code order
@@ -156,17 +142,13 @@ def _identity(v: Any) -> Any:
 
 
 def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
-    """One row per timer that existed (a registration that was not de-duplicated) among
-    ``timer_records``' records (by their ``timer`` identities): key and namespace (texts),
-    domain, timestamp, registered (proc_time), ended (proc_time of its firing or deletion;
-    None while pending at the end), end ("fired" / "deleted" / "pending"),
-    reg_seq, end_seq, watermark (at registration). A timer is (key, namespace, domain,
-    timestamp), as in Flink's timer queues.
-
-    Per timer identity, in seq order, a registration that was not de-duplicated starts a
-    timer unless one is live, and a firing or deletion ends the live one, if any: so of a run
-    of registrations (or of ends) only the first counts, and the counted records alternate
-    start, end, start, ... — found with array operations, not a walk over every record."""
+    """One row per timer that existed among ``timer_records``' records: key,
+    namespace, domain, timestamp, registered, ended (None while pending), end ("fired" /
+    "deleted" / "pending"), reg_seq, end_seq, watermark (at registration) and end_watermark
+    (when it left the queue). A timer is (key,
+    namespace, domain, timestamp), as in Flink's timer queues: per timer, in seq order, a
+    registration not de-duplicated starts one unless one is live, and a firing or deletion
+    ends the live one."""
     n = len(records)
     if n == 0:
         return pd.DataFrame([], columns=TIMER_COLUMNS)
@@ -210,6 +192,7 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
         col("seq", start_pos),
         [q if e else None for q, e in zip(col("seq", end_at), ends, strict=True)],
         col("watermark", start_pos),
+        [w if e else None for w, e in zip(col("watermark", end_at), ends, strict=True)],
     )
     frame = {c: pd.Series(v, dtype=object) for c, v in zip(TIMER_COLUMNS, values, strict=True)}
     if len(start_pos):  # the keys as texts (the string column assigning them would make)
@@ -218,8 +201,8 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
 
 
 def _codes(values: np.ndarray) -> np.ndarray:
-    """Integer codes of an object column by ``_identity`` (values that cannot be hashed by
-    their ``short`` text)."""
+    """Integer codes of an object column (unhashable values by their ``short``
+    text)."""
     try:
         codes, _ = pd.factorize(values, use_na_sentinel=False)
     except TypeError:
@@ -231,9 +214,8 @@ def _codes(values: np.ndarray) -> np.ndarray:
 
 
 def timer_queue(records: pd.DataFrame) -> pd.DataFrame:
-    """Live timers per domain after each timer record: seq, proc_time, domain, size
-    (registrations that were not de-duplicated add one, firings and deletions of an existing
-    timer take one away)."""
+    """Live timers per domain after each timer record that changes them: seq,
+    proc_time, domain, size."""
     kinds = records["kind"]
     flag = records["flag"].to_numpy(dtype=bool)
     delta = np.where(
@@ -266,19 +248,15 @@ ROLES = (TRIGGER_TIMER, CLEANUP_TIMER, BOTH_TIMER, UNKNOWN_ROLE) = (
     "trigger or cleanup (no cleanup record yet)",
 )
 ROLE_WIDTHS = (2.5, 1.0, 2.5, 2.5)
-"""A window operator's timer is either its trigger's or the operator's cleanup timer: the
-cleanup timers' rules are thin."""
 
 
 def timer_roles(view: TraceView, op: str, lives: pd.DataFrame) -> list[str] | None:
-    """Who set each timer of a window operator (None for an operator without window timers):
-    the trace does not record it, so it is derived with the one rule — Flink's
-    ``WindowOperator.registerCleanupTimer`` registers, in the assigner's domain, a timer at
-    ``cleanupTime(window)`` (``window_rules.cleanup_time``: max timestamp + allowed lateness
-    for event time, the max timestamp for processing time), the allowed lateness read off the
-    operator's cleanup records (``window_lives.allowed_lateness``); every other timer of the window
-    is its trigger's. With allowed lateness 0 an ``EventTimeTrigger``'s timer and the cleanup
-    timer are one timer (Flink's queue keeps one per key, window and time)."""
+    """Who set each timer of a window operator (None for an operator
+    without window timers), derived with Flink's rule (``WindowOperator.registerCleanupTimer``):
+    the cleanup timer is at ``cleanupTime(window)`` in the assigner's domain
+    (``window_rules.cleanup_time``, the allowed lateness read off the cleanup records); every
+    other timer of the window is its trigger's. With allowed lateness 0 an
+    ``EventTimeTrigger``'s timer and the cleanup timer are one."""
     if lives.empty:
         return None
     seqs = np.asarray(lives["reg_seq"].to_numpy(), dtype=np.int64)

@@ -1,38 +1,18 @@
 """``timers_chart``: the timer service of one operator (Flink's ``InternalTimerServiceImpl``).
 
-Left panel — x: the **timer's timestamp** (event time for event-time timers, a processing time
-for processing-time timers); y: **processing time**, as in ``timeline``:
+Left panel — x: the timer's timestamp (event or processing time), y: processing time. Each
+timer is a vertical rule at its timestamp from its registration up to its firing or deletion
+(to the top edge while queued), solid for event time, dashed for processing time, coloured by
+key (at most ``KEY_COLORS`` keys; else by domain, with a key dropdown). Over it: the
+operator's watermark staircase (Flink's ``InternalTimeServiceManager.advanceWatermark``: an
+event-time timer's rule ends where the staircase reaches its timestamp), the diagonal
+timestamp = processing time (where a processing-time timer fires), and the timer events —
+registered ●, fired ■, deleted ✕, queued at the end ▲, de-duplicated registration ▼ (one
+that found its timer already queued). Marks and labels are placed by ``timer_places``.
 
-1. **timers** — each timer is a vertical rule at its timestamp, from the processing time it
-   was registered (bottom) to the processing time it fired or was deleted (top; a timer still
-   queued when the trace ends reaches the top edge). The line tells the domain (event time
-   solid, processing time dashed). Timers of several keys with the same timestamp stand a few
-   pixels apart (``dx``); each distinct timestamp is written along its first timer's rule;
-2. **the watermark staircase** of the operator (Flink's ``InternalTimeServiceManager
-   .advanceWatermark``): at processing time t the watermark is w until it advances — so an
-   event-time timer's rule ends exactly where the staircase reaches its timestamp; a timer at
-   or below the watermark waits for the next advance;
-3. **the processing-time diagonal** (timestamp = processing time), drawn when there are
-   processing-time timers: a processing-time timer fires when the clock reaches it;
-4. **timer events** — registered ●, fired ■, deleted ✕, still queued at the end ▲, and
-   **de-duplicated registrations** ▼ (a registration that found the same timer — key,
-   namespace, domain, timestamp — already queued, so it did nothing: ``timer_registered``
-   with ``deduplicated=True``), each in the legend; a ▼ is drawn at its processing time just
-   right of its timestamp's rules, not on them (on a rule it could not be seen).
-
-Right panel, on the same processing-time axis: **the queue size** — timers queued per domain
-after each timer record. The two panels are linked: the pointer over the queue panel picks the
-nearest step, and its processing time is drawn across the timers (a dotted line), so the
-timers queued at that moment are the lines it crosses.
-
-Per-key scope: timers belong to the key that was current when they were registered. With at
-most ``KEY_COLORS`` keys the rules are coloured by key; with more they are coloured by domain
-and a **key** dropdown shows one key's timers (or all) and every timer event of that key, drawn
-or counted on a mark of its own (``timer_places.side_by_side``).
-
-Scale: above ``AGGREGATE_LIMIT`` timers, one rule per (domain, timestamp) — the earliest
-registration to the last end, with how many timers — and the subtitle says so. Every layer
-stays under 5,000 rows.
+Right panel: the timers queued per domain after each timer record; the pointer over it draws
+that processing time across the timers. Above ``AGGREGATE_LIMIT`` timers, one rule per
+(domain, timestamp).
 """
 
 from __future__ import annotations
@@ -65,10 +45,6 @@ DOMAIN_COLORS = (palette.EVENT_TIME_COLOR, palette.PROCESSING_TIME_COLOR)
 DOMAIN_DASHES = ([1, 0], [4, 2])
 EVENTS = ("registered", DEDUP_EVENT, "fired", "deleted", "queued at the end")
 EVENT_SHAPES = ("circle", "triangle-down", "square", "cross", "triangle-up")
-# a colour neither domain uses: the marker is about the queue
-DEDUP_COLOR = palette.DEDUP_COLOR
-# keys are identities: palette.IDENTITY_COLORS, none of them a domain's colour (issue 26:
-# orange was key "b" when by key and processing time when by domain)
 KEY_COLORS = palette.IDENTITY_COLORS[:8]
 KEY_PARAM = "timer_key"  # the key dropdown's Vega parameter ("" = every key)
 KEY_OPTIONS = 60  # at most this many keys in the dropdown (the keys with the most timers)
@@ -78,8 +54,8 @@ DX_GAP = 4  # pixels between timers of one timestamp
 QUEUE_VIEW = "queue_points_1"  # the queue panel's points (the view of LINK_PARAM)
 LINK_PARAM = "queue_at"  # the queue panel's pointer: a processing time drawn across the timers
 KEY_FILTER = f"{KEY_PARAM} === '' || datum.key === {KEY_PARAM}"  # a row of the key shown
+# a row placed for one dropdown value (its ``view``) is shown for it alone
 VIEW_FILTER = f"isDefined(datum.view) ? datum.view === {KEY_PARAM} : ({KEY_FILTER})"
-"""A ▼ row placed for one dropdown value (its ``view``) is shown for it alone."""
 
 
 @palette.public_chart("timers_chart")
@@ -90,10 +66,8 @@ def timers_chart(
     width: int = palette.WIDTH - palette.PANEL_ROOM,
     height: int = palette.HEIGHT,
 ) -> spec.ChartDict:
-    """The timers of one operator (default: the first with timer records) at their
-    timestamps against processing time, the operator's watermark staircase and the queue
-    size (see the module docstring). Bad input gives a message card
-    (``usermeta.winviz.status == "message"``), like ``timeline``."""
+    """The timers of one operator (default: the first with timer records), its watermark and
+    its timer queue (see the module docstring). Bad input gives a message card."""
     check_size(width, height, min_width=100, min_height=60)
     return _timers(open_trace(trace), operator, width, height)
 
@@ -108,18 +82,16 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     named = "No operator named {!r} registered timers."
     op = pick_operator(view, operator, timer_operators(view), none=NO_TIMERS, named=named)
     records = timer_records(view, op)
-    lives = timer_rows(records)
+    lives = timer_lives(records)
     queue = timer_queue(records)
-    # the de-duplicated registrations, as positions in ``records`` (the rows drawn are taken
-    # from the frame once thinned: ``_event_rows``)
+    # the de-duplicated registrations, as positions in ``records``
     dedup = np.flatnonzero(
         (records["kind"] == "timer_registered").to_numpy() & records["flag"].to_numpy(dtype=bool)
     )
     steps = watermark_steps.watermark_steps(view)
     steps = steps[steps["operator"] == op].reset_index(drop=True)
 
-    # the processing times of the timer records and of the trace's last record: their end,
-    # and (for the axes) the smallest and largest drawable one
+    # the processing times of the timer records and the trace's last: the end and the axis
     clock, present = view.ints("proc_time", np.append(records["seq"].to_numpy(), len(view) - 1))
     clock = clock[present]
     t_end = int(clock.max())
@@ -135,7 +107,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         "timer timestamp (event time or processing time)",
         [
             *lives["timestamp"].tolist(),
-            *_finite(steps["watermark"]),
+            *[int(v) for v in steps["watermark"] if v is not None and abs(int(v)) <= palette.EXACT],
             *(procs if has_processing else []),
         ],
     )
@@ -163,14 +135,17 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
             "registration to the last end"
         )
         by_key = False
-    dx = spread(lives)  # (each timer's place among those of its timestamp)
-    rules = _rule_rows(lives, dx, x, y, t_end, aggregated)
-    if not aggregated:
+    dx = spread(lives)
+    if aggregated:
+        rules, ends_of = _aggregated_rows(lives, x, y, t_end)
+    else:
+        rules, ends_of = _rule_rows(lives, dx, x, y, t_end), {}
         _with_roles(rules, timer_roles(view, op, lives), notes)
-    rules, k = _every_kth(rules)
+    k = -(-len(rules) // (scale.ROW_LIMIT // 2))  # (two event marks per rule must fit too)
     if k > 1:
+        rules = rules[::k]
         notes.append(f"timers: every {k}th rule drawn")
-    points = _event_rows(rules, lives, x, y)
+    points = _event_rows(rules, ends_of)
     if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
         notes.append(
             f"the watermark reached MAX (end of input) at {y.fmt(steps['proc_time'].iloc[-1])}: "
@@ -181,7 +156,6 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
     diagonal = _diagonal_layers(lives, x, y)
-    # marks at one point side by side, ▼ and labels off the marks and each other (issue 26)
     plot = (x, y, timer_places.Plot(x, y, width, height))
     placed = timer_places.place_marks(
         plot,
@@ -202,7 +176,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         *_event_layers(placed.events, x, y),
         *placed.dedup_layers,
         piles.ring_layer(placed.rings, axes.channel(x, "x"), axes.channel(y, "y"), 45),
-        *staircase[1:2],  # its dots (tooltips), smaller, over the timer events
+        *staircase[1:2],  # its dots, over the timer events
         *placed.labels,
         *placed.watermark_label,
     ]
@@ -221,21 +195,19 @@ def _two_panels(
     notes: list[str],
 ) -> spec.ChartDict:
     """The timers panel (``layers``) beside the queue ``panel``, titled with the notes so far;
-    with ``keys``, the key dropdown (``KEY_PARAM``) and the layers with a ``key`` column
-    filtered by it."""
+    with ``keys``, the key dropdown and the layers with a ``key`` column filtered by it."""
     width, height = size
     if keys:
         for layer in layers:
             rows = spec.rows(layer)
-            if any("view" in r for r in rows):  # (▼ placed for one view: ``timer_places``)
+            if any("view" in r for r in rows):
                 layer["transform"] = [{"filter": VIEW_FILTER}]
             elif rows and "key" in rows[0]:
                 layer["transform"] = [{"filter": KEY_FILTER}]
     main = {"layer": layers, "width": width, "height": height}
     if not by_key:
         main["resolve"] = {"scale": {"color": "independent"}}
-    # the queue panel's pointer selection, on the top-level chart with the view it is made
-    # in (``_queue_panel``), as Altair lifts a layer's selection
+    # the queue panel's pointer, on the top-level chart with its view, as Altair lifts it
     params: list[dict[str, Any]] = [
         {
             "name": LINK_PARAM,
@@ -249,7 +221,7 @@ def _two_panels(
             "views": [QUEUE_VIEW],
         }
     ]
-    # the subtitle: the notes so far (the dropdown's note below is for usermeta only)
+    # the subtitle: the notes so far (the dropdown's note is for usermeta only)
     title = palette.title("Timers", list(notes))
     if keys:
         options, labels = ["", *keys], ["every key", *keys]
@@ -270,42 +242,15 @@ def _two_panels(
     }
 
 
-def _finite(values: pd.Series) -> list[int]:
-    return [int(v) for v in values.tolist() if v is not None and abs(int(v)) <= palette.EXACT]
-
-
-# -- data ---------------------------------------------------------------------------------------
-
-
-def timer_rows(records: pd.DataFrame) -> pd.DataFrame:
-    """``timer_records.timer_lives`` plus, per timer, the watermark when it left the queue
-    (``end_watermark``; None while pending)."""
-    lives = timer_lives(records)
-    ended = lives["end_seq"].notna().to_numpy()
-    marks = np.full(len(lives), None, dtype=object)
-    if ended.any():
-        seqs = records["seq"].to_numpy()  # ascending: the records' positions in the trace
-        at = np.searchsorted(seqs, lives["end_seq"].to_numpy(dtype=float)[ended].astype(np.int64))
-        marks[ended] = records["watermark"].to_numpy()[at].tolist()
-    lives["end_watermark"] = pd.Series(marks, dtype=object)
-    return lives
-
-
 def _rule_rows(
     lives: pd.DataFrame,
     dx: list[float],
     x: TimeAxis,
     y: TimeAxis,
     t_end: int,
-    aggregated: bool,
 ) -> list[dict[str, Any]]:
-    """One row per timer (or per (domain, timestamp) when aggregated): x = timestamp, y =
-    registered, y2 = ended (the top edge while pending), dx = its place among the timers of
-    its timestamp (``spread``)."""
-    if lives.empty:
-        return []
-    if aggregated:
-        return _aggregated_rows(lives, x, y, t_end)
+    """One row per timer: x its timestamp, y its registration, y2 its end (the top edge
+    while pending), dx (``spread``)."""
     rows = []
     for i, r in enumerate(lives.itertuples()):
         pending = r.end == "pending"
@@ -337,10 +282,11 @@ def _rule_rows(
 
 def _aggregated_rows(
     lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, t_end: int
-) -> list[dict[str, Any]]:
-    # per (domain, timestamp), in order of first appearance: the earliest registration, the
-    # last end (the end of the run while pending), how many timers of how many keys, and how
-    # they ended
+) -> tuple[list[dict[str, Any]], dict[tuple[Any, str], list[tuple[str, float, str]]]]:
+    """One rule per (domain, timestamp): the earliest registration to the last end, how many
+    timers of how many keys, how they ended; and per (domain, timestamp text) each way its
+    timers ended (sorted; "queued at the end" last, on the top edge), with the y and text
+    of the last."""
     ends = lives["end"].tolist()
     ended = [
         t_end if e == "pending" else int(v)
@@ -348,7 +294,7 @@ def _aggregated_rows(
     ]
     registered, keys = lives["registered"].tolist(), lives["key"].tolist()
     texts = all(k.__class__ is str for k in keys)  # (key_texts: the usual case, never missing)
-    rows = []
+    rows, ends_of = [], {}
     for (domain, timestamp), idx in groups(lives, ["domain", "timestamp"]).items():
         how = {ends[i] for i in idx}
         pending = "pending" in how
@@ -374,33 +320,20 @@ def _aggregated_rows(
                 "end": "queued at the end" if pending else ", ".join(sorted(how)),
             }
         )
-    return rows
-
-
-def _ends_by_timestamp(
-    lives: pd.DataFrame, x: TimeAxis, y: TimeAxis
-) -> dict[tuple[Any, str], list[tuple[str, float, str]]]:
-    """Per (domain, timestamp text) of the aggregated rules: each way its timers ended
-    ("deleted", "fired", in that order; "queued at the end" last, on the top edge) with the
-    y of the last one and its text."""
-    out: dict[tuple[Any, str], list[tuple[str, float, str]]] = {}
-    ends, ended = lives["end"].tolist(), lives["ended"].tolist()
-    for (domain, timestamp), idx in groups(lives, ["domain", "timestamp"]).items():
-        last: dict[str, int] = {}
+        way: dict[str, int] = {}
         for i in idx:
             if ends[i] != "pending":
-                last[ends[i]] = max(last.get(ends[i], int(ended[i])), int(ended[i]))
-        marks = [(end, y.clip(last[end])[0], y.fmt(last[end])) for end in sorted(last)]
-        if any(ends[i] == "pending" for i in idx):
-            marks.append(("queued at the end", y.hi, ""))
-        out[(domain, x.fmt(timestamp))] = marks
-    return out
+                way[ends[i]] = max(way.get(ends[i], ended[i]), ended[i])
+        marks = [(end, y.clip(way[end])[0], y.fmt(way[end])) for end in sorted(way)]
+        ends_of[(domain, x.fmt(timestamp))] = marks + (
+            [("queued at the end", y.hi, "")] if pending else []
+        )
+    return rows, ends_of
 
 
 def spread(lives: pd.DataFrame) -> list[float]:
-    """Per timer, its pixel offset among the timers of the same (domain, timestamp) —
-    several keys' or namespaces' timers — in order of registration, centred on the
-    timestamp, ``DX_GAP`` apart (closer when there are more than six)."""
+    """Per timer, its pixel offset among the timers of its (domain, timestamp), in order of
+    registration, centred, ``DX_GAP`` apart (closer when there are more than six)."""
     dx = [0.0] * len(lives)
     for members in groups(lives, ["domain", "timestamp"]).values():
         n = len(members)
@@ -410,23 +343,12 @@ def spread(lives: pd.DataFrame) -> list[float]:
     return dx
 
 
-def _every_kth(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    limit = scale.ROW_LIMIT // 2  # two event marks per rule must fit too
-    if len(rows) <= limit:
-        return rows, 1
-    k = -(-len(rows) // limit)
-    return rows[::k], k
-
-
 def _event_rows(
-    rules: list[dict[str, Any]], lives: pd.DataFrame, x: TimeAxis, y: TimeAxis
+    rules: list[dict[str, Any]], ends_of: dict[tuple[Any, str], list[tuple[str, float, str]]]
 ) -> list[dict[str, Any]]:
-    """The timer events of each rule: registered and ended (the de-duplicated registrations:
-    ``timer_places``)."""
+    """The timer events of each rule: registered and ended (an aggregated rule's: a mark per
+    way its timers ended, ``ends_of``)."""
     rows: list[dict[str, Any]] = []
-    # an aggregated rule's timers may end in several ways (some fired, some deleted): a mark
-    # per way, at its last time (the rule's "deleted, fired" is no shape of the legend)
-    ends_of = _ends_by_timestamp(lives, x, y) if rules and "key" not in rules[0] else {}
     for r in rules:
         base = {k: v for k, v in r.items() if k not in ("kind", "y", "y2", "end")}
         rows.append({**base, "kind": "timer event", "event": "registered", "y": r["y"]})
@@ -444,17 +366,15 @@ def _event_rows(
 def _extents(
     lives: pd.DataFrame, dx: list[float], x: TimeAxis, views: list[str]
 ) -> dict[str, dict[tuple[Any, Any], tuple[float, float]]]:
-    """Per view of the key dropdown (``views``; "": every key), per (domain, x) of its timers'
-    timestamps, their rules' least and greatest ``dx`` (``spread``)."""
+    """Per view of the key dropdown (``views``; "": every key), per (domain, x) of a
+    timestamp, its rules' least and greatest ``dx``."""
     out: dict[str, dict[tuple[Any, Any], tuple[float, float]]] = {"": {}}
     out.update((k, {}) for k in views)
     cols = (lives["domain"].tolist(), lives["timestamp"].tolist(), dx, lives["key"].tolist())
     for dom, ts, d, k in zip(*cols, strict=True):
-        # (a key no view shows: its timers in the view of every key only)
         for view in (out[""], out[k]) if k in out else (out[""],):
             lo, hi = view.get((dom, ts), (d, d))
             view[dom, ts] = (min(lo, d), max(hi, d))
-    # (the timestamps as their rules' x: the ▼ bins' and labels' groups)
     return {v: {(d, x.clip(ts)[0]): e for (d, ts), e in out.get(v, {}).items()} for v in views}
 
 
@@ -463,9 +383,6 @@ def _dropdown_keys(lives: pd.DataFrame) -> list[str]:
     first = {k: i for i, k in enumerate(dict.fromkeys(lives["key"]))}
     ranked = sorted(counts.index, key=lambda k: (-counts[k], first[k]))
     return sorted(ranked[:KEY_OPTIONS], key=first.__getitem__)
-
-
-# -- layers -------------------------------------------------------------------------------------
 
 
 def _domain_dash() -> dict[str, Any]:
@@ -478,8 +395,7 @@ def _domain_dash() -> dict[str, Any]:
 
 
 def _domain_color(title: str | None) -> dict[str, Any]:
-    """The colour of a timer domain, in the domain's palette colour, with a legend ``title``
-    (None: no legend of its own — the queue panel's, whose dash legend names the domains)."""
+    """The colour of a timer domain, with a legend ``title`` (None: no legend)."""
     scale = {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)}
     if title is None:
         return {"field": "domain", "type": "nominal", "scale": scale, "legend": None}
@@ -514,8 +430,8 @@ def _rule_layer(
 
 
 def _event_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
-    """The timer events' layer — layers alike of ``scale.ROW_LIMIT`` rows each, when more (a
-    key dropdown's views may hold an event twice: ``timer_places.side_by_side``)."""
+    """The timer events' layers, of at most ``scale.ROW_LIMIT`` rows each (a key dropdown's
+    views may hold an event twice)."""
     step = scale.ROW_LIMIT
     return [_event_layer(rows[i : i + step], x, y) for i in range(0, max(len(rows), 1), step)]
 
@@ -527,7 +443,7 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
             "type": "point",
             "filled": True,
             "size": 45,
-            "color": DEDUP_COLOR,
+            "color": palette.DEDUP_COLOR,
             "opacity": 0.9,
             "xOffset": {"expr": "datum.dx"},
         },
@@ -538,7 +454,7 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
                 "type": "nominal",
                 "title": "timer event",
                 "scale": {"domain": list(EVENTS), "range": list(EVENT_SHAPES)},
-                "legend": {"labelLimit": 0},  # (the de-duplicated one is long: not cut)
+                "legend": {"labelLimit": 0},
             },
             # (the columns of the first timer's events, then the last ▼'s others)
             "tooltip": spec.tooltips(
@@ -549,8 +465,7 @@ def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.C
 
 
 def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: list[str]) -> None:
-    """Each rule's "set by" (``timer_roles``, rules in ``timer_lives`` order), and the
-    subtitle's count of each role."""
+    """Each rule's "set by" (``timer_roles``) and the subtitle's count of each role."""
     if roles is None or len(roles) != len(rules):
         return
     for row, role in zip(rules, roles, strict=True):
@@ -567,8 +482,7 @@ def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: lis
 
 
 def _role_width(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The strokeWidth channel of the timers' roles: a thin rule for a cleanup timer, with a
-    legend naming the roles drawn."""
+    """The strokeWidth channel of the timers' roles: a cleanup timer thin."""
     drawn = [r for r in ROLES if any(row["set by"] == r for row in rows)]
     widths = dict(zip(ROLES, ROLE_WIDTHS, strict=True))
     return {
@@ -583,8 +497,8 @@ def _role_width(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
-    """Each distinct timestamp written along its first timer's rule (vertical text, on its
-    left), when there are at most LABEL_LIMIT of them."""
+    """Each distinct timestamp written along its first timer's rule, when there are at most
+    ``LABEL_LIMIT``."""
     first: dict[tuple[Any, Any], dict[str, Any]] = {}
     for r in rows:
         ident = (r["domain"], r["x"])
@@ -599,13 +513,13 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
             "y": (r["y"] + r["y2"]) / 2,
             "dx": r["dx"],
             "text": "@ " + r["timestamp"],
-            "group": (r["domain"], r["x"]),  # (for ``labels_off_marks``, which drops them)
+            "group": (r["domain"], r["x"]),  # (``labels_off_marks`` drops it and span)
             "span": (r["y"], r["y2"]),
         }
         for r in first.values()
     ]
     place = {"angle": 270, "align": "center", "baseline": "bottom", "dy": -timer_places.LABEL_GAP}
-    beside = {"xOffset": {"expr": "datum.dx"}}  # its place beside its timestamp's rules
+    beside = {"xOffset": {"expr": "datum.dx"}}
     font = timer_places.LABEL_FONT
     return [spec.text_layer(labels, axes.xy(x, y), size=font, color=palette.INK, **place, **beside)]
 
@@ -613,9 +527,8 @@ def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[
 def _watermark_layers(
     steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, restarts: list[Restart]
 ) -> list[spec.ChartDict]:
-    """The operator's watermark as a staircase (vertices (w_i, t_i), (w_i, t_{i+1}), …, the
-    last held to the top edge; a line per run attempt, ``steps_by_attempt``), one point per record
-    (tooltips) and a label along its first step."""
+    """The operator's watermark as a staircase (a line per run attempt, the last step held
+    to the top edge), a dot per record and a label along its first step."""
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
@@ -626,10 +539,9 @@ def _watermark_layers(
         wx = x.clip(r.watermark)[0]
         t0 = y.clip(r.proc_time)[0]
         t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
-        a = attempts[i]
         vertices += [
-            {"attempt": a, "i": 2 * i, "x": wx, "y": t0},
-            {"attempt": a, "i": 2 * i + 1, "x": wx, "y": t1},
+            {"attempt": attempts[i], "i": 2 * i + k, "x": wx, "y": t}
+            for k, t in enumerate((t0, t1))
         ]
         points.append(
             {
@@ -656,7 +568,7 @@ def _watermark_layers(
 
 
 def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
-    """Timestamp = processing time, where processing-time timers are drawn against it."""
+    """The diagonal timestamp = processing time, when there are processing-time timers."""
     if not (lives["domain"] == "processing").any() or x.kind != y.kind:
         return []
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
@@ -681,19 +593,12 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[spec
     return [line, label]
 
 
-def _size_ticks(rows: list[dict[str, Any]]) -> list[int]:
-    """Whole numbers for the queue-size axis: at most six ticks from 0."""
-    top = max((r["size"] for r in rows), default=1)
-    step = max(1, -(-top // 5))
-    return list(range(0, top + step, step))
-
-
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
 ) -> tuple[spec.ChartDict, list[dict[str, Any]]]:
-    """Timers queued per domain against the same processing-time axis: vertices (size_i,
-    t_i), (size_i, t_{i+1}), … (the size holds until the next change, and to the end)."""
-    steps = queue[~_repeated(queue)]  # queue.drop_duplicates(["domain", "proc_time"], keep="last")
+    """Timers queued per domain against the same processing-time axis, as steps (a size
+    holds until the next change, the last to the end)."""
+    steps = queue[~queue.duplicated(["domain", "proc_time"], keep="last").to_numpy()]
     thinned = scale.thin_steps(steps, "proc_time", "domain", scale.ROW_LIMIT // 4, "size")
     if len(thinned) < len(steps):
         notes.append(f"queue size: {len(thinned):,} of {len(steps):,} steps drawn ({scale.KEPT})")
@@ -713,12 +618,14 @@ def _queue_panel(
                         "processing time": y.fmt(t),
                     }
                 )
+    top = max((r["size"] for r in rows), default=1)
+    step = max(1, -(-top // 5))
     x = {
         "field": "size",
         "type": "quantitative",
         "title": "timers queued",
         "scale": {"zero": True},
-        "axis": {"format": "d", "values": _size_ticks(rows)},
+        "axis": {"format": "d", "values": list(range(0, top + step, step))},  # ≤ 6 ticks
     }
     line = spec.layer(
         rows,
@@ -732,8 +639,7 @@ def _queue_panel(
             "detail": {"field": "domain", "type": "nominal"},
         },
     )
-    # the pointer over the panel picks the nearest step: its processing time is drawn across
-    # the timers (``link_layer``)
+    # the pointer picks the nearest step: its processing time is drawn across the timers
     points = spec.layer(
         rows,
         {"type": "point", "size": 18, "filled": True, "opacity": 0.5},
@@ -744,29 +650,12 @@ def _queue_panel(
             "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
         },
     )
-    points["name"] = QUEUE_VIEW  # the view of the pointer selection (``_two_panels``)
+    points["name"] = QUEUE_VIEW
     return {"layer": [line, points], "width": 110, "height": height}, rows
 
 
-def _repeated(queue: pd.DataFrame) -> np.ndarray:
-    """``queue.duplicated(["domain", "proc_time"], keep="last")`` (a row with a later one of
-    the same domain and processing time), compared as integer codes when every processing
-    time is an int (hashing the object columns costs ten times more)."""
-    procs = queue["proc_time"].to_numpy()
-    if len(procs) and pd.api.types.infer_dtype(procs, skipna=False) == "integer":
-        try:
-            times = procs.astype(np.int64)
-        except OverflowError:  # beyond int64: compared as they are
-            pass
-        else:
-            domains, _ = pd.factorize(queue["domain"].to_numpy(), use_na_sentinel=False)
-            return pd.DataFrame({"d": domains, "t": times}).duplicated(keep="last").to_numpy()
-    return queue.duplicated(["domain", "proc_time"], keep="last").to_numpy()
-
-
 def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> spec.ChartDict:
-    """A horizontal line across the timers at the processing time the pointer picks in the
-    queue panel: which timers were queued then, and how many."""
+    """A line across the timers at the processing time the pointer picks in the queue."""
     layer = spec.layer(
         rows,
         {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2], "strokeWidth": 1},

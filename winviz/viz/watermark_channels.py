@@ -1,8 +1,6 @@
-"""The tables the propagation chart draws (``winviz.viz.propagation``): which operators take
-the minimum over several input channels (Flink's ``StatusWatermarkValve``,
-``WatermarkOutputMultiplexer``) and which to draw, their channel records (each channel's
-watermark, idle and active), the operators' own watermark and idle / active records, and the
-idle spans between them.
+"""The tables the propagation chart draws: the operators with several input
+channels (Flink's ``StatusWatermarkValve``, ``WatermarkOutputMultiplexer``), their channel
+records, the operators' watermark and idle / active records, and the idle spans.
 """
 
 from __future__ import annotations
@@ -22,39 +20,23 @@ from winviz.viz.watermark_steps import is_user_operator
 STATUS_KINDS = ("idle", "active")
 
 
-def channel_operators(view: TraceView) -> list[str]:
-    """Operators with several input channels (they wrote channel records), in order of first
-    appearance."""
-    return view.operators(*CHANNEL_KINDS)
-
-
-def watermark_operators(view: TraceView) -> list[str]:
-    """The user's operators that wrote ``watermark`` records, in order of first appearance
-    (the side-output node left out: ``watermark_steps.is_user_operator``)."""
-    return [op for op in view.operators("watermark") if is_user_operator(op)]
-
-
-def finite_watermark_operators(view: TraceView) -> set[str]:
-    """Operators with a watermark (their own or a channel's) other than MIN / MAX — the
-    end-of-input MAX alone says nothing about how the watermark moved."""
-    out: set[str] = set()
+def pick_operators(
+    view: TraceView, operator: str | list[str] | None, notes: list[str]
+) -> tuple[list[str], bool]:
+    """(operators to draw, whether they have channels); raises
+    TraceInputError naming the choices. Operators left out of the default are named in
+    ``notes``."""
+    require_records(view)
+    with_channels = view.operators(*CHANNEL_KINDS)
+    with_watermarks = [op for op in view.operators("watermark") if is_user_operator(op)]
+    # operators with a watermark (their own or a channel's) other than MIN / MAX: the
+    # end-of-input MAX alone says nothing about how the watermark moved
+    finite: set[str] = set()
     for kind, field in (("watermark", "watermark"), ("channel_watermark", "ts")):
         rows = view.select(kind)
         for op, v in zip(view.column("operator", rows), view.column(field, rows), strict=True):
             if v is not None and not palette.is_off_chart(v):
-                out.add(op)
-    return out
-
-
-def pick_operators(
-    view: TraceView, operator: str | list[str] | None, notes: list[str]
-) -> tuple[list[str], bool]:
-    """(operators to draw, whether they have channels); raises TraceInputError naming the
-    choices. Operators left out of the default choice are named in ``notes``."""
-    require_records(view)
-    with_channels = channel_operators(view)
-    with_watermarks = watermark_operators(view)
-    finite = finite_watermark_operators(view)
+                finite.add(op)
     if not finite:
         raise TraceInputError(
             "No watermark in this trace (at most the end-of-input MAX). Watermarks come from "
@@ -107,31 +89,24 @@ def describe(op: str) -> str:
 
 
 def channel_records(view: TraceView, op: str) -> pd.DataFrame:
-    """The channel records of ``op``: seq, kind, proc_time, watermark (the channel's, from
-    ``ts``; None for idle/active), channel, input, line (the legend label: the input's name,
-    with the channel index when two channels share a name)."""
+    """The channel records of ``op``: seq, kind, proc_time, watermark (the
+    channel's ``ts``), channel, input, line (the input's name, with the channel index when
+    two channels share a name)."""
     cols = ["seq", "kind", "proc_time", "watermark", "channel", "input", "line"]
     rows = view.select(*CHANNEL_KINDS, operator=op)
     if not len(rows):
         return pd.DataFrame(columns=cols)
-    kinds = view.kinds[rows]
-    channel, inputs = [], []
-    for kind in CHANNEL_KINDS:
-        sel = rows[kinds == kind]
-        channel += view.detail(kind, "channel", sel).tolist()
-        inputs += view.detail(kind, "input", sel).tolist()
-    order = np.concatenate([np.flatnonzero(kinds == k) for k in CHANNEL_KINDS])
+    fields = details(view, rows, CHANNEL_KINDS, ("channel", "input"))
     frame = pd.DataFrame(
         {
-            "seq": rows[order],
-            "kind": kinds[order],
-            "proc_time": view.column("proc_time", rows[order]),
-            "watermark": view.column("ts", rows[order]),
-            "channel": [int(c) for c in channel],
-            "input": [str(i) for i in inputs],
+            "seq": rows,
+            "kind": view.kinds[rows],
+            "proc_time": view.column("proc_time", rows),
+            "watermark": view.column("ts", rows),
+            "channel": [int(c) for c in fields["channel"].tolist()],
+            "input": [str(i) for i in fields["input"].tolist()],
         }
     )
-    frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
     names = frame.groupby("input")["channel"].nunique()
     shared = set(names[names > 1].index)
     frame["line"] = [
@@ -141,11 +116,17 @@ def channel_records(view: TraceView, op: str) -> pd.DataFrame:
     return frame[cols]
 
 
-def _of_operators(view: TraceView, kinds: tuple[str, ...], ops: list[str]) -> np.ndarray:
-    rows = view.select(*kinds)
-    if not len(rows):
-        return rows
-    return rows[np.isin(view.column("operator", rows).astype(str), ops)]
+def details(
+    view: TraceView, rows: np.ndarray, kinds: tuple[str, ...], names: tuple[str, ...]
+) -> dict[str, np.ndarray]:
+    """The detail fields ``names`` of ``rows`` (records of ``kinds``), in the rows' order."""
+    kind_of = view.kinds[rows]
+    order = np.concatenate([np.flatnonzero(kind_of == k) for k in kinds])
+    back = np.argsort(order, kind="stable")  # (the fields are gathered kind by kind)
+    return {
+        name: np.concatenate([view.detail(k, name, rows[kind_of == k]) for k in kinds])[back]
+        for name in names
+    }
 
 
 def line_name(op: str, per_operator: bool) -> str:
@@ -155,10 +136,11 @@ def line_name(op: str, per_operator: bool) -> str:
 def operator_records(
     view: TraceView, kinds: tuple[str, ...], ops: list[str], per_operator: bool
 ) -> pd.DataFrame:
-    """The records of ``kinds`` (``("watermark",)``, ``STATUS_KINDS``) of ``ops``: seq, kind,
-    operator, proc_time, watermark, line ("watermark of 'op'"; with ``per_operator`` the
-    operator's name)."""
-    rows = _of_operators(view, kinds, ops)
+    """The records of ``kinds`` of ``ops``: seq, kind, operator, proc_time,
+    watermark, line (``line_name``)."""
+    rows = view.select(*kinds)
+    if len(rows):
+        rows = rows[np.isin(view.column("operator", rows).astype(str), ops)]
     frame = pd.DataFrame(
         {
             "seq": rows,
@@ -173,9 +155,9 @@ def operator_records(
 
 
 def idle_spans(records: pd.DataFrame, idle: str, active: str, t_end: int) -> list[dict[str, Any]]:
-    """Idle periods from status records in seq order (columns kind, proc_time, line): one
-    ``{"line", "start", "end", "open"}`` per ``idle`` record up to the next ``active`` of the
-    same line; still idle at the end of the trace: ``end = t_end`` and ``open = True``."""
+    """Idle periods from status records in seq order (kind, proc_time, line):
+    ``{"line", "start", "end", "open"}`` from each ``idle`` to the next ``active`` of its
+    line, or to ``t_end`` (``open``)."""
     spans: list[dict[str, Any]] = []
     since: dict[str, int] = {}
     for kind, proc, line in zip(
