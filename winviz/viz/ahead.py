@@ -15,9 +15,10 @@ the next neighbour starts; a change empties the queue. Without a running loop (a
 test) ``Explorer.work_ahead()`` does the pending work at once.
 
 Python's cyclic collector is paused while a run is made and shown (``winviz.collector.paused``):
-a full pass visits every object alive — the cached runs' traces among them, ~0.3-0.7 s at
-100,000 events. A run's job and result leave no reference cycle (``JobRuntime.close``), so a
-run dropped from the cache is freed at once by reference counting.
+a full pass visits every object alive, the cached runs' traces among them. A run's job and
+result leave no reference cycle (``JobRuntime.close``): a run dropped from the cache or from
+view is freed by reference counting, once the kernel is idle (``Ahead.spent``), not while a
+change is being shown.
 """
 
 from __future__ import annotations
@@ -140,6 +141,9 @@ class Ahead:
         self.limit = limit
         self.ready: OrderedDict[ControlKey, Ready] = OrderedDict()
         self.queue: list[dict[str, Any]] = []
+        self.spent: list[Any] = []
+        """Runs dropped (from the cache, or the result shown before), freed when the kernel is
+        idle: freeing a large trace is as slow as reading it."""
         self.computed = 0  # runs put so far (the last one's ``Ready.number``)
 
     def get(self, key: ControlKey | None) -> Ready | None:
@@ -167,9 +171,10 @@ class Ahead:
             if len(self.ready) <= self.limit:
                 break
             if old not in wanted:
-                del self.ready[old]
+                self.spent.append(self.ready.pop(old))
         return ready
 
     def clear(self) -> None:
         self.ready.clear()
         self.queue.clear()
+        self.spent.clear()

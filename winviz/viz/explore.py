@@ -51,7 +51,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -437,6 +437,7 @@ class Explorer:
         redrawing a scrubber whose t moved) for one computed ahead; then ``widget`` and
         ``at_t``. The cyclic garbage collector is paused meanwhile (``winviz.viz.ahead``)."""
         start = time.perf_counter()
+        self.ahead.spent.clear()  # (left by the last change when no event loop freed them)
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
         values = self.values
@@ -466,6 +467,10 @@ class Explorer:
             self._watch_scrubbers()
         self.last_seconds = time.perf_counter() - start
         self._plan_ahead()
+        # the runs dropped meanwhile are freed once the change is shown (without an event
+        # loop: at the next change or work_ahead())
+        with suppress(RuntimeError):
+            asyncio.get_running_loop().call_soon(self.ahead.spent.clear)
 
     def _keep_now(self) -> list[int | None]:
         """Each scrubber's t in the browser now (else the one it had before a message card)."""
@@ -550,6 +555,7 @@ class Explorer:
         self._ahead_handle = None
         if self.ahead.queue:
             self._compute_ahead(self.ahead.queue.pop(0))
+        self.ahead.spent.clear()
         self._schedule_ahead()
 
     def work_ahead(self) -> int:
@@ -560,8 +566,10 @@ class Explorer:
             self._ahead_handle.cancel()
             self._ahead_handle = None
         done = 0
+        self.ahead.spent.clear()
         while self.ahead.queue:
             done += self._compute_ahead(self.ahead.queue.pop(0))
+            self.ahead.spent.clear()
         self._schedule_ahead()  # (tells the page it has every run ahead)
         return done
 
@@ -658,6 +666,7 @@ class Explorer:
         what failed when the pipeline raised)."""
         self.last_stages = stages
         self.last_values = run.values
+        self.ahead.spent.append(self.result)
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
         if run.error is not None:
