@@ -11,34 +11,23 @@
                size=[1000, 5000, 10000],      # a list: a dropdown
                charts=("timeline", "scrubber"))
 
-Two kinds of control, by where they can be evaluated:
-
-* **engine controls** (bound, lateness, window size, trigger, idleness …) are ipywidgets
-  sliders or dropdowns. A change calls the pipeline again with every current value as a keyword
-  argument and sets each chart's new spec (``spec.chart_dict``: Altair's ``to_dict()`` content,
-  unvalidated, datasets named ``rows-1``, ``rows-2``, …) on its existing ``alt.JupyterChart``
-  (``ExplorerChart``); ``last_stages`` keeps each stage's time;
-* **browser controls** (the scrubber's processing time *t*) are Vega parameters evaluated in
-  the browser. ``JupyterChart`` syncs them back: ``explorer.param("t")`` reads *t*, a line
-  under the charts follows it and a re-run starts the new scrubber at it.
+**Engine controls** (bound, lateness, window size, trigger, idleness …) are ipywidgets. A
+change calls the pipeline with every current value as a keyword argument and sets each chart's
+new spec (``spec.chart_dict``) on its ``alt.JupyterChart`` (``ExplorerChart``). **Browser
+controls** (the scrubber's processing time *t*) are Vega parameters synced back:
+``explorer.param("t")`` reads *t*, a line under the charts follows it and a re-run starts the
+new scrubber at it.
 
 While the kernel is idle the explorer computes the runs of the neighbouring control values
-(``winviz.viz.ahead``), one per event-loop callback; a change to one of them shows it at once
-(``last_ahead``), exactly as a fresh run would draw it. In JupyterLab those runs are drawn out
-of sight in the page too (``winviz.viz.explorer_chart``). Quick changes: the latest values win
-(ipywidgets sends a control's next change once the kernel has answered the last, merging those
-made meanwhile; a change empties the queue of runs ahead; the page shows each chart's latest
-run only, all charts of the explorer together).
+(``winviz.viz.ahead``); a change to one of them shows it at once, exactly as a fresh run draws
+it. The latest values win: ipywidgets sends a control's next change once the kernel has
+answered the last, merging those made meanwhile.
 
 A control starts at the pipeline's default for its parameter (when in range / among the
-options), else at the first value. A summary line (firings by cause, elements by fate) follows
+options), else at its first value. A summary line (firings by cause, elements by fate) follows
 every run. When the pipeline raises, the explorer shows the error in place of the charts and
-keeps it (``explorer.error``); the next good values bring the charts back.
-
-Charts are named (``CHART_NAMES``) or functions of the pipeline's result. Everything runs
-offline (the widget's JavaScript is bundled by vl-convert: ``ExplorerChart.bundle``). On a
-lesson page (``make lessons``, no kernel) an explorer shows its runs precomputed on a grid of
-its controls' values (``winviz.viz.grid``, through ``Explorer.compute``).
+keeps it (``explorer.error``). On a lesson page (no kernel) an explorer shows its runs
+precomputed on a grid of its controls' values (``winviz.viz.grid``).
 """
 
 from __future__ import annotations
@@ -125,10 +114,8 @@ class Summary:
     side_output: int
     by_session_merge: int = 0
     cause_not_traced: int = 0
-    """Firings with no traced trigger call or timer (a Spark twin's micro-batch, say).
-    ``text()`` states these two only when not 0: its parts add up to ``fired``."""
+    """Firings with no traced trigger call or timer; ``text()`` states these two when not 0."""
     late_firings: int = 0
-    """*Late firings* (``vocabulary.LATE_FIRING``) over every window operator."""
 
     def text(self) -> str:
         rare = "".join(
@@ -180,9 +167,8 @@ def summarize(trace: Any) -> Summary:
 
 
 class Stages:
-    """The time each stage of a run took: ``wall`` (``time.perf_counter``) and ``cpu`` (this
-    process's CPU time, ``time.process_time``: what the stage costs when other processes
-    share the machine), stage name → seconds; ``with stages.time("engine"): ...``."""
+    """The time each stage of a run took, stage name → seconds: ``wall`` and ``cpu`` (this
+    process's CPU time); ``with stages.time("engine"): ...``."""
 
     def __init__(self) -> None:
         self.wall: dict[str, float] = {}
@@ -210,8 +196,6 @@ class Run:
     summary: Summary | None
     error: BaseException | None
     stages: Stages = field(default_factory=Stages)
-    """Each stage's time: ``engine`` (the pipeline call), ``read`` (the trace's first read
-    into columns), ``charts``, ``summary``."""
     view: Any = None
     """What the named charts were drawn from (the trace's view, else the result)."""
 
@@ -229,10 +213,9 @@ class Run:
 
 @dataclass(frozen=True)
 class AtTime:
-    """The run as it stood at processing time ``t`` (what the scrubber shows there): the
-    window operator's watermark in effect (its last ``watermark`` record at or before t;
-    None before the first), windows fired (each key's pane once, however many times it
-    fired: a late firing is not another window) and elements arrived by t."""
+    """The run at processing time ``t``: the window operator's watermark in effect (None
+    before the first), the (key, window) panes fired (a late firing is not another pane) and
+    the elements arrived by t."""
 
     t: int
     operator: str | None
@@ -249,8 +232,7 @@ class AtTime:
 
 
 def state_at(trace: Any, t: int) -> AtTime:
-    """``AtTime`` of a trace at processing time ``t`` (the first window operator; elements
-    are those reaching it)."""
+    """``AtTime`` of a trace's first window operator at processing time ``t``."""
     view = trace_view.open_trace(trace)
     ops = trace_view.window_operators(view) or view.operators("element")
     op = ops[0] if ops else None
@@ -268,9 +250,8 @@ def state_at(trace: Any, t: int) -> AtTime:
 
 
 def _panes_fired(view: trace_view.TraceView, op: str, t: int) -> int:
-    """How many (key, window) panes of ``op`` fired at processing time ``t`` or before: the
-    distinct (key, window) of its ``fired`` records by then (keys told apart as the engine
-    does, ``value_texts.key_texts``)."""
+    """The distinct (key, window) of ``op``'s ``fired`` records at ``t`` or before (keys told
+    apart as the engine does, ``value_texts.key_texts``)."""
     rows = view.select("fired", operator=op)
     rows = rows[view.numbers("proc_time", rows) <= t]
     if not len(rows):
@@ -284,14 +265,14 @@ def _panes_fired(view: trace_view.TraceView, op: str, t: int) -> int:
 
 
 class Explorer:
-    """Controls, summary line and charts of one ``explore(...)`` call (see the module
-    docstring). Display it as the last expression of a cell (or ``display(explorer)``).
+    """Controls, summary line and charts of one ``explore(...)`` call (module docstring);
+    display it as a cell's last expression.
 
-    ``controls`` (name → widget), ``charts`` (``alt.JupyterChart``), ``summary``, ``status``
-    and ``at_t`` (ipywidgets.HTML) are the live widgets; after each run ``result``, ``error``
-    (of a failed run, else None), ``runs`` (shown), ``ahead_runs`` (computed ahead into the
-    cache ``ahead``; ``last_ahead``: the last shown was one), ``last_values``, ``last_seconds``
-    (from the change to the updated specs) and ``last_at`` (``state_at`` the scrubber's t)."""
+    ``controls`` (name → widget), ``charts`` (``ExplorerChart``), ``summary``, ``status`` and
+    ``at_t`` (ipywidgets.HTML) are the live widgets; after each run ``result``, ``error`` (of a
+    failed run, else None), ``runs`` (shown), ``ahead_runs`` (computed into the cache
+    ``ahead``; ``last_ahead``: the last shown was one), ``last_values``, ``last_stages`` and
+    ``last_at`` (``state_at`` the scrubber's t)."""
 
     def __init__(
         self,
@@ -316,32 +297,24 @@ class Explorer:
         }
         self.result: Any = None
         self.error: BaseException | None = None
-        self.runs = 0
+        self.runs = self.ahead_runs = 0
         self.last_values: dict[str, Any] = {}
-        self.last_seconds = 0.0
         self.last_stages = Stages()
         self.last_summary: Summary | None = None
         self.last_at: AtTime | None = None
+        self.last_ahead = False
         self._kept_t: list[int | None] = [None] * len(self._chart_fns)
         self._holding = False
-        self.summary = widgets.HTML()
-        self.status = widgets.HTML()
-        self.at_t = widgets.HTML()  # the scrubber's t, read back from the browser
-        # runs computed ahead (winviz.viz.ahead): the neighbours of the shown values, and the
-        # shown run and the one before it
+        self.summary, self.status, self.at_t = widgets.HTML(), widgets.HTML(), widgets.HTML()
+        # the neighbours of the shown values, and the shown run and the one before it
         self.ahead = Ahead(limit=2 * len(self.controls) + KEPT_RUNS)
-        self.ahead_runs = 0
-        self.ahead_error: BaseException | None = None
-        self.last_ahead = False
-        self.last_ahead_stages: Stages | None = None
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
         self._group = secrets.token_hex(8)  # the page switches the charts together
         self.page_changes = 0  # the controls' changes made in the page (``_on_change``)
-        ExplorerChart.bundle()  # the widget's JavaScript from vl-convert, no CDN
         run = self.compute(self.values)
-        first = self._show(run, run.stages)
+        first = self._show(run)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
         # from chart_dict like every update's (the same content, datasets named rows-N)
         self.charts = [
@@ -355,26 +328,16 @@ class Explorer:
             for c in first
         ]
         with debug_mode(False):
-            for jc, chart in zip(self.charts, first, strict=True):
-                jc.spec = chart_dict(chart)
+            for jc, spec in zip(self.charts, run.specs(), strict=True):
+                jc.spec = spec
+                jc.on_page = self._plan_ahead  # a new view in the page: send the runs again
         self._remember(run, list(self._kept_t), [jc.spec for jc in self.charts])
-        for jc in self.charts:  # a new view in the page: send it the runs ahead again
-            jc.on_page = self._plan_ahead
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
-        self.widget = widgets.VBox(
-            [
-                widgets.VBox(list(self.controls.values())),
-                self.summary,
-                self.status,
-                *self.charts,
-                self.at_t,
-            ]
-        )
+        controls = widgets.VBox(list(self.controls.values()))
+        self.widget = widgets.VBox([controls, self.summary, self.status, *self.charts, self.at_t])
         self._plan_ahead()
-
-    # -- reading ----------------------------------------------------------------------------
 
     @property
     def values(self) -> dict[str, Any]:
@@ -395,13 +358,10 @@ class Explorer:
         """The current Vega-Lite spec of every chart (what the browser shows)."""
         return [jc.spec for jc in self.charts]
 
-    # -- running ----------------------------------------------------------------------------
-
     def _on_change(self, change: dict[str, Any]) -> None:
-        """A control changed: re-run now. A change the page made (a learner's key press or
-        drag) is answered before the kernel is idle again, and ipywidgets sends a control's
-        next change only then, merging those made meanwhile into one: a burst of key presses
-        is computed as its first value and its latest (never each value in turn)."""
+        """A control changed: re-run now (a change the page made is answered before the kernel
+        is idle again, so a burst of key presses is computed as its first value and its
+        latest)."""
         name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
         self._moved = (name, direction(self.controls.get(name), change))
         if getattr(change.get("owner"), "_property_lock", None):  # (set while syncing)
@@ -410,8 +370,7 @@ class Explorer:
             self.update()
 
     def set(self, **values: Any) -> None:
-        """Set several controls at once and re-run the pipeline once (setting each widget's
-        ``value`` re-runs it per change)."""
+        """Set several controls at once and re-run the pipeline once."""
         unknown = [n for n in values if n not in self.controls]
         if unknown:
             raise KeyError(
@@ -430,21 +389,15 @@ class Explorer:
         self.update()
 
     def update(self) -> None:
-        """Re-run the pipeline with the current values and replace every chart's spec in
-        place (what a control change does), or show the run computed ahead for them
-        (``last_ahead``), then plan the new neighbours ahead. ``last_stages`` gets each stage's
-        time: ``Run.stages`` and ``spec`` for a run computed now, ``ahead`` (from the cache,
-        redrawing a scrubber whose t moved) for one computed ahead; then ``widget`` and
-        ``at_t``. The cyclic garbage collector is paused meanwhile (``winviz.viz.ahead``)."""
-        start = time.perf_counter()
+        """Re-run the pipeline with the current values, or take their run computed ahead
+        (``last_ahead``), and replace every chart's spec in place; then plan the neighbours
+        ahead. ``last_stages``: ``Run.stages`` and ``spec`` for a run made now, ``ahead`` for
+        one from the cache (a scrubber whose t moved redrawn), then ``widget`` and ``at_t``."""
         self.ahead.spent.clear()  # (left by the last change when no event loop freed them)
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
-        values = self.values
-        key = control_key(self.controls, values)
-        # Altair validates every schema object as it is made (its debug mode): this was done
-        # for the first run's charts, of the same shape (the chart tests validate every
-        # layout), so an update skips it — and chart_dict does not validate the spec again
+        key = control_key(self.controls, self.values)
+        # Altair's schema checks were made on the first run's charts, of the same shape
         with paused(), debug_mode(False):
             ready = self.ahead.get(key)
             self.last_ahead = ready is not None
@@ -452,20 +405,17 @@ class Explorer:
                 stages = Stages()
                 with stages.time("ahead"):
                     ready = self._at_keep(key, ready, self._kept_t)
-                charts = self._show(ready.run, stages)
-                specs, call = ready.specs, ready.run.call
+                run, specs = dataclasses.replace(ready.run, stages=stages), ready.specs
             else:
-                run = self.compute(values, self._kept_t)
-                charts, call = self._show(run, run.stages), run.call
+                run = self.compute(self.values, self._kept_t)
                 specs = run.specs()
                 ready = self._remember(run, list(self._kept_t), specs)
-            keys = [self._chart_key(ready, i) for i in range(len(specs))]
+            charts = self._show(run)
             with self.last_stages.time("widget"):
-                for jc, chart, spec, k in zip(self.charts, charts, specs, keys, strict=True):
-                    jc.show(_altair(chart), spec, k, self.runs, call)
+                for i, (jc, chart, spec) in enumerate(zip(self.charts, charts, specs, strict=True)):
+                    jc.show(_altair(chart), spec, self._chart_key(ready, i), self.runs, run.call)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
-        self.last_seconds = time.perf_counter() - start
         self._plan_ahead()
         # the runs dropped meanwhile are freed once the change is shown (without an event
         # loop: at the next change or work_ahead())
@@ -474,10 +424,8 @@ class Explorer:
 
     def _keep_now(self) -> list[int | None]:
         """Each scrubber's t in the browser now (else the one it had before a message card)."""
-        return [
-            t if t is not None else old
-            for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
-        ]
+        now = [_scrub_t(getattr(jc.params, SCRUB_PARAM, None)) for jc in self.charts]
+        return [old if t is None else t for t, old in zip(now, self._kept_t, strict=True)]
 
     # -- computing ahead (winviz.viz.ahead) -------------------------------------------------
 
@@ -524,9 +472,6 @@ class Explorer:
     def _plan_ahead(self) -> None:
         """Queue the neighbours of the shown values not yet computed (the control moved last
         first, in its direction) and schedule the first on the kernel's event loop."""
-        if self._ahead_handle is not None:
-            self._ahead_handle.cancel()
-            self._ahead_handle = None
         moved, direction = self._moved
         wanted = neighbours(self.controls, self.values, moved, direction)
         keys = [control_key(self.controls, v) for v in wanted]
@@ -540,44 +485,34 @@ class Explorer:
         self._schedule_ahead()
 
     def _schedule_ahead(self) -> None:
+        """Schedule the next queued neighbour (one per event-loop callback, ``AHEAD_GAP_S``
+        apart), or tell the page it has every run ahead."""
+        if self._ahead_handle is not None:
+            self._ahead_handle.cancel()
+            self._ahead_handle = None
         if not self.ahead.queue:
             for jc in getattr(self, "charts", []):
                 jc.done()
             return
-        try:
+        with suppress(RuntimeError):  # no event loop (a script): work_ahead() when asked
             loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop (a script): work_ahead() does it when asked
-            return
-        self._ahead_handle = loop.call_later(AHEAD_GAP_S, self._ahead_step)
+            self._ahead_handle = loop.call_later(AHEAD_GAP_S, self.work_ahead, 1)
 
-    def _ahead_step(self) -> None:
-        """One neighbour's run (one event-loop callback), then schedule the next."""
-        self._ahead_handle = None
-        if self.ahead.queue:
-            self._compute_ahead(self.ahead.queue.pop(0))
+    def work_ahead(self, most: int | None = None) -> int:
+        """Compute the queued neighbours now (at most ``most``), as the kernel does when idle,
+        and return how many runs it computed (for scripts and tests, without event loop)."""
+        done, queue = 0, self.ahead.queue
+        for _ in range(len(queue) if most is None else min(most, len(queue))):
+            done += self._compute_ahead(queue.pop(0))
         self.ahead.spent.clear()
         self._schedule_ahead()
-
-    def work_ahead(self) -> int:
-        """Do every queued neighbour now (what the kernel does when idle) and return how many
-        runs it computed; for scripts, tests and ``bench/explore_bench.py``, which have no
-        event loop."""
-        if self._ahead_handle is not None:
-            self._ahead_handle.cancel()
-            self._ahead_handle = None
-        done = 0
-        self.ahead.spent.clear()
-        while self.ahead.queue:
-            done += self._compute_ahead(self.ahead.queue.pop(0))
-            self.ahead.spent.clear()
-        self._schedule_ahead()  # (tells the page it has every run ahead)
         return done
 
     def _compute_ahead(self, values: dict[str, Any]) -> bool:
         """The run of ``values`` and its specs, cached and sent to the page (only sent when
         cached already: False). The pipeline's or a chart's exception is part of the run (as
-        in ``compute``); one writing a spec is kept in ``ahead_error`` and the run not cached
-        (a change to these values then shows it to the learner)."""
+        in ``compute``); a run whose spec cannot be written is not cached (a change to these
+        values then shows the error to the learner)."""
         cached = self.ahead.get(control_key(self.controls, values))
         if cached is not None:
             self._send_ahead(cached)
@@ -587,11 +522,9 @@ class Explorer:
             with paused(), debug_mode(False):
                 run = self.compute(values, keep)
                 specs = run.specs()
-        except Exception as exc:
-            self.ahead_error = exc
+        except Exception:
             return False
         self.ahead_runs += 1
-        self.last_ahead_stages = run.stages
         ready = self._remember(run, keep, specs)
         if ready is not None:
             self._send_ahead(ready)
@@ -613,17 +546,10 @@ class Explorer:
         self.last_at = state_at(self.result, t)
         self.at_t.value = html.escape(self.last_at.text())
 
-    def _scrub_time(self, jc: alt.JupyterChart) -> int | None:
-        """The t chart ``jc``'s scrubber is at in the browser (None: it has no scrubber)."""
-        if SCRUB_PARAM not in jc.params.trait_names():
-            return None
-        return _scrub_t(getattr(jc.params, SCRUB_PARAM))
-
     @paused()
     def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
         """The ``Run`` of ``values`` (the pipeline's keyword arguments), leaving the explorer
-        as it is; ``keep``: the time each scrubber starts at (None: the end of the run). What a
-        control change runs, and ``make lessons`` for each point of the slider grid."""
+        as it is; ``keep``: the time each scrubber starts at (None: the end of the run)."""
         values = dict(values)
         keep = keep or [None] * len(self._chart_fns)
         call, stages = self.call(values), Stages()
@@ -639,17 +565,14 @@ class Explorer:
                     f"the pipeline {_name(self.pipeline)} returned None; it must return the "
                     "result of env.execute() (or its trace)"
                 )
-            with stages.time("read"):
+            with stages.time("read"):  # one view: the charts and summary share its tables
                 view = _first_read(result)
-            # the named charts and the summary read one view of the trace: the tables they
-            # share (element fates, window lives, firings) are derived once
-            shared = result if view is None else view
             with stages.time("charts"):
                 charts = [
-                    fn(result, shared, at) for fn, at in zip(self._chart_fns, keep, strict=True)
+                    fn(result, view, at) for fn, at in zip(self._chart_fns, keep, strict=True)
                 ]
             with stages.time("summary"):
-                summary = summarize(shared)
+                summary = summarize(view)
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
             card = palette.message_chart(
                 "The pipeline failed for these values.",
@@ -658,13 +581,12 @@ class Explorer:
                 chart="explore",
             )
             return Run(values, call, None, [card for _ in self._chart_fns], None, exc, stages)
-        return Run(values, call, result, charts, summary, None, stages, shared)
+        return Run(values, call, result, charts, summary, None, stages, view)
 
-    def _show(self, run: Run, stages: Stages) -> list[alt.TopLevelMixin]:
-        """Make ``run`` the explorer's current run (its result, error, summary and status
-        line; ``stages`` become ``last_stages``) and return its charts (message cards saying
-        what failed when the pipeline raised)."""
-        self.last_stages = stages
+    def _show(self, run: Run) -> list[alt.TopLevelMixin]:
+        """Make ``run`` the explorer's current run (result, error, summary and status line,
+        ``last_stages``) and return its charts."""
+        self.last_stages = run.stages
         self.last_values = run.values
         self.ahead.spent.append(self.result)
         self.runs += 1
@@ -682,8 +604,6 @@ class Explorer:
             self.summary.value = html.escape(run.summary.text())
         return run.charts
 
-    # -- display ----------------------------------------------------------------------------
-
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         if alt.renderers.active == EXPORT_RENDERER:  # make lessons: runs on the slider grid
             return {
@@ -694,8 +614,7 @@ class Explorer:
         return self.widget._repr_mimebundle_(**kwargs)
 
     def call(self, values: dict[str, Any]) -> str:
-        """The pipeline call a run at ``values`` stands for, as the explorer shows it:
-        ``fn(data, k=v, ...)``."""
+        """The pipeline call a run at ``values`` stands for: ``fn(data, k=v, ...)``."""
         args = (["data"] if self.data is not NO_DATA else []) + [
             f"{k}={option_label(v) if not isinstance(v, str) else repr(v)}"
             for k, v in values.items()
@@ -703,10 +622,8 @@ class Explorer:
         return f"{_name(self.pipeline)}({', '.join(args)})"
 
     def page(self, *, title: str = "winviz explorer") -> str:
-        """The explorer on a page of its own, as a lesson page shows it
-        (``lessons.explorer_html``): its controls switch between the runs precomputed on its
-        slider grid (``grid.export_grid``), or, when they do not fit, its charts at its current
-        values with a note saying why (``save_html`` writes it)."""
+        """The explorer on a page of its own, as a lesson page shows it (``save_html`` writes
+        it): its runs precomputed on its slider grid (``grid.export_grid``)."""
         from winviz.viz.lessons import explorer_html  # nbconvert & co., only for a page
 
         payload = grid.export_grid(self).payload()
@@ -726,21 +643,14 @@ def explore(
     **controls: Any,
 ) -> Explorer:
     """Controls for a pipeline's parameters, re-running it and redrawing its charts on every
-    change (see the module docstring).
+    change (module docstring).
 
     ``pipeline``: called as ``pipeline(data, **values)`` (``pipeline(**values)`` without
     ``data``), returns ``env.execute()``'s result or a Trace. ``charts``: names
     (``CHART_NAMES``) or functions result → chart. ``controls``: one keyword per parameter —
     ``(min, max, step)`` (or ``(min, max, step, value)``) for a slider, a list or dict of
-    options for a dropdown, or an ipywidgets widget.
-
-    Bad controls (a name the pipeline does not take, an empty option list, min > max) raise
-    ValueError at once; an exception *inside* the pipeline for some values is shown in place
-    and kept in ``explorer.error``."""
+    options for a dropdown, or an ipywidgets widget. Bad controls raise ValueError at once."""
     return Explorer(pipeline, data, controls, charts)
-
-
-# -- helpers ------------------------------------------------------------------------------------
 
 
 def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -> dict[str, Any]:
@@ -769,9 +679,8 @@ def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -
 def _chart_function(
     chart: str | Callable[..., Any],
 ) -> tuple[Callable[[Any, Any, int | None], Any], bool]:
-    """A function (result, its trace's view or the result, scrub time) → chart for a chart
-    name (drawn from the view) or a user's function (given the result), and whether it draws
-    the scrub time (the scrubber's start)."""
+    """A function (result, ``_first_read``, scrubber start time) → chart for a chart name or
+    a user's function (given the result), and whether it draws the scrubber's start."""
     if callable(chart):
         return (lambda result, view, at: chart(result)), False
     if chart not in CHART_NAMES:
@@ -785,13 +694,11 @@ def _chart_function(
     return (lambda result, view, at: fn(view)), False
 
 
-def _first_read(result: Any) -> trace_view.TraceView | None:
-    """The run's trace view, read into columns before the charts so that this cost is timed
-    as its own stage; None for a result without a trace (the charts say what is missing)."""
+def _first_read(result: Any) -> Any:
+    """The run's trace view, read into columns (the result itself when it has no trace: the
+    charts say what is missing)."""
     trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
-    if isinstance(trace, Trace):
-        return trace_view.TraceView(trace)
-    return None
+    return trace_view.TraceView(trace) if isinstance(trace, Trace) else result
 
 
 def _raised(call: str, error: BaseException) -> str:
@@ -800,8 +707,7 @@ def _raised(call: str, error: BaseException) -> str:
 
 
 def _scrub_t(value: Any) -> int | None:
-    """The scrubber's t as the browser synced it, a whole number; None when it is no number
-    (not set yet, NaN)."""
+    """The scrubber's t as the browser synced it; None when it is no number (unset, NaN)."""
     return int(value) if isinstance(value, (int, float)) and value == value else None
 
 
@@ -810,6 +716,5 @@ def _name(fn: Callable[..., Any]) -> str:
 
 
 def _altair(chart: Any) -> Any:
-    """A chart dict (what the named charts draw) as its Altair chart (``altair_chart``), for the
-    widget; an Altair chart (a user's function's) as it is."""
+    """A chart dict as its Altair chart, for the widget; an Altair chart as it is."""
     return altair_chart(chart) if isinstance(chart, dict) else chart
