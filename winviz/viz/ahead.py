@@ -1,24 +1,16 @@
 """Drawing ahead in the kernel: the runs an explorer's learner is likely to ask for next.
 
-After each change the explorer (``winviz.viz.explore``) computes, while the kernel is idle, the
-runs of the *neighbouring* control values — every slider one step down and up, every dropdown
-its previous and next option; first the control moved last, in its direction — and keeps each
-in a small cache keyed on the full control values (``Ahead``). When the learner picks one, the
-explorer shows the cached run instead of running the pipeline again (exported lesson pages do
-the same in the browser, ``winviz.viz.pages``). The result is exact: the pipeline is
-deterministic, and the one part of a chart that depends on the learner — the scrubber's
-starting time *t* — is rebuilt when it moved since (``Ready.keep``).
+After each change the explorer computes, while the kernel is idle, the runs of the
+*neighbouring* control values (``neighbours``) and keeps each in a small cache keyed on the
+full control values (``Ahead``); a change to one of them shows the cached run. The result is
+exact: the pipeline is deterministic, and the one part of a chart that depends on the learner,
+the scrubber's start time *t*, is redrawn when it moved since (``Ready.keep``).
 
-Never in the learner's way: the work runs on the kernel's event loop **one neighbour per
-callback**, each ``AHEAD_GAP_S`` after the last, so the learner's next change is handled before
-the next neighbour starts; a change empties the queue. Without a running loop (a script, a
-test) ``Explorer.work_ahead()`` does the pending work at once.
-
-Python's cyclic collector is paused while a run is made and shown (``winviz.collector.paused``):
-a full pass visits every object alive, the cached runs' traces among them. A run's job and
-result leave no reference cycle (``JobRuntime.close``): a run dropped from the cache or from
-view is freed by reference counting, once the kernel is idle (``Ahead.spent``), not while a
-change is being shown.
+The work runs on the kernel's event loop, one neighbour per callback, so a learner's change is
+served before the next neighbour starts; a change empties the queue. Without a running loop
+``Explorer.work_ahead()`` does it. A run leaves no reference cycle (``JobRuntime.close``): the
+cyclic collector stays paused, and a dropped run is freed by reference counting once the kernel
+is idle (``Ahead.spent``).
 """
 
 from __future__ import annotations
@@ -32,13 +24,8 @@ import ipywidgets as widgets
 
 from winviz.viz.controls import is_dropdown, option_index, option_values
 
-AHEAD_GAP_S = 0.02
-"""The idle gap before each neighbour's run on the kernel's event loop: the loop polls its
-sockets meanwhile, so a learner's change is served before the next neighbour's run."""
-
-KEPT_RUNS = 2
-"""Runs kept besides the current neighbours (the run shown and the one before it: going back
-a step is served from the cache too)."""
+AHEAD_GAP_S = 0.02  # before each neighbour's run: the event loop polls its sockets meanwhile
+KEPT_RUNS = 2  # runs kept besides the neighbours: the one shown and the one before it
 
 ControlKey = tuple[tuple[str, Hashable], ...]
 
@@ -47,9 +34,8 @@ def control_key(
     controls: Mapping[str, widgets.Widget], values: Mapping[str, Any]
 ) -> ControlKey | None:
     """The cache key of these control values: per control its name and, for a dropdown, the
-    index of the option (options need not be hashable), else the value. None when a value
-    cannot be a key (an unhashable value of another kind of widget): such runs are not
-    cached."""
+    index of the option (options need not be hashable), else the value; None when a value is
+    unhashable (the run is not cached)."""
     key = []
     for name, widget in controls.items():
         value = values[name]
@@ -122,10 +108,8 @@ def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
 
 @dataclass
 class Ready:
-    """A run computed ahead: ``run`` (``explore.Run``, its ``view`` the trace's view its charts
-    were drawn from), ``keep`` (the scrubber start time each chart was drawn with) and
-    ``specs`` (each chart's Vega-Lite dict, ``spec.chart_dict``). ``number``: its place in the
-    order runs were computed (the widget's key of its specs)."""
+    """A cached run (``explore.Run``), the scrubber start time each chart was drawn with
+    (``keep``), each chart's ``spec.chart_dict`` and its number in the order runs were put."""
 
     number: int
     run: Any
@@ -141,9 +125,7 @@ class Ahead:
         self.limit = limit
         self.ready: OrderedDict[ControlKey, Ready] = OrderedDict()
         self.queue: list[dict[str, Any]] = []
-        self.spent: list[Any] = []
-        """Runs dropped (from the cache, or the result shown before), freed when the kernel is
-        idle: freeing a large trace is as slow as reading it."""
+        self.spent: list[Any] = []  # runs dropped from the cache or from view: freed when idle
         self.computed = 0  # runs put so far (the last one's ``Ready.number``)
 
     def get(self, key: ControlKey | None) -> Ready | None:
@@ -160,10 +142,8 @@ class Ahead:
         specs: list[dict[str, Any]],
         wanted: set[ControlKey],
     ) -> Ready:
-        """Keep ``run`` (drawn with the scrubber start times ``keep`` as ``specs``) under
-        ``key``, numbered after the runs before it, and return its ``Ready``; drop the least
-        recently used runs not in ``wanted`` (the keys still wanted) while there are more
-        than ``limit``."""
+        """Keep ``run`` under ``key`` and return its ``Ready``; drop the least recently used runs
+        not ``wanted`` while there are more than ``limit``."""
         self.computed += 1
         ready = self.ready[key] = Ready(self.computed, run, keep, specs)
         self.ready.move_to_end(key)
