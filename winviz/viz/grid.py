@@ -1,30 +1,23 @@
 """The slider grid: an explorer's runs precomputed for a static page (``make lessons``).
 
-A lesson page has no kernel, so when a lesson is built every point of a grid over an
-explorer's controls is run through its own pipeline and charts (``Explorer.compute``), and the
-page's controls switch between those real engine runs (``winviz.viz.pages``' page script).
-
-**The grid.** A slider offers ``min, min + step, …, max`` (and the lesson's value if off that
-grid), a dropdown its options, any other widget its current value; the grid is their product
-(the first control varies slowest).
-
-**Thinning** — when the grid is larger than ``MAX_RUNS`` (64) runs:
+A lesson page has no kernel, so every point of a grid over an explorer's controls is run
+through its own pipeline and charts (``Explorer.compute``), and the page's controls switch
+between those runs. A slider offers ``min, min + step, …, max`` (and the lesson's value if off
+that grid), a dropdown its options, any other widget its current value; the grid is their
+product (the first control varies slowest). Above ``MAX_RUNS`` runs it is thinned:
 
 1. dropdowns keep every option; if they alone make more than ``MAX_RUNS`` runs, the page keeps
    the explorer at the lesson's values, with a note saying so;
-2. sliders give up values one at a time — the slider with the most values left (the later one
-   on a tie) — until the product is at most ``MAX_RUNS``;
+2. sliders give up values one at a time (the one with the most values left, the later one on a
+   tie) until the product is at most ``MAX_RUNS``;
 3. a slider left with ``k`` of its ``n`` values keeps ``k`` evenly spaced positions, both ends
-   included (``round(j·(n−1)/(k−1))``), the lesson's value always among them (in place of the
-   nearest inner position); at ``k = 1`` it is fixed at the lesson's value.
+   included (``round(j·(n−1)/(k−1))``), the lesson's value in place of the nearest inner one;
+   at ``k = 1`` it is fixed at the lesson's value.
 
-**Size.** Each run (its specs and summary line) is gzip-compressed JSON in base64; identical
-runs are stored once. Past ``MAX_BYTES`` (3 MB; the first run sets the first limit,
-``MAX_BYTES`` / its size) the run limit is scaled down by the overshoot (at least one run
-fewer) and the grid thinned again; below 2 runs the page keeps the explorer at the lesson's
-values with a note giving the sizes. The page reads a run with ``DecompressionStream`` and
-``JSON.parse``: the data stays data.
-No Flink class is mirrored here: this is the kit's publishing step.
+Each run (its specs and status line) is gzip-compressed JSON in base64, identical runs stored
+once. Past ``MAX_BYTES`` the run limit is scaled down by the overshoot (at least one run fewer)
+and the grid thinned again; below 2 runs the page keeps the lesson's values with a note giving
+the sizes.
 """
 
 from __future__ import annotations
@@ -46,19 +39,15 @@ from winviz.viz.spec import chart_dict
 if TYPE_CHECKING:
     from winviz.viz.explore import Explorer
 
-MAX_RUNS = 64
-"""At most this many engine runs per explorer on a page."""
-MAX_BYTES = 3_000_000
-"""At most this many bytes of precomputed runs (compressed, base64) per page."""
-FORMAT = 1
-"""Version of the explorer block a page carries (``GridExport.payload``)."""
+MAX_RUNS = 64  # engine runs per explorer on a page, at most
+MAX_BYTES = 3_000_000  # bytes of precomputed runs (compressed, base64) per page, at most
+FORMAT = 1  # version of the explorer block a page carries (``GridExport.payload``)
 
 
 @dataclass(frozen=True)
 class Control:
-    """One control as a page shows it: name, label, the text of each value (``labels``), the
-    values themselves, the index of the lesson's value, its kind ("slider", "dropdown" or
-    "fixed")."""
+    """One control as a page shows it: its kind ("slider", "dropdown" or "fixed"), the text
+    of each value (``labels``), the values and the index of the lesson's value."""
 
     name: str
     label: str
@@ -78,7 +67,7 @@ class Control:
 
 
 def control_of(name: str, widget: widgets.Widget, label: str) -> Control:
-    """The values a control's widget can take (module docstring: *The grid*)."""
+    """The values a control's widget can take (module docstring)."""
     if is_dropdown(widget):
         labels = tuple(str(x) for x in widget._options_labels)
         values = tuple(option_values(widget))
@@ -140,8 +129,7 @@ def plan(controls: Sequence[Control], max_runs: int) -> list[list[int]] | None:
 
 
 def encode(value: Any) -> str:
-    """``value`` as gzip-compressed JSON in base64 (the same bytes for the same value: no
-    timestamp in the gzip header)."""
+    """``value`` as gzip-compressed JSON in base64 (no timestamp: the same bytes each time)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return base64.b64encode(gzip.compress(text.encode("utf-8"), mtime=0)).decode("ascii")
 
@@ -153,10 +141,9 @@ def decode(blob: str) -> Any:
 
 @dataclass
 class GridExport:
-    """What ``make lessons`` puts on the page for one explorer (``payload``): either the
-    precomputed runs (``controls``, ``runs``: the blob of each grid point, first control
-    slowest, ``blobs``) or, when the grid cannot be precomputed within the bounds, the
-    lesson's run alone (``blobs[0]``) and the reason (``fallback``)."""
+    """What ``make lessons`` puts on the page for one explorer: the precomputed runs
+    (``runs``: the blob of each grid point, first control slowest) or the lesson's run alone
+    (``blobs[0]``) and why (``fallback``)."""
 
     call: str
     controls: list[Control]
@@ -205,11 +192,8 @@ def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
 
 
 def spec_unvalidated(chart: Any) -> dict[str, Any]:
-    """A chart's Vega-Lite dict without re-validating it: every run's charts have the shape
-    of the lesson's run, which was validated when the explorer was displayed. Written by
-    ``spec.chart_dict`` as an explorer's slider moves are: the content of
-    ``to_dict(validate=False)`` with the datasets named ``rows-1``, ``rows-2``, … (the same
-    names for the same run, so identical runs still make identical blobs)."""
+    """A chart's ``spec.chart_dict`` without ``$schema``: not validated again (the lesson's run
+    of the same shape was), datasets named ``rows-1``, … (identical runs, identical blobs)."""
     spec = chart_dict(chart)
     spec.pop("$schema", None)
     return spec
@@ -222,16 +206,12 @@ def export_grid(
     controls = [control_of(name, w, label(name)) for name, w in explorer.controls.items()]
     initial = {c.name: c.values[c.initial] for c in controls}
     call = explorer.call(initial)
-    cache: dict[tuple[int, ...], str] = {}
     first = _run_blob(explorer, initial)
-    cache[tuple(c.initial for c in controls)] = first
+    cache = {tuple(c.initial for c in controls): first}
     combinations = math.prod(len(c.values) for c in controls)
     limit = min(max_runs, max(1, max_bytes // max(1, len(first))))
     tried = (1, len(first))  # (runs, bytes) of the last grid that was too large
-    while True:
-        positions = plan(controls, limit) if limit >= 2 else None
-        if positions is None:
-            return _fallback(controls, call, first, combinations, tried, max_bytes)
+    while (positions := plan(controls, limit) if limit >= 2 else None) is not None:
         blobs: list[str] = []
         index: dict[str, int] = {}
         runs: list[int] = []
@@ -244,22 +224,12 @@ def export_grid(
                 index[blob] = len(blobs)
                 blobs.append(blob)
             runs.append(index[blob])
-        size = sum(len(b) for b in blobs)
-        if size <= max_bytes:
-            thinned = [c.keep(p) for c, p in zip(controls, positions, strict=True)]
-            return GridExport(call, thinned, runs, blobs, combinations, engine_runs=len(cache))
-        tried = (len(runs), size)
-        limit = min(len(runs) - 1, int(len(runs) * max_bytes / size))
-
-
-def _fallback(
-    controls: list[Control],
-    call: str,
-    first: str,
-    combinations: int,
-    tried: tuple[int, int],
-    max_bytes: int,
-) -> GridExport:
+        thinned = [c.keep(p) for c, p in zip(controls, positions, strict=True)]
+        out = GridExport(call, thinned, runs, blobs, combinations, engine_runs=len(cache))
+        if out.size <= max_bytes:
+            return out
+        tried = (len(runs), out.size)
+        limit = min(len(runs) - 1, int(len(runs) * max_bytes / out.size))
     dropdowns = math.prod(len(c.values) for c in controls if c.kind != "slider")
     if dropdowns > MAX_RUNS:
         why = (
@@ -267,18 +237,10 @@ def _fallback(
             "runs a page may precompute"
         )
     else:
-        runs, size = tried
         why = (
             f"its grid has {combinations} combinations and one run takes "
-            f"{len(first) / 1e6:.2f} MB compressed ({runs} run(s): {size / 1e6:.2f} MB), so "
-            f"not even 2 runs fit in the {max_bytes / 1e6:g} MB a page may hold"
+            f"{len(first) / 1e6:.2f} MB compressed ({tried[0]} run(s): {tried[1] / 1e6:.2f} "
+            f"MB), so not even 2 runs fit in the {max_bytes / 1e6:g} MB a page may hold"
         )
-    return GridExport(
-        call,
-        [c.keep([c.initial]) for c in controls],
-        [0],
-        [first],
-        combinations,
-        fallback=why,
-        engine_runs=1,
-    )
+    lesson = [c.keep([c.initial]) for c in controls]
+    return GridExport(call, lesson, [0], [first], combinations, fallback=why, engine_runs=1)
