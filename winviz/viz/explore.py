@@ -345,9 +345,8 @@ class Explorer:
         return {name: w.value for name, w in self.controls.items()}
 
     def param(self, name: str, chart: int | None = None) -> Any:
-        """The browser's current value of the Vega parameter ``name`` (synced back by
-        ``JupyterChart``), from chart number ``chart`` or the first chart that has it; e.g.
-        ``explorer.param("t")``: the processing time the scrubber is at."""
+        """The browser's value of the Vega parameter ``name`` in chart number ``chart`` (else
+        the first chart that has it); ``explorer.param("t")``: the scrubber's time."""
         pool = self.charts if chart is None else [self.charts[chart]]
         for jc in pool:
             if name in jc.params.trait_names():
@@ -359,9 +358,8 @@ class Explorer:
         return [jc.spec for jc in self.charts]
 
     def _on_change(self, change: dict[str, Any]) -> None:
-        """A control changed: re-run now (a change the page made is answered before the kernel
-        is idle again, so a burst of key presses is computed as its first value and its
-        latest)."""
+        """A control changed: re-run now (a burst of key presses in the page is computed as its
+        first value and its latest: ipywidgets merges those made meanwhile)."""
         name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
         self._moved = (name, direction(self.controls.get(name), change))
         if getattr(change.get("owner"), "_property_lock", None):  # (set while syncing)
@@ -445,11 +443,6 @@ class Explorer:
             return ""
         return f"{ready.number}:{i}:{ready.keep[i] if self._uses_t[i] else ''}"
 
-    def _send_ahead(self, ready: Ready) -> None:
-        """Send a run computed ahead to the page, each chart's spec under its key."""
-        for i, (jc, spec) in enumerate(zip(self.charts, ready.specs, strict=True)):
-            jc.prepare(self._chart_key(ready, i), spec)
-
     def _at_keep(self, key: ControlKey, ready: Ready, keep: list[int | None]) -> Ready:
         """``ready`` with every chart that draws the scrubber's start time redrawn at ``keep``
         where it was drawn at another (exactly what a fresh run at ``keep`` draws)."""
@@ -509,26 +502,24 @@ class Explorer:
         return done
 
     def _compute_ahead(self, values: dict[str, Any]) -> bool:
-        """The run of ``values`` and its specs, cached and sent to the page (only sent when
-        cached already: False). The pipeline's or a chart's exception is part of the run (as
-        in ``compute``); a run whose spec cannot be written is not cached (a change to these
-        values then shows the error to the learner)."""
-        cached = self.ahead.get(control_key(self.controls, values))
-        if cached is not None:
-            self._send_ahead(cached)
-            return False
-        keep = self._keep_now()
-        try:
-            with paused(), debug_mode(False):
-                run = self.compute(values, keep)
-                specs = run.specs()
-        except Exception:
-            return False
-        self.ahead_runs += 1
-        ready = self._remember(run, keep, specs)
-        if ready is not None:
-            self._send_ahead(ready)
-        return True
+        """Compute the run of ``values`` unless cached (False), cache it and send it to the page.
+        A run whose spec cannot be written is not cached: a change to it shows the error."""
+        ready = self.ahead.get(control_key(self.controls, values))
+        made = ready is None
+        if made:
+            keep = self._keep_now()
+            try:
+                with paused(), debug_mode(False):
+                    run = self.compute(values, keep)
+                    specs = run.specs()
+            except Exception:
+                return False
+            self.ahead_runs += 1
+            ready = self._remember(run, keep, specs)
+        if ready is not None:  # (None: values that cannot be a key are not cached)
+            for i, (jc, spec) in enumerate(zip(self.charts, ready.specs, strict=True)):
+                jc.prepare(self._chart_key(ready, i), spec)
+        return made
 
     def _watch_scrubbers(self) -> None:
         """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
