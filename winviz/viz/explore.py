@@ -598,7 +598,7 @@ class Explorer:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         if alt.renderers.active == EXPORT_RENDERER:  # make lessons: runs on the slider grid
             return {
-                EXPORT_MIMETYPE: {EXPLORER_KEY: grid.export_grid(self).payload()},
+                EXPORT_MIMETYPE: {EXPLORER_KEY: grid.export_grid(self)},
                 # plain text (the page writer escapes it), not the widget's escaped HTML
                 "text/plain": f"{self!r}: {self.last_summary.text() if self.last_summary else ''}",
             }
@@ -617,7 +617,7 @@ class Explorer:
         it): its runs precomputed on its slider grid (``grid.export_grid``)."""
         from winviz.viz.lessons import explorer_html  # nbconvert & co., only for a page
 
-        payload = grid.export_grid(self).payload()
+        payload = grid.export_grid(self)
         markup, _ = explorer_html({"text/plain": repr(self)}, payload, grid.MAX_BYTES)
         return pages.page(markup, title=title, what="the explorer page")
 

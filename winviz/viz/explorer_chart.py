@@ -131,8 +131,7 @@ async function render({ model, el }) {
   // what the kernel sent ahead before this view listened is lost: it sends it again
   model.send({type: "ready"});
 
-  // The page's own writes of _params / _vl_selections: Backbone fires "change" on them too,
-  // and they must not be applied back to the view (only the kernel's changes are).
+  // the page's own writes of _params / _vl_selections are not applied back to the view
   let fromPage = false;
   function save(attrs) {
     fromPage = true;
@@ -145,9 +144,7 @@ async function render({ model, el }) {
     const wait = model.get("debounce_wait") ?? 10;
     const maxWait = model.get("max_wait") ?? true;
     const current = () => slot.view() === view;
-    // every value is read from the view when it is sent, never from the model: a debounced
-    // report of one signal must not carry another's older value (it would be set back on
-    // the view: e.g. a replay tick's report re-ticking "play" just unticked)
+    // every value is read from the view when sent, never from the model (module docstring)
     const selectionNames = Object.keys(model.get("_vl_selections") ?? {});
     const paramNames = Object.keys(model.get("_params") ?? {});
     const state = () => ({
@@ -215,8 +212,7 @@ async function render({ model, el }) {
     }});
   }
 
-  // latest wins: while a run is being made ready, further changes are not queued; the
-  // latest values are shown once it is done
+  // latest wins: changes made while a run is made ready are not queued
   async function again() {
     performance.mark("winviz-show");  // a new run to show (bench/browser_bench.py)
     kernelDone = false;

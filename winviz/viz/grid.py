@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 MAX_RUNS = 64  # engine runs per explorer on a page, at most
 MAX_BYTES = 3_000_000  # bytes of precomputed runs (compressed, base64) per page, at most
-FORMAT = 1  # version of the explorer block a page carries (``GridExport.payload``)
+FORMAT = 1  # version of the explorer block a page carries (``export_grid``)
 
 
 @dataclass(frozen=True)
@@ -139,45 +139,35 @@ def decode(blob: str) -> Any:
     return json.loads(gzip.decompress(base64.b64decode(blob, validate=True)).decode("utf-8"))
 
 
-@dataclass
-class GridExport:
-    """What ``make lessons`` puts on the page for one explorer: the precomputed runs
-    (``runs``: the blob of each grid point, first control slowest) or the lesson's run alone
-    (``blobs[0]``) and why (``fallback``)."""
-
-    call: str
-    controls: list[Control]
-    runs: list[int]
-    blobs: list[str]
-    combinations: int
-    fallback: str = ""
-    engine_runs: int = 0
-
-    @property
-    def size(self) -> int:
-        """Bytes of the precomputed runs on the page (base64 text)."""
-        return sum(len(b) for b in self.blobs)
-
-    def payload(self) -> dict[str, Any]:
-        """The explorer block as plain JSON data (``pages.script_json`` writes it)."""
-        return {
-            "format": FORMAT,
-            "call": self.call,
-            "controls": [
-                {
-                    "name": c.name,
-                    "label": c.label,
-                    "kind": c.kind,
-                    "labels": list(c.labels),
-                    "initial": c.initial,
-                }
-                for c in self.controls
-            ],
-            "runs": self.runs,
-            "blobs": self.blobs,
-            "combinations": self.combinations,
-            "fallback": self.fallback,
-        }
+def _payload(
+    call: str,
+    controls: list[Control],
+    runs: list[int],
+    blobs: list[str],
+    combinations: int,
+    fallback: str = "",
+) -> dict[str, Any]:
+    """The explorer block a page carries, as plain JSON data (``pages.script_json`` writes it):
+    the precomputed runs (``runs``: the blob of each grid point, first control slowest) or the
+    lesson's run alone (``blobs[0]``) and why (``fallback``)."""
+    return {
+        "format": FORMAT,
+        "call": call,
+        "controls": [
+            {
+                "name": c.name,
+                "label": c.label,
+                "kind": c.kind,
+                "labels": list(c.labels),
+                "initial": c.initial,
+            }
+            for c in controls
+        ],
+        "runs": runs,
+        "blobs": blobs,
+        "combinations": combinations,
+        "fallback": fallback,
+    }
 
 
 def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
@@ -201,8 +191,9 @@ def spec_unvalidated(chart: Any) -> dict[str, Any]:
 
 def export_grid(
     explorer: Explorer, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES
-) -> GridExport:
-    """Precompute ``explorer``'s runs on its slider grid (module docstring)."""
+) -> dict[str, Any]:
+    """Precompute ``explorer``'s runs on its slider grid (module docstring): the explorer block
+    of its page (``_payload``)."""
     controls = [control_of(name, w, label(name)) for name, w in explorer.controls.items()]
     initial = {c.name: c.values[c.initial] for c in controls}
     call = explorer.call(initial)
@@ -224,12 +215,12 @@ def export_grid(
                 index[blob] = len(blobs)
                 blobs.append(blob)
             runs.append(index[blob])
-        thinned = [c.keep(p) for c, p in zip(controls, positions, strict=True)]
-        out = GridExport(call, thinned, runs, blobs, combinations, engine_runs=len(cache))
-        if out.size <= max_bytes:
-            return out
-        tried = (len(runs), out.size)
-        limit = min(len(runs) - 1, int(len(runs) * max_bytes / out.size))
+        size = sum(map(len, blobs))  # (bytes on the page: base64 text)
+        if size <= max_bytes:
+            thinned = [c.keep(p) for c, p in zip(controls, positions, strict=True)]
+            return _payload(call, thinned, runs, blobs, combinations)
+        tried = (len(runs), size)
+        limit = min(len(runs) - 1, int(len(runs) * max_bytes / size))
     dropdowns = math.prod(len(c.values) for c in controls if c.kind != "slider")
     if dropdowns > MAX_RUNS:
         why = (
@@ -243,4 +234,4 @@ def export_grid(
             f"MB), so not even 2 runs fit in the {max_bytes / 1e6:g} MB a page may hold"
         )
     lesson = [c.keep([c.initial]) for c in controls]
-    return GridExport(call, lesson, [0], [first], combinations, fallback=why, engine_runs=1)
+    return _payload(call, lesson, [0], [first], combinations, why)
