@@ -471,10 +471,9 @@ class Explorer:
         current = control_key(self.controls, self.values)
         self._wanted = {k for k in [*keys, current] if k is not None}
         self.ahead.queue = [v for v, k in zip(wanted, keys, strict=True) if k is not None]
-        if hasattr(self, "charts"):  # the page keeps the views of these runs only
-            kept = [self.ahead.ready[k] for k in keys if k in self.ahead.ready]
-            for i, jc in enumerate(self.charts):
-                jc.keep({self._chart_key(r, i) for r in kept})
+        kept = [self.ahead.ready[k] for k in keys if k in self.ahead.ready]
+        for i, jc in enumerate(self.charts):  # the page keeps the views of these runs only
+            jc.keep({self._chart_key(r, i) for r in kept})
         self._schedule_ahead()
 
     def _schedule_ahead(self) -> None:
@@ -484,7 +483,7 @@ class Explorer:
             self._ahead_handle.cancel()
             self._ahead_handle = None
         if not self.ahead.queue:
-            for jc in getattr(self, "charts", []):
+            for jc in self.charts:
                 jc.done()
             return
         with suppress(RuntimeError):  # no event loop (a script): work_ahead() when asked
