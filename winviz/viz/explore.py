@@ -430,22 +430,20 @@ class Explorer:
     def _remember(
         self, run: Run, keep: list[int | None], specs: list[dict[str, Any]]
     ) -> Ready | None:
-        """Keep a run (shown, or computed ahead) in the cache under its values."""
+        """Keep a run in the cache under its values."""
         key = control_key(self.controls, run.values)
         if key is None:
             return None
         return self.ahead.put(key, run, keep, specs, self._wanted | {key})
 
     def _chart_key(self, ready: Ready | None, i: int) -> str:
-        """The key of chart ``i``'s spec of a run in the page (``ExplorerChart.prepare``): the
-        run's number, the chart's and, for a scrubber, the t it starts at."""
+        """The page's key of chart ``i``'s spec of a run (``ExplorerChart.prepare``)."""
         if ready is None:
             return ""
         return f"{ready.number}:{i}:{ready.keep[i] if self._uses_t[i] else ''}"
 
     def _at_keep(self, key: ControlKey, ready: Ready, keep: list[int | None]) -> Ready:
-        """``ready`` with every chart that draws the scrubber's start time redrawn at ``keep``
-        where it was drawn at another (exactly what a fresh run at ``keep`` draws)."""
+        """``ready`` with each scrubber drawn at another start time redrawn at ``keep``."""
         redo = [
             i
             for i, (uses, was, now) in enumerate(zip(self._uses_t, ready.keep, keep, strict=True))
@@ -463,8 +461,7 @@ class Explorer:
         return new
 
     def _plan_ahead(self) -> None:
-        """Queue the neighbours of the shown values not yet computed (the control moved last
-        first, in its direction) and schedule the first on the kernel's event loop."""
+        """Queue the neighbours of the shown values (``ahead.neighbours``) and schedule them."""
         moved, direction = self._moved
         wanted = neighbours(self.controls, self.values, moved, direction)
         keys = [control_key(self.controls, v) for v in wanted]
@@ -491,8 +488,8 @@ class Explorer:
             self._ahead_handle = loop.call_later(AHEAD_GAP_S, self.work_ahead, 1)
 
     def work_ahead(self, most: int | None = None) -> int:
-        """Compute the queued neighbours now (at most ``most``), as the kernel does when idle,
-        and return how many runs it computed (for scripts and tests, without event loop)."""
+        """Compute the queued neighbours (at most ``most``) now and return how many runs it
+        made (without an event loop: for scripts and tests)."""
         done, queue = 0, self.ahead.queue
         for _ in range(len(queue) if most is None else min(most, len(queue))):
             done += self._compute_ahead(queue.pop(0))
@@ -521,8 +518,8 @@ class Explorer:
         return made
 
     def _watch_scrubbers(self) -> None:
-        """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
-        ``params`` object for every new chart, so this runs after each update)."""
+        """Follow the scrubber's t as the browser moves it (after each update: JupyterChart
+        makes a new ``params`` object for a new chart)."""
         for jc in self.charts:
             if SCRUB_PARAM in jc.params.trait_names():
                 jc.params.observe(self._on_scrub, names=SCRUB_PARAM)
