@@ -4,7 +4,7 @@ After each change the explorer computes, while the kernel is idle, the runs of t
 *neighbouring* control values (``neighbours``) and keeps each in a small cache keyed on the
 full control values (``Ahead``); a change to one of them shows the cached run. The result is
 exact: the pipeline is deterministic, and the one part of a chart that depends on the learner,
-the scrubber's start time *t*, is redrawn when it moved since (``Ready.keep``).
+the scrubber's start time *t*, is redrawn when it moved since (``Run.keep``).
 
 The work runs on the kernel's event loop, one neighbour per callback, so a learner's change is
 served before the next neighbour starts; a change empties the queue. Without a running loop
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import ipywidgets as widgets
@@ -106,53 +106,35 @@ def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
         return 1
 
 
-@dataclass
-class Ready:
-    """A cached run (``explore.Run``), the scrubber start time each chart was drawn with
-    (``keep``), each chart's ``spec.chart_dict`` and its number in the order runs were put."""
-
-    number: int
-    run: Any
-    keep: list[int | None]
-    specs: list[dict[str, Any]]
-
-
 class Ahead:
     """The explorer's cache of runs by control values (``control_key``), least recently used
     first, holding at most ``limit`` runs, and the queue of values still to compute."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.ready: OrderedDict[ControlKey, Ready] = OrderedDict()
+        self.ready: OrderedDict[ControlKey, Any] = OrderedDict()  # explore.Run by key
         self.queue: list[dict[str, Any]] = []
         self.spent: list[Any] = []  # runs dropped from the cache or from view: freed when idle
-        self.computed = 0  # runs put so far (the last one's ``Ready.number``)
+        self.computed = 0  # runs put so far (the last one's ``Run.number``)
 
-    def get(self, key: ControlKey | None) -> Ready | None:
+    def get(self, key: ControlKey | None) -> Any:
         if key is None or key not in self.ready:
             return None
         self.ready.move_to_end(key)
         return self.ready[key]
 
-    def put(
-        self,
-        key: ControlKey,
-        run: Any,
-        keep: list[int | None],
-        specs: list[dict[str, Any]],
-        wanted: set[ControlKey],
-    ) -> Ready:
-        """Keep ``run`` under ``key`` and return its ``Ready``; drop the least recently used runs
-        not ``wanted`` while there are more than ``limit``."""
+    def put(self, key: ControlKey, run: Any, wanted: set[ControlKey]) -> Any:
+        """Keep ``run`` under ``key``, numbered after the runs before it, and return it; drop
+        the least recently used runs not ``wanted`` while there are more than ``limit``."""
         self.computed += 1
-        ready = self.ready[key] = Ready(self.computed, run, keep, specs)
+        run = self.ready[key] = replace(run, number=self.computed)
         self.ready.move_to_end(key)
         for old in list(self.ready):
             if len(self.ready) <= self.limit:
                 break
             if old not in wanted:
                 self.spent.append(self.ready.pop(old))
-        return ready
+        return run
 
     def clear(self) -> None:
         self.ready.clear()

@@ -41,7 +41,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
@@ -57,7 +57,6 @@ from winviz.viz.ahead import (
     KEPT_RUNS,
     Ahead,
     ControlKey,
-    Ready,
     control_key,
     direction,
     neighbours,
@@ -187,7 +186,9 @@ class Stages:
 @dataclass(frozen=True)
 class Run:
     """One run of an explorer's pipeline (``Explorer.compute``): its values and call, and
-    either its result, charts and summary, or the exception (``error``) and message cards."""
+    either its result, charts and summary, or the exception (``error``) and message cards;
+    each chart's ``spec.chart_dict`` and the scrubber start time it was drawn with (``keep``);
+    its number among the runs cached (``Ahead.put``: the page's key of its specs)."""
 
     values: dict[str, Any]
     call: str
@@ -195,20 +196,18 @@ class Run:
     charts: list[alt.TopLevelMixin]
     summary: Summary | None
     error: BaseException | None
-    stages: Stages = field(default_factory=Stages)
+    stages: Stages
+    keep: list[int | None]
+    specs: list[dict[str, Any]]
     view: Any = None
     """What the named charts were drawn from (the trace's view, else the result)."""
+    number: int = 0
 
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
         if self.error is not None:
             return f"{_raised(self.call, self.error)}: {self.error}"
         return self.summary.text() if self.summary else ""
-
-    def specs(self) -> list[dict[str, Any]]:
-        """Each chart's Vega-Lite dict (``spec.chart_dict``), timed as the ``spec`` stage."""
-        with self.stages.time("spec"):
-            return [chart_dict(chart) for chart in self.charts]
 
 
 @dataclass(frozen=True)
@@ -327,11 +326,10 @@ class Explorer:
             )
             for c in first
         ]
-        with debug_mode(False):
-            for jc, spec in zip(self.charts, run.specs(), strict=True):
-                jc.spec = spec
-                jc.on_page = self._plan_ahead  # a new view in the page: send the runs again
-        self._remember(run, list(self._kept_t), [jc.spec for jc in self.charts])
+        for jc, spec in zip(self.charts, run.specs, strict=True):
+            jc.spec = spec
+            jc.on_page = self._plan_ahead  # a new view in the page: send the runs again
+        self._remember(run)
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
@@ -397,21 +395,21 @@ class Explorer:
         key = control_key(self.controls, self.values)
         # Altair's schema checks were made on the first run's charts, of the same shape
         with paused(), debug_mode(False):
-            ready = self.ahead.get(key)
-            self.last_ahead = ready is not None
-            if ready is not None:
+            cached = self.ahead.get(key)
+            self.last_ahead = cached is not None
+            if cached is not None:
                 stages = Stages()
                 with stages.time("ahead"):
-                    ready = self._at_keep(key, ready, self._kept_t)
-                run, specs = dataclasses.replace(ready.run, stages=stages), ready.specs
+                    cached = self._at_keep(key, cached, self._kept_t)
+                run = dataclasses.replace(cached, stages=stages)
             else:
                 run = self.compute(self.values, self._kept_t)
-                specs = run.specs()
-                ready = self._remember(run, list(self._kept_t), specs)
+                cached = self._remember(run)
             charts = self._show(run)
             with self.last_stages.time("widget"):
-                for i, (jc, chart, spec) in enumerate(zip(self.charts, charts, specs, strict=True)):
-                    jc.show(_altair(chart), spec, self._chart_key(ready, i), self.runs, run.call)
+                for i, (jc, chart) in enumerate(zip(self.charts, charts, strict=True)):
+                    key_i = self._chart_key(cached, i)
+                    jc.show(_altair(chart), run.specs[i], key_i, self.runs, run.call)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
         self._plan_ahead()
@@ -427,37 +425,36 @@ class Explorer:
 
     # -- computing ahead (winviz.viz.ahead) -------------------------------------------------
 
-    def _remember(
-        self, run: Run, keep: list[int | None], specs: list[dict[str, Any]]
-    ) -> Ready | None:
-        """Keep a run in the cache under its values."""
+    def _remember(self, run: Run) -> Run | None:
+        """Keep a run in the cache under its values: the run numbered (None: not cached)."""
         key = control_key(self.controls, run.values)
         if key is None:
             return None
-        return self.ahead.put(key, run, keep, specs, self._wanted | {key})
+        return self.ahead.put(key, run, self._wanted | {key})
 
-    def _chart_key(self, ready: Ready | None, i: int) -> str:
-        """The page's key of chart ``i``'s spec of a run (``ExplorerChart.prepare``)."""
-        if ready is None:
+    def _chart_key(self, run: Run | None, i: int) -> str:
+        """The page's key of chart ``i``'s spec of a cached run (``ExplorerChart.prepare``)."""
+        if run is None:
             return ""
-        return f"{ready.number}:{i}:{ready.keep[i] if self._uses_t[i] else ''}"
+        return f"{run.number}:{i}:{run.keep[i] if self._uses_t[i] else ''}"
 
-    def _at_keep(self, key: ControlKey, ready: Ready, keep: list[int | None]) -> Ready:
-        """``ready`` with each scrubber drawn at another start time redrawn at ``keep``."""
+    def _at_keep(self, key: ControlKey, run: Run, keep: list[int | None]) -> Run:
+        """The cached ``run`` with each scrubber drawn at another start time redrawn at
+        ``keep``."""
         redo = [
             i
-            for i, (uses, was, now) in enumerate(zip(self._uses_t, ready.keep, keep, strict=True))
-            if uses and was != now and ready.run.error is None
+            for i, (uses, was, now) in enumerate(zip(self._uses_t, run.keep, keep, strict=True))
+            if uses and was != now and run.error is None
         ]
         if not redo:
-            return ready
-        charts, specs = list(ready.run.charts), list(ready.specs)
+            return run
+        charts, specs = list(run.charts), list(run.specs)
         for i in redo:
-            charts[i] = self._chart_fns[i](ready.run.result, ready.run.view, keep[i])
+            charts[i] = self._chart_fns[i](run.result, run.view, keep[i])
             specs[i] = chart_dict(charts[i])
-        run = dataclasses.replace(ready.run, charts=charts)
-        new = Ready(ready.number, run, list(keep), specs)
-        self.ahead.ready[key] = new
+        new = self.ahead.ready[key] = dataclasses.replace(
+            run, charts=charts, specs=specs, keep=list(keep)
+        )
         return new
 
     def _plan_ahead(self) -> None:
@@ -500,21 +497,19 @@ class Explorer:
     def _compute_ahead(self, values: dict[str, Any]) -> bool:
         """Compute the run of ``values`` unless cached (False), cache it and send it to the page.
         A run whose spec cannot be written is not cached: a change to it shows the error."""
-        ready = self.ahead.get(control_key(self.controls, values))
-        made = ready is None
+        cached = self.ahead.get(control_key(self.controls, values))
+        made = cached is None
         if made:
-            keep = self._keep_now()
             try:
                 with paused(), debug_mode(False):
-                    run = self.compute(values, keep)
-                    specs = run.specs()
+                    run = self.compute(values, self._keep_now())
             except Exception:
                 return False
             self.ahead_runs += 1
-            ready = self._remember(run, keep, specs)
-        if ready is not None:  # (None: values that cannot be a key are not cached)
-            for i, (jc, spec) in enumerate(zip(self.charts, ready.specs, strict=True)):
-                jc.prepare(self._chart_key(ready, i), spec)
+            cached = self._remember(run)
+        if cached is not None:  # (None: values that cannot be a key are not cached)
+            for i, (jc, spec) in enumerate(zip(self.charts, cached.specs, strict=True)):
+                jc.prepare(self._chart_key(cached, i), spec)
         return made
 
     def _watch_scrubbers(self) -> None:
@@ -538,8 +533,8 @@ class Explorer:
         """The ``Run`` of ``values`` (the pipeline's keyword arguments), leaving the explorer
         as it is; ``keep``: the time each scrubber starts at (None: the end of the run)."""
         values = dict(values)
-        keep = keep or [None] * len(self._chart_fns)
-        call, stages = self.call(values), Stages()
+        keep = list(keep or [None] * len(self._chart_fns))
+        call, stages, error = self.call(values), Stages(), None
         try:
             with stages.time("engine"):
                 result = (
@@ -567,8 +562,10 @@ class Explorer:
                 "exception is kept in explorer.error.",
                 chart="explore",
             )
-            return Run(values, call, None, [card for _ in self._chart_fns], None, exc, stages)
-        return Run(values, call, result, charts, summary, None, stages, view)
+            charts, result, summary, view, error = [card] * len(keep), None, None, None, exc
+        with stages.time("spec"):
+            specs = [chart_dict(chart) for chart in charts]
+        return Run(values, call, result, charts, summary, error, stages, keep, specs, view)
 
     def _show(self, run: Run) -> list[alt.TopLevelMixin]:
         """Make ``run`` the explorer's current run (result, error, summary and status line,

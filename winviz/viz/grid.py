@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from winviz.viz.controls import is_dropdown, label, option_values
-from winviz.viz.spec import chart_dict
 
 if TYPE_CHECKING:
     from winviz.viz.explore import Explorer
@@ -171,22 +170,11 @@ def _payload(
 
 
 def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
+    """A run's charts (``Run.specs`` without ``$schema``: identical runs, identical blobs) and
+    status line, as a page reads them."""
     run = explorer.compute(values)
-    return encode(
-        {
-            "specs": [spec_unvalidated(c) for c in run.charts],
-            "status": run.status(),
-            "error": run.error is not None,
-        }
-    )
-
-
-def spec_unvalidated(chart: Any) -> dict[str, Any]:
-    """A chart's ``spec.chart_dict`` without ``$schema``: not validated again (the lesson's run
-    of the same shape was), datasets named ``rows-1``, … (identical runs, identical blobs)."""
-    spec = chart_dict(chart)
-    spec.pop("$schema", None)
-    return spec
+    specs = [{k: v for k, v in spec.items() if k != "$schema"} for spec in run.specs]
+    return encode({"specs": specs, "status": run.status(), "error": run.error is not None})
 
 
 def export_grid(
