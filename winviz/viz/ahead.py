@@ -68,30 +68,23 @@ def neighbours(
         widget = controls[name]
         steps = (direction, -direction) if name == moved else (1, -1)
         for step in steps:
-            value = _step(widget, values[name], step)
-            if value is not _NONE:
-                found.append({**values, name: value})
+            found.extend({**values, name: v} for v in _step(widget, values[name], step))
     return found
 
 
-_NONE: Any = object()
-
-
-def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
-    """The value of ``widget`` one step from ``value`` (``_NONE`` past an end)."""
+def _step(widget: widgets.Widget, value: Any, step: int) -> list[Any]:
+    """The value of ``widget`` one step from ``value`` (none past an end)."""
     if is_dropdown(widget):
         values = option_values(widget)
         index = option_index(values, value)
-        if index is None:
-            return _NONE
-        at = index + step
-        return values[at] if 0 <= at < len(values) else _NONE
+        at = -1 if index is None else index + step
+        return values[at : at + 1] if at >= 0 else []
     if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
         new = value + step * widget.step
         if isinstance(widget, widgets.FloatSlider):  # as the browser's slider steps: on the grid
             new = widget.min + round((new - widget.min) / widget.step) * widget.step
-        return new if widget.min <= new <= widget.max else _NONE
-    return _NONE
+        return [new] if widget.min <= new <= widget.max else []
+    return []
 
 
 def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:

@@ -292,9 +292,6 @@ class Bundle(widgets.Widget):
     code = traitlets.Unicode("").tag(sync=True)
 
 
-_NO_SPEC: Any = object()
-
-
 def _param_trait(value: Any) -> type:
     """The traitlet type ``altair.jupyter.Params`` gives a parameter of this initial value."""
     return type(Params({"p": value}).traits()["p"])
@@ -381,10 +378,9 @@ class ExplorerChart(alt.JupyterChart):
             for name, value in state.items():
                 if name in self._property_lock:
                     self._property_lock[name] = value
-        spec = state.pop("spec", _NO_SPEC)
+        spec = {name: state.pop(name) for name in ["spec"] if name in state}
         state, buffer_paths, buffers = _remove_buffers(state)
-        if spec is not _NO_SPEC:
-            state["spec"] = spec
+        state.update(spec)
         self._send({"method": "update", "state": state, "buffer_paths": buffer_paths}, buffers)
 
     @traitlets.observe("chart")
