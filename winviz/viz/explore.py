@@ -284,9 +284,8 @@ class Explorer:
             raise TypeError(f"explore: the pipeline must be a function, got {pipeline!r}")
         self.pipeline = pipeline
         self.data = data
-        drawn = [_chart_function(c) for c in charts]
-        self._chart_fns = [fn for fn, _ in drawn]
-        self._uses_t = [uses_t for _, uses_t in drawn]  # draws the scrubber's start time
+        self._chart_fns = [_chart_function(c) for c in charts]
+        self._uses_t = [isinstance(c, str) and c == "scrubber" for c in charts]  # draws its t
         if not self._chart_fns:
             raise ValueError("explore: charts must name at least one chart")
         defaults = _defaults(pipeline, list(controls), data is not NO_DATA)
@@ -548,7 +547,9 @@ class Explorer:
                     "result of env.execute() (or its trace)"
                 )
             with stages.time("read"):  # one view: the charts and summary share its tables
-                view = _first_read(result)
+                trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
+                # (without a trace: the result, the charts say what is missing)
+                view = trace_view.TraceView(trace) if isinstance(trace, Trace) else result
             with stages.time("charts"):
                 charts = [
                     fn(result, view, at) for fn, at in zip(self._chart_fns, keep, strict=True)
@@ -660,13 +661,11 @@ def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -
     return {n: by_name[n].default for n in names if n in by_name}
 
 
-def _chart_function(
-    chart: str | Callable[..., Any],
-) -> tuple[Callable[[Any, Any, int | None], Any], bool]:
-    """A function (result, ``_first_read``, scrubber start time) → chart for a chart name or
-    a user's function (given the result), and whether it draws the scrubber's start."""
+def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int | None], Any]:
+    """A function (result, its trace's view, scrubber start time) → chart for a chart name or
+    a user's function (given the result)."""
     if callable(chart):
-        return (lambda result, view, at: chart(result)), False
+        return lambda result, view, at: chart(result)
     if chart not in CHART_NAMES:
         raise ValueError(
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
@@ -674,15 +673,8 @@ def _chart_function(
         )
     fn = _CHART_FUNCTIONS[chart].vega_lite  # the chart's dict (spec.chart_function)
     if chart == "scrubber":
-        return (lambda result, view, at: fn(view, at=at)), True
-    return (lambda result, view, at: fn(view)), False
-
-
-def _first_read(result: Any) -> Any:
-    """The run's trace view, read into columns (the result itself when it has no trace: the
-    charts say what is missing)."""
-    trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
-    return trace_view.TraceView(trace) if isinstance(trace, Trace) else result
+        return lambda result, view, at: fn(view, at=at)
+    return lambda result, view, at: fn(view)
 
 
 def _raised(call: str, error: BaseException) -> str:
