@@ -19,15 +19,12 @@ controls** (the scrubber's processing time *t*) are Vega parameters synced back:
 new scrubber at it.
 
 While the kernel is idle the explorer computes the runs of the neighbouring control values
-(``winviz.viz.ahead``); a change to one of them shows it at once, exactly as a fresh run draws
-it. The latest values win: ipywidgets sends a control's next change once the kernel has
-answered the last, merging those made meanwhile.
-
-A control starts at the pipeline's default for its parameter (when in range / among the
-options), else at its first value. A summary line (firings by cause, elements by fate) follows
-every run. When the pipeline raises, the explorer shows the error in place of the charts and
-keeps it (``explorer.error``). On a lesson page (no kernel) an explorer shows its runs
-precomputed on a grid of its controls' values (``winviz.viz.grid``).
+(``winviz.viz.ahead``): a change to one of them is shown at once. A control starts at the
+pipeline's default for its parameter (when in range / among the options), else at its first
+value. A summary line (firings by cause, elements by fate) follows every run. When the pipeline
+raises, the explorer shows the error in place of the charts and keeps it (``explorer.error``).
+On a lesson page (no kernel) an explorer shows its runs precomputed on a grid of its controls'
+values (``winviz.viz.grid``).
 """
 
 from __future__ import annotations
