@@ -8,9 +8,9 @@ the scrubber's start time *t*, is redrawn when it moved since (``Run.keep``).
 
 The work runs on the kernel's event loop, one neighbour per callback, so a learner's change is
 served before the next neighbour starts; a change empties the queue. Without a running loop
-``Explorer.work_ahead()`` does it. A run leaves no reference cycle (``JobRuntime.close``): the
-cyclic collector stays paused, and a dropped run is freed by reference counting once the kernel
-is idle (``Ahead.spent``).
+``Explorer.work_ahead()`` does it. The cyclic collector is paused while a run is made and shown
+(``winviz.collector.paused``); a run leaves no reference cycle (``JobRuntime.close``), so a
+dropped run is freed by reference counting, once the kernel is idle (``Ahead.spent``).
 """
 
 from __future__ import annotations

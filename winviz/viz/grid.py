@@ -81,14 +81,8 @@ def control_of(name: str, widget: widgets.Widget, label: str) -> Control:
     values = [lo + i * step if whole else round(lo + i * step, 12) for i in range(count)]
     if value not in values:  # the lesson's value off the step grid: one more position
         values = sorted([*values, value])
-    return Control(
-        name,
-        label,
-        "slider",
-        tuple(_label(v) for v in values),
-        tuple(values),
-        values.index(value),
-    )
+    labels = tuple(_label(v) for v in values)
+    return Control(name, label, "slider", labels, tuple(values), values.index(value))
 
 
 def _label(value: Any) -> str:
