@@ -391,10 +391,8 @@ class ExplorerChart(alt.JupyterChart):
     def show(
         self, chart: Any, spec: dict[str, Any], key: str = "", run: int = 0, call: str = ""
     ) -> bool:
-        """Show ``chart`` (whose ``chart_dict`` is ``spec``; ``key``: the key it was sent ahead
-        under, if it was, ``prepare``) as the explorer's run number ``run`` (its pipeline call
-        ``call``); True when the parameters were kept, False when ``JupyterChart`` set the
-        chart up anew."""
+        """Show ``chart`` (``spec``: its ``chart_dict``; ``key``: the key it was sent ahead
+        under, ``prepare``) as the explorer's run ``run``; True when the parameters were kept."""
         initial = self._same_params(chart, spec)
         if initial is not None and key in self._sent:  # the page has it: its key is enough
             self._sent.discard(key)
@@ -414,8 +412,7 @@ class ExplorerChart(alt.JupyterChart):
         return initial is not None
 
     def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
-        """The new chart's parameters' initial values (name → value, as ``JupyterChart``
-        takes them) when they match the shown chart's; else None."""
+        """The new chart's parameters' initial values when they match the shown chart's."""
         if self._selection_types or self.spec is None:
             return None
         initial: dict[str, Any] = {}
