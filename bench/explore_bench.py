@@ -42,6 +42,7 @@ from typing import Any
 import ipywidgets as widgets
 
 import winviz as wv
+from winviz.collector import paused
 from winviz.viz.explore import NO_DATA, Explorer, explore
 
 GOALS_MS = {2_000: 30.0, 20_000: 100.0, 100_000: 250.0}
@@ -208,9 +209,11 @@ def report(m: dict[str, Any], goal: float | None, events: int) -> None:
     )
 
 
+@paused()
 def engine_floor(ex: Explorer) -> tuple[float, float]:
     """CPU medians of 5 runs of the explorer's pipeline at its current values outside the
-    explorer: the engine run, and the trace's first read (``Trace.columns``)."""
+    explorer: the engine run, and the trace's first read (``Trace.columns``); with the cyclic
+    collector paused, as the explorer runs them."""
     engine_cpu, read_cpu = [], []
     for _ in range(5):
         c0 = time.process_time()

@@ -597,7 +597,7 @@ def test_save_html_writes_an_explorer_as_its_lesson_page_shows_it(tmp_path) -> N
     page = path.read_text(encoding="utf-8")
     assert pages.check_page(page) == []
     assert "<title>bounds &lt;explored&gt;</title>" in page
-    payload = grid.export_grid(ex).payload()
+    payload = grid.export_grid(ex)
     markup, size = explorer_html({"text/plain": repr(ex)}, payload, grid.MAX_BYTES)
     assert markup in page and size > 0
     (block,) = pages.data_blocks(page, pages.EXPLORER_CLASS)

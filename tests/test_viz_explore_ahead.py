@@ -134,10 +134,10 @@ def test_the_cache_is_bounded() -> None:
         assert ex.ahead.get(tuple_key(ex, values)) is not None
 
 
-def test_no_collector_pass_in_a_change_and_a_dropped_run_is_freed_at_once() -> None:
-    """The cyclic collector is paused while a run is made and shown; a run the cache drops
-    is freed at once, by reference counting (a run leaves no reference cycle: nothing to
-    collect when idle either)."""
+def test_no_collector_pass_in_a_change_and_a_dropped_run_is_freed_when_idle() -> None:
+    """The cyclic collector is paused while a run is made and shown; a run dropped from the
+    cache or from view is freed by reference counting (a run leaves no reference cycle:
+    nothing to collect) once the kernel is idle: after the change, not during it."""
     enabled: list[bool] = []
     results: list[weakref.ref] = []
 
@@ -159,9 +159,34 @@ def test_no_collector_pass_in_a_change_and_a_dropped_run_is_freed_at_once() -> N
         assert [r() is not None for r in results] == [False, True, False, False, False, False]
         ex.controls["lateness"].value = 1000  # a run, not computed ahead
         assert len(enabled) == 7 and not ex.last_ahead
+        # the run shown before (bound 1500) is kept until the kernel is idle (no event loop
+        # here: the next work ahead frees it)
+        assert [r() is not None for r in results] == [False, True, False, False, False, False, True]
+        ex.work_ahead()
+        assert [r() is not None for r in results[:7]] == [False] * 6 + [True]
     finally:
         gc.enable()
     assert not any(enabled)
+
+
+def test_on_the_event_loop_a_run_dropped_from_view_is_freed_right_after_the_change() -> None:
+    results: list[weakref.ref] = []
+
+    def run(records, bound=1000, lateness=0, size=5000):
+        result = counts(records, bound, lateness, size)
+        results.append(weakref.ref(result))
+        return result
+
+    async def scenario() -> list[bool]:
+        ex = make(run)
+        ex.ahead.clear()  # (no neighbour: only the runs shown)
+        ex.controls["bound"].value = 2000
+        held = [r() is not None for r in results]
+        await asyncio.sleep(0)  # the loop's next callbacks: the change was shown
+        return [held, [r() is not None for r in results], ex.runs]
+
+    held, after, runs = asyncio.run(scenario())
+    assert runs == 2 and held == [True, True] and after == [False, True]
 
 
 def tuple_key(ex: Explorer, values: dict):

@@ -10,6 +10,7 @@ from jobs import RECORDS, counts
 from winviz.viz import grid, lessons, pages
 from winviz.viz.explore import explore, make_control
 from winviz.viz.grid import Control, control_of, plan, thin
+from winviz.viz.spec import chart_dict
 
 
 def slider(name: str, n: int, initial: int) -> Control:
@@ -77,28 +78,43 @@ def test_plan_thins_sliders_and_keeps_dropdowns() -> None:
 
 
 def test_export_grid_runs_every_point_with_the_explorers_own_charts() -> None:
-    ex = explore(counts, RECORDS, bound=(0, 2000, 1000), size=[5000, 10000], charts=("timeline",))
+    calls: list[tuple[int, int]] = []
+
+    def job(records, bound=1000, size=5000):
+        calls.append((bound, size))
+        return counts(records, bound=bound, size=size)
+
+    ex = explore(job, RECORDS, bound=(0, 2000, 1000), size=[5000, 10000], charts=("timeline",))
     out = grid.export_grid(ex)
-    assert (out.combinations, len(out.runs), out.engine_runs, out.fallback) == (6, 6, 6, "")
-    assert [c.labels for c in out.controls] == [("0", "1000", "2000"), ("5000", "10000")]
+    # every point run once, the lesson's first
+    assert calls[1:] == [
+        (1000, 5000),
+        (0, 5000),
+        (0, 10000),
+        (1000, 10000),
+        (2000, 5000),
+        (2000, 10000),
+    ]
+    assert (out["combinations"], len(out["runs"]), out["fallback"]) == (6, 6, "")
+    assert [c["labels"] for c in out["controls"]] == [["0", "1000", "2000"], ["5000", "10000"]]
     # first control slowest: runs[2 * bound index + size index]
     for b, bound in enumerate((0, 1000, 2000)):
         for s, size in enumerate((5000, 10000)):
-            run = grid.decode(out.blobs[out.runs[2 * b + s]])
+            run = grid.decode(out["blobs"][out["runs"][2 * b + s]])
             expected = ex.compute({"bound": bound, "size": size})
-            assert run["specs"] == [grid.spec_unvalidated(c) for c in expected.charts]
+            written = [chart_dict(c) for c in expected.charts]  # (its datasets named rows-N)
+            assert run["specs"] == [{k: v for k, v in w.items() if k != "$schema"} for w in written]
             assert run["status"] == expected.summary.text() and run["error"] is False
     # the explorer itself is untouched: same values, one run (its first)
     assert ex.values == {"bound": 1000, "size": 5000} and ex.runs == 1
-    payload = out.payload()
-    assert payload["controls"][0] == {
+    assert out["controls"][0] == {
         "name": "bound",
         "label": "out-of-orderness bound (ms)",
         "kind": "slider",
         "labels": ["0", "1000", "2000"],
         "initial": 1,
     }
-    assert grid.encode(payload) == grid.encode(grid.export_grid(ex).payload())  # byte for byte
+    assert grid.encode(out) == grid.encode(grid.export_grid(ex))  # byte for byte
 
 
 def test_identical_runs_are_stored_once_and_failures_are_runs_too() -> None:
@@ -108,8 +124,8 @@ def test_identical_runs_are_stored_once_and_failures_are_runs_too() -> None:
     ex = explore(job, RECORDS, unused=(0, 2, 1), size=[5000, 0], charts=("timeline",))
     out = grid.export_grid(ex)
     # "unused" changes nothing: one blob for the three good runs; the failures name their call
-    assert out.runs == [0, 1, 0, 2, 0, 3]
-    failed = grid.decode(out.blobs[1])
+    assert out["runs"] == [0, 1, 0, 2, 0, 3]
+    failed = grid.decode(out["blobs"][1])
     assert failed["error"] is True
     assert failed["status"].startswith("job(data, unused=0, size=0) raised ")
     assert failed["specs"][0]["usermeta"]["winviz"]["status"] == "message"
@@ -118,21 +134,24 @@ def test_identical_runs_are_stored_once_and_failures_are_runs_too() -> None:
 def test_the_byte_budget_thins_further_then_falls_back() -> None:
     ex = explore(counts, RECORDS, bound=(0, 5000, 500), size=[5000, 10000], charts=("timeline",))
     full = grid.export_grid(ex)
-    assert (len(full.runs), full.fallback) == (22, "")
-    one = len(full.blobs[0])  # the lesson's run (the first computed) sets the first limit
+    assert (len(full["runs"]), full["fallback"]) == (22, "")
+    one = len(full["blobs"][0])  # the lesson's run (the first computed) sets the first limit
     # room for about 7 runs: 3 bounds × 2 sizes
     small = grid.export_grid(ex, max_bytes=7 * one + one // 2)
-    assert [len(c.values) for c in small.controls] == [3, 2] and small.size <= 7.5 * one
-    assert small.controls[0].labels == ("0", "1000", "5000")
+    assert [len(c["labels"]) for c in small["controls"]] == [3, 2]
+    assert sum(map(len, small["blobs"])) <= 7.5 * one
+    assert small["controls"][0]["labels"] == ["0", "1000", "5000"]
     tiny = grid.export_grid(ex, max_bytes=one)
-    assert (tiny.runs, len(tiny.blobs)) == ([0], 1)
-    assert tiny.fallback.startswith("its grid has 22 combinations and one run takes ")
-    assert tiny.fallback.endswith(f"so not even 2 runs fit in the {one / 1e6:g} MB a page may hold")
+    assert (tiny["runs"], len(tiny["blobs"])) == ([0], 1)
+    assert tiny["fallback"].startswith("its grid has 22 combinations and one run takes ")
+    assert tiny["fallback"].endswith(
+        f"so not even 2 runs fit in the {one / 1e6:g} MB a page may hold"
+    )
 
 
 def test_a_page_holds_the_runs_or_says_why_not() -> None:
     ex = explore(counts, RECORDS, bound=(0, 2000, 1000), size=[5000, 10000], charts=("timeline",))
-    payload = grid.export_grid(ex).payload()
+    payload = grid.export_grid(ex)
     markup, used = lessons.explorer_html({"text/plain": "x"}, payload, grid.MAX_BYTES)
     assert used == sum(map(len, payload["blobs"])) and markup.count("winviz-chart") == 1
     assert "for every one of its 6 combinations" in markup

@@ -261,7 +261,7 @@ def gallery(
 
 def _explorer_markup() -> str:
     ex = _explorer()
-    payload = grid.export_grid(ex).payload()
+    payload = grid.export_grid(ex)
     markup, _ = lessons.explorer_html({"text/plain": "explorer"}, payload, grid.MAX_BYTES)
     return markup
 

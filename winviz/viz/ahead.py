@@ -1,43 +1,31 @@
 """Drawing ahead in the kernel: the runs an explorer's learner is likely to ask for next.
 
-After each change the explorer (``winviz.viz.explore``) computes, while the kernel is idle, the
-runs of the *neighbouring* control values — every slider one step down and up, every dropdown
-its previous and next option; first the control moved last, in its direction — and keeps each
-in a small cache keyed on the full control values (``Ahead``). When the learner picks one, the
-explorer shows the cached run instead of running the pipeline again (exported lesson pages do
-the same in the browser, ``winviz.viz.pages``). The result is exact: the pipeline is
-deterministic, and the one part of a chart that depends on the learner — the scrubber's
-starting time *t* — is rebuilt when it moved since (``Ready.keep``).
+After each change the explorer computes, while the kernel is idle, the runs of the
+*neighbouring* control values (``neighbours``) and keeps each in a small cache keyed on the
+full control values (``Ahead``); a change to one of them shows the cached run. The result is
+exact: the pipeline is deterministic, and the one part of a chart that depends on the learner,
+the scrubber's start time *t*, is redrawn when it moved since (``Run.keep``).
 
-Never in the learner's way: the work runs on the kernel's event loop **one neighbour per
-callback**, each ``AHEAD_GAP_S`` after the last, so the learner's next change is handled before
-the next neighbour starts; a change empties the queue. Without a running loop (a script, a
-test) ``Explorer.work_ahead()`` does the pending work at once.
-
-Python's cyclic collector is paused while a run is made and shown (``winviz.collector.paused``):
-a full pass visits every object alive — the cached runs' traces among them, ~0.3-0.7 s at
-100,000 events. A run's job and result leave no reference cycle (``JobRuntime.close``), so a
-run dropped from the cache is freed at once by reference counting.
+The work runs on the kernel's event loop, one neighbour per callback, so a learner's change is
+served before the next neighbour starts; a change empties the queue. Without a running loop
+``Explorer.work_ahead()`` does it. The cyclic collector is paused while a run is made and shown
+(``winviz.collector.paused``); a run leaves no reference cycle (``JobRuntime.close``), so a
+dropped run is freed by reference counting, once the kernel is idle (``Ahead.spent``).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import ipywidgets as widgets
 
 from winviz.viz.controls import is_dropdown, option_index, option_values
 
-AHEAD_GAP_S = 0.02
-"""The idle gap before each neighbour's run on the kernel's event loop: the loop polls its
-sockets meanwhile, so a learner's change is served before the next neighbour's run."""
-
-KEPT_RUNS = 2
-"""Runs kept besides the current neighbours (the run shown and the one before it: going back
-a step is served from the cache too)."""
+AHEAD_GAP_S = 0.02  # before each neighbour's run: the event loop polls its sockets meanwhile
+KEPT_RUNS = 2  # runs kept besides the neighbours: the one shown and the one before it
 
 ControlKey = tuple[tuple[str, Hashable], ...]
 
@@ -46,9 +34,8 @@ def control_key(
     controls: Mapping[str, widgets.Widget], values: Mapping[str, Any]
 ) -> ControlKey | None:
     """The cache key of these control values: per control its name and, for a dropdown, the
-    index of the option (options need not be hashable), else the value. None when a value
-    cannot be a key (an unhashable value of another kind of widget): such runs are not
-    cached."""
+    index of the option (options need not be hashable), else the value; None when a value is
+    unhashable (the run is not cached)."""
     key = []
     for name, widget in controls.items():
         value = values[name]
@@ -81,30 +68,23 @@ def neighbours(
         widget = controls[name]
         steps = (direction, -direction) if name == moved else (1, -1)
         for step in steps:
-            value = _step(widget, values[name], step)
-            if value is not _NONE:
-                found.append({**values, name: value})
+            found.extend({**values, name: v} for v in _step(widget, values[name], step))
     return found
 
 
-_NONE: Any = object()
-
-
-def _step(widget: widgets.Widget, value: Any, step: int) -> Any:
-    """The value of ``widget`` one step from ``value`` (``_NONE`` past an end)."""
+def _step(widget: widgets.Widget, value: Any, step: int) -> list[Any]:
+    """The value of ``widget`` one step from ``value`` (none past an end)."""
     if is_dropdown(widget):
         values = option_values(widget)
         index = option_index(values, value)
-        if index is None:
-            return _NONE
-        at = index + step
-        return values[at] if 0 <= at < len(values) else _NONE
+        at = -1 if index is None else index + step
+        return values[at : at + 1] if at >= 0 else []
     if isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
         new = value + step * widget.step
         if isinstance(widget, widgets.FloatSlider):  # as the browser's slider steps: on the grid
             new = widget.min + round((new - widget.min) / widget.step) * widget.step
-        return new if widget.min <= new <= widget.max else _NONE
-    return _NONE
+        return [new] if widget.min <= new <= widget.max else []
+    return []
 
 
 def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
@@ -119,57 +99,37 @@ def direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
         return 1
 
 
-@dataclass
-class Ready:
-    """A run computed ahead: ``run`` (``explore.Run``, its ``view`` the trace's view its charts
-    were drawn from), ``keep`` (the scrubber start time each chart was drawn with) and
-    ``specs`` (each chart's Vega-Lite dict, ``spec.chart_dict``). ``number``: its place in the
-    order runs were computed (the widget's key of its specs)."""
-
-    number: int
-    run: Any
-    keep: list[int | None]
-    specs: list[dict[str, Any]]
-
-
 class Ahead:
     """The explorer's cache of runs by control values (``control_key``), least recently used
     first, holding at most ``limit`` runs, and the queue of values still to compute."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.ready: OrderedDict[ControlKey, Ready] = OrderedDict()
+        self.ready: OrderedDict[ControlKey, Any] = OrderedDict()  # explore.Run by key
         self.queue: list[dict[str, Any]] = []
-        self.computed = 0  # runs put so far (the last one's ``Ready.number``)
+        self.spent: list[Any] = []  # runs dropped from the cache or from view: freed when idle
+        self.computed = 0  # runs put so far (the last one's ``Run.number``)
 
-    def get(self, key: ControlKey | None) -> Ready | None:
+    def get(self, key: ControlKey | None) -> Any:
         if key is None or key not in self.ready:
             return None
         self.ready.move_to_end(key)
         return self.ready[key]
 
-    def put(
-        self,
-        key: ControlKey,
-        run: Any,
-        keep: list[int | None],
-        specs: list[dict[str, Any]],
-        wanted: set[ControlKey],
-    ) -> Ready:
-        """Keep ``run`` (drawn with the scrubber start times ``keep`` as ``specs``) under
-        ``key``, numbered after the runs before it, and return its ``Ready``; drop the least
-        recently used runs not in ``wanted`` (the keys still wanted) while there are more
-        than ``limit``."""
+    def put(self, key: ControlKey, run: Any, wanted: set[ControlKey]) -> Any:
+        """Keep ``run`` under ``key``, numbered after the runs before it, and return it; drop
+        the least recently used runs not ``wanted`` while there are more than ``limit``."""
         self.computed += 1
-        ready = self.ready[key] = Ready(self.computed, run, keep, specs)
+        run = self.ready[key] = replace(run, number=self.computed)
         self.ready.move_to_end(key)
         for old in list(self.ready):
             if len(self.ready) <= self.limit:
                 break
             if old not in wanted:
-                del self.ready[old]
-        return ready
+                self.spent.append(self.ready.pop(old))
+        return run
 
     def clear(self) -> None:
         self.ready.clear()
         self.queue.clear()
+        self.spent.clear()

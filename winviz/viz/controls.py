@@ -1,7 +1,6 @@
 """An explorer's controls (``winviz.viz.explore``): the ipywidgets slider or dropdown made for
-each of a pipeline's parameters, their readable labels, and the check of a value a control
-is set to from Python (``ControlValueError``); a spec that makes no control is a
-``ControlSpecError``."""
+each of a pipeline's parameters, their labels, and the check of a value a control is set to
+from Python."""
 
 from __future__ import annotations
 
@@ -24,14 +23,13 @@ LABELS: dict[str, str] = {
     "size": "window size (ms)",
     "slide": "window slide (ms)",
     "gap": "session gap (ms)",
-    "trigger": "trigger",
     "idleness": "idleness timeout (ms)",
     "interval": "watermark interval (ms)",
 }
 
 
 def label(name: str) -> str:
-    """The readable label of control ``name`` (``LABELS``; else the name)."""
+    """The readable label of control ``name``."""
     return LABELS.get(name, name)
 
 
@@ -40,11 +38,9 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     integer slider (a float slider if any of them is a float); a list of values or of
     ``(label, value)`` pairs, or a dict label → value → a dropdown; an ipywidgets widget is
     used as it is. ``default``: the pipeline's default for this parameter (the initial value
-    when it is in range / among the options). Sliders update on release, not while dragged:
-    every change re-runs the engine."""
-    description = label(name)
+    when it is in range / among the options). Sliders update on release, not while dragged."""
     style = {"description_width": "initial"}
-    layout = widgets.Layout(width="420px")
+    common = {"description": label(name), "style": style, "layout": widgets.Layout(width="420px")}
     if isinstance(spec, widgets.Widget):
         if not hasattr(spec, "value"):
             raise ControlSpecError(
@@ -70,16 +66,7 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
         if not lo <= value <= hi:
             raise ControlValueError(f"control {name!r}: value {value!r} is outside [{lo}, {hi}]")
         cls = widgets.FloatSlider if any(isinstance(v, float) for v in spec) else widgets.IntSlider
-        return cls(
-            min=lo,
-            max=hi,
-            step=step,
-            value=value,
-            description=description,
-            continuous_update=False,
-            style=style,
-            layout=layout,
-        )
+        return cls(min=lo, max=hi, step=step, value=value, continuous_update=False, **common)
     if isinstance(spec, Mapping):
         options = [(str(k), v) for k, v in spec.items()]
     elif isinstance(spec, list):
@@ -99,23 +86,17 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
         raise ControlSpecError(f"control {name!r}: a dropdown needs at least one option")
     values = [v for _, v in options]
     among = default is not inspect.Parameter.empty and option_index(values, default) is not None
-    value = default if among else values[0]
-    return widgets.Dropdown(
-        options=options, value=value, description=description, style=style, layout=layout
-    )
+    return widgets.Dropdown(options=options, value=default if among else values[0], **common)
 
 
 class ControlSpecError(InputError):
-    """A control's spec that makes no widget (``explore(job, bound=(10, 0, 1))``: a slider
-    whose min is above its max, a step that is not positive, an empty dropdown, a widget
-    without a value…): names the control and the spec, and says what a spec is. A
-    ``ValueError`` too, as it was before this class."""
+    """A control's spec that makes no widget (``explore(job, bound=(10, 0, 1))``: min above
+    max, a step that is not positive, an empty dropdown, a widget without a value…)."""
 
 
 class ControlValueError(InputError):
-    """A value a control cannot take: outside its slider's ``[min, max]``, not a number of
-    the slider's kind, or not among its dropdown's options. ipywidgets would clamp a slider's
-    value silently (``bound=-100`` becoming 0), so the explorer refuses it instead."""
+    """A value a control cannot take: outside its slider's ``[min, max]`` (ipywidgets would
+    clamp it silently), not a number of the slider's kind, or not among its options."""
 
 
 def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
@@ -152,26 +133,23 @@ def is_dropdown(widget: widgets.Widget) -> bool:
 
 
 def option_values(widget: widgets.Widget) -> list[Any]:
-    """A dropdown's values, as ipywidgets reads its ``options`` (the value of each
-    ``(label, value)`` pair, of each item of a dict label → value, else the option)."""
+    """A dropdown's values, as ipywidgets reads its ``options``."""
     return list(widget._options_values)
 
 
 def option_index(values: Sequence[Any], value: Any) -> int | None:
-    """The index of ``value`` among a dropdown's ``values`` (``option_values``): the same
-    object first, else an equal one (``equal``); None when it is none of them."""
-    found = [i for i, o in enumerate(values) if o is value] or [
-        i for i, o in enumerate(values) if equal(o, value)
-    ]
-    return found[0] if found else None
-
-
-def equal(a: Any, b: Any) -> bool:
-    """``a == b`` as a plain bool; False when ``==`` gives none or raises."""
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):  # == gives no plain bool (arrays...): not equal
-        return False
+    """The index of ``value`` among a dropdown's ``values``: the same object first, else an
+    equal one (``==`` giving a plain True); None when it is none of them."""
+    for i, o in enumerate(values):
+        if o is value:
+            return i
+    for i, o in enumerate(values):
+        try:
+            if bool(o == value):
+                return i
+        except (TypeError, ValueError):  # == gives no plain bool (arrays...): not equal
+            pass
+    return None
 
 
 def option_label(value: Any) -> str:

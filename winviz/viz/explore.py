@@ -11,34 +11,20 @@
                size=[1000, 5000, 10000],      # a list: a dropdown
                charts=("timeline", "scrubber"))
 
-Two kinds of control, by where they can be evaluated:
-
-* **engine controls** (bound, lateness, window size, trigger, idleness …) are ipywidgets
-  sliders or dropdowns. A change calls the pipeline again with every current value as a keyword
-  argument and sets each chart's new spec (``spec.chart_dict``: Altair's ``to_dict()`` content,
-  unvalidated, datasets named ``rows-1``, ``rows-2``, …) on its existing ``alt.JupyterChart``
-  (``ExplorerChart``); ``last_stages`` keeps each stage's time;
-* **browser controls** (the scrubber's processing time *t*) are Vega parameters evaluated in
-  the browser. ``JupyterChart`` syncs them back: ``explorer.param("t")`` reads *t*, a line
-  under the charts follows it and a re-run starts the new scrubber at it.
+**Engine controls** (bound, lateness, window size, trigger, idleness …) are ipywidgets. A
+change calls the pipeline with every current value as a keyword argument and sets each chart's
+new spec (``spec.chart_dict``) on its ``alt.JupyterChart`` (``ExplorerChart``). **Browser
+controls** (the scrubber's processing time *t*) are Vega parameters synced back:
+``explorer.param("t")`` reads *t*, a line under the charts follows it and a re-run starts the
+new scrubber at it.
 
 While the kernel is idle the explorer computes the runs of the neighbouring control values
-(``winviz.viz.ahead``), one per event-loop callback; a change to one of them shows it at once
-(``last_ahead``), exactly as a fresh run would draw it. In JupyterLab those runs are drawn out
-of sight in the page too (``winviz.viz.explorer_chart``). Quick changes: the latest values win
-(ipywidgets sends a control's next change once the kernel has answered the last, merging those
-made meanwhile; a change empties the queue of runs ahead; the page shows each chart's latest
-run only, all charts of the explorer together).
-
-A control starts at the pipeline's default for its parameter (when in range / among the
-options), else at the first value. A summary line (firings by cause, elements by fate) follows
-every run. When the pipeline raises, the explorer shows the error in place of the charts and
-keeps it (``explorer.error``); the next good values bring the charts back.
-
-Charts are named (``CHART_NAMES``) or functions of the pipeline's result. Everything runs
-offline (the widget's JavaScript is bundled by vl-convert: ``ExplorerChart.bundle``). On a
-lesson page (``make lessons``, no kernel) an explorer shows its runs precomputed on a grid of
-its controls' values (``winviz.viz.grid``, through ``Explorer.compute``).
+(``winviz.viz.ahead``): a change to one of them is shown at once. A control starts at the
+pipeline's default for its parameter (when in range / among the options), else at its first
+value. A summary line (firings by cause, elements by fate) follows every run. When the pipeline
+raises, the explorer shows the error in place of the charts and keeps it (``explorer.error``).
+On a lesson page (no kernel) an explorer shows its runs precomputed on a grid of its controls'
+values (``winviz.viz.grid``).
 """
 
 from __future__ import annotations
@@ -51,8 +37,8 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
@@ -68,7 +54,6 @@ from winviz.viz.ahead import (
     KEPT_RUNS,
     Ahead,
     ControlKey,
-    Ready,
     control_key,
     direction,
     neighbours,
@@ -125,10 +110,8 @@ class Summary:
     side_output: int
     by_session_merge: int = 0
     cause_not_traced: int = 0
-    """Firings with no traced trigger call or timer (a Spark twin's micro-batch, say).
-    ``text()`` states these two only when not 0: its parts add up to ``fired``."""
+    """Firings with no traced trigger call or timer; ``text()`` states these two when not 0."""
     late_firings: int = 0
-    """*Late firings* (``vocabulary.LATE_FIRING``) over every window operator."""
 
     def text(self) -> str:
         rare = "".join(
@@ -180,9 +163,8 @@ def summarize(trace: Any) -> Summary:
 
 
 class Stages:
-    """The time each stage of a run took: ``wall`` (``time.perf_counter``) and ``cpu`` (this
-    process's CPU time, ``time.process_time``: what the stage costs when other processes
-    share the machine), stage name → seconds; ``with stages.time("engine"): ...``."""
+    """The time each stage of a run took, stage name → seconds: ``wall`` and ``cpu`` (this
+    process's CPU time); ``with stages.time("engine"): ...``."""
 
     def __init__(self) -> None:
         self.wall: dict[str, float] = {}
@@ -201,7 +183,9 @@ class Stages:
 @dataclass(frozen=True)
 class Run:
     """One run of an explorer's pipeline (``Explorer.compute``): its values and call, and
-    either its result, charts and summary, or the exception (``error``) and message cards."""
+    either its result, charts and summary, or the exception (``error``) and message cards;
+    each chart's ``spec.chart_dict`` and the scrubber start time it was drawn with (``keep``);
+    its number among the runs cached (``Ahead.put``: the page's key of its specs)."""
 
     values: dict[str, Any]
     call: str
@@ -209,11 +193,12 @@ class Run:
     charts: list[alt.TopLevelMixin]
     summary: Summary | None
     error: BaseException | None
-    stages: Stages = field(default_factory=Stages)
-    """Each stage's time: ``engine`` (the pipeline call), ``read`` (the trace's first read
-    into columns), ``charts``, ``summary``."""
+    stages: Stages
+    keep: list[int | None]
+    specs: list[dict[str, Any]]
     view: Any = None
     """What the named charts were drawn from (the trace's view, else the result)."""
+    number: int = 0
 
     def status(self) -> str:
         """The line a page shows under the controls: the summary, or what raised."""
@@ -221,18 +206,12 @@ class Run:
             return f"{_raised(self.call, self.error)}: {self.error}"
         return self.summary.text() if self.summary else ""
 
-    def specs(self) -> list[dict[str, Any]]:
-        """Each chart's Vega-Lite dict (``spec.chart_dict``), timed as the ``spec`` stage."""
-        with self.stages.time("spec"):
-            return [chart_dict(chart) for chart in self.charts]
-
 
 @dataclass(frozen=True)
 class AtTime:
-    """The run as it stood at processing time ``t`` (what the scrubber shows there): the
-    window operator's watermark in effect (its last ``watermark`` record at or before t;
-    None before the first), windows fired (each key's pane once, however many times it
-    fired: a late firing is not another window) and elements arrived by t."""
+    """The run at processing time ``t``: the window operator's watermark in effect (None
+    before the first), the (key, window) panes fired (a late firing is not another pane) and
+    the elements arrived by t."""
 
     t: int
     operator: str | None
@@ -249,8 +228,7 @@ class AtTime:
 
 
 def state_at(trace: Any, t: int) -> AtTime:
-    """``AtTime`` of a trace at processing time ``t`` (the first window operator; elements
-    are those reaching it)."""
+    """``AtTime`` of a trace's first window operator at processing time ``t``."""
     view = trace_view.open_trace(trace)
     ops = trace_view.window_operators(view) or view.operators("element")
     op = ops[0] if ops else None
@@ -268,9 +246,8 @@ def state_at(trace: Any, t: int) -> AtTime:
 
 
 def _panes_fired(view: trace_view.TraceView, op: str, t: int) -> int:
-    """How many (key, window) panes of ``op`` fired at processing time ``t`` or before: the
-    distinct (key, window) of its ``fired`` records by then (keys told apart as the engine
-    does, ``value_texts.key_texts``)."""
+    """The distinct (key, window) of ``op``'s ``fired`` records at ``t`` or before (keys told
+    apart as the engine does, ``value_texts.key_texts``)."""
     rows = view.select("fired", operator=op)
     rows = rows[view.numbers("proc_time", rows) <= t]
     if not len(rows):
@@ -284,14 +261,14 @@ def _panes_fired(view: trace_view.TraceView, op: str, t: int) -> int:
 
 
 class Explorer:
-    """Controls, summary line and charts of one ``explore(...)`` call (see the module
-    docstring). Display it as the last expression of a cell (or ``display(explorer)``).
+    """Controls, summary line and charts of one ``explore(...)`` call (module docstring);
+    display it as a cell's last expression.
 
-    ``controls`` (name → widget), ``charts`` (``alt.JupyterChart``), ``summary``, ``status``
-    and ``at_t`` (ipywidgets.HTML) are the live widgets; after each run ``result``, ``error``
-    (of a failed run, else None), ``runs`` (shown), ``ahead_runs`` (computed ahead into the
-    cache ``ahead``; ``last_ahead``: the last shown was one), ``last_values``, ``last_seconds``
-    (from the change to the updated specs) and ``last_at`` (``state_at`` the scrubber's t)."""
+    ``controls`` (name → widget), ``charts`` (``ExplorerChart``), ``summary``, ``status`` and
+    ``at_t`` (ipywidgets.HTML) are the live widgets; after each run ``result``, ``error`` (of a
+    failed run, else None), ``runs`` (shown), ``ahead_runs`` (computed into the cache
+    ``ahead``; ``last_ahead``: the last shown was one), ``last_values``, ``last_stages`` and
+    ``last_at`` (``state_at`` the scrubber's t)."""
 
     def __init__(
         self,
@@ -304,9 +281,8 @@ class Explorer:
             raise TypeError(f"explore: the pipeline must be a function, got {pipeline!r}")
         self.pipeline = pipeline
         self.data = data
-        drawn = [_chart_function(c) for c in charts]
-        self._chart_fns = [fn for fn, _ in drawn]
-        self._uses_t = [uses_t for _, uses_t in drawn]  # draws the scrubber's start time
+        self._chart_fns = [_chart_function(c) for c in charts]
+        self._uses_t = [isinstance(c, str) and c == "scrubber" for c in charts]  # draws its t
         if not self._chart_fns:
             raise ValueError("explore: charts must name at least one chart")
         defaults = _defaults(pipeline, list(controls), data is not NO_DATA)
@@ -316,32 +292,24 @@ class Explorer:
         }
         self.result: Any = None
         self.error: BaseException | None = None
-        self.runs = 0
+        self.runs = self.ahead_runs = 0
         self.last_values: dict[str, Any] = {}
-        self.last_seconds = 0.0
         self.last_stages = Stages()
         self.last_summary: Summary | None = None
         self.last_at: AtTime | None = None
+        self.last_ahead = False
         self._kept_t: list[int | None] = [None] * len(self._chart_fns)
         self._holding = False
-        self.summary = widgets.HTML()
-        self.status = widgets.HTML()
-        self.at_t = widgets.HTML()  # the scrubber's t, read back from the browser
-        # runs computed ahead (winviz.viz.ahead): the neighbours of the shown values, and the
-        # shown run and the one before it
+        self.summary, self.status, self.at_t = widgets.HTML(), widgets.HTML(), widgets.HTML()
+        # the neighbours of the shown values, and the shown run and the one before it
         self.ahead = Ahead(limit=2 * len(self.controls) + KEPT_RUNS)
-        self.ahead_runs = 0
-        self.ahead_error: BaseException | None = None
-        self.last_ahead = False
-        self.last_ahead_stages: Stages | None = None
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
         self._ahead_handle: asyncio.TimerHandle | None = None
         self._group = secrets.token_hex(8)  # the page switches the charts together
         self.page_changes = 0  # the controls' changes made in the page (``_on_change``)
-        ExplorerChart.bundle()  # the widget's JavaScript from vl-convert, no CDN
         run = self.compute(self.values)
-        first = self._show(run, run.stages)
+        first = self._show(run)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
         # from chart_dict like every update's (the same content, datasets named rows-N)
         self.charts = [
@@ -354,27 +322,16 @@ class Explorer:
             )
             for c in first
         ]
-        with debug_mode(False):
-            for jc, chart in zip(self.charts, first, strict=True):
-                jc.spec = chart_dict(chart)
-        self._remember(run, list(self._kept_t), [jc.spec for jc in self.charts])
-        for jc in self.charts:  # a new view in the page: send it the runs ahead again
-            jc.on_page = self._plan_ahead
+        for jc, spec in zip(self.charts, run.specs, strict=True):
+            jc.spec = spec
+            jc.on_page = self._plan_ahead  # a new view in the page: send the runs again
+        self._remember(run)
         for widget in self.controls.values():
             widget.observe(self._on_change, names="value")
         self._watch_scrubbers()
-        self.widget = widgets.VBox(
-            [
-                widgets.VBox(list(self.controls.values())),
-                self.summary,
-                self.status,
-                *self.charts,
-                self.at_t,
-            ]
-        )
+        controls = widgets.VBox(list(self.controls.values()))
+        self.widget = widgets.VBox([controls, self.summary, self.status, *self.charts, self.at_t])
         self._plan_ahead()
-
-    # -- reading ----------------------------------------------------------------------------
 
     @property
     def values(self) -> dict[str, Any]:
@@ -382,9 +339,8 @@ class Explorer:
         return {name: w.value for name, w in self.controls.items()}
 
     def param(self, name: str, chart: int | None = None) -> Any:
-        """The browser's current value of the Vega parameter ``name`` (synced back by
-        ``JupyterChart``), from chart number ``chart`` or the first chart that has it; e.g.
-        ``explorer.param("t")``: the processing time the scrubber is at."""
+        """The browser's value of the Vega parameter ``name`` in chart number ``chart`` (else
+        the first chart that has it); ``explorer.param("t")``: the scrubber's time."""
         pool = self.charts if chart is None else [self.charts[chart]]
         for jc in pool:
             if name in jc.params.trait_names():
@@ -395,13 +351,9 @@ class Explorer:
         """The current Vega-Lite spec of every chart (what the browser shows)."""
         return [jc.spec for jc in self.charts]
 
-    # -- running ----------------------------------------------------------------------------
-
     def _on_change(self, change: dict[str, Any]) -> None:
-        """A control changed: re-run now. A change the page made (a learner's key press or
-        drag) is answered before the kernel is idle again, and ipywidgets sends a control's
-        next change only then, merging those made meanwhile into one: a burst of key presses
-        is computed as its first value and its latest (never each value in turn)."""
+        """A control changed: re-run now (a burst of key presses in the page is computed as its
+        first value and its latest: ipywidgets merges those made meanwhile)."""
         name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
         self._moved = (name, direction(self.controls.get(name), change))
         if getattr(change.get("owner"), "_property_lock", None):  # (set while syncing)
@@ -410,8 +362,7 @@ class Explorer:
             self.update()
 
     def set(self, **values: Any) -> None:
-        """Set several controls at once and re-run the pipeline once (setting each widget's
-        ``value`` re-runs it per change)."""
+        """Set several controls at once and re-run the pipeline once."""
         unknown = [n for n in values if n not in self.controls]
         if unknown:
             raise KeyError(
@@ -430,168 +381,136 @@ class Explorer:
         self.update()
 
     def update(self) -> None:
-        """Re-run the pipeline with the current values and replace every chart's spec in
-        place (what a control change does), or show the run computed ahead for them
-        (``last_ahead``), then plan the new neighbours ahead. ``last_stages`` gets each stage's
-        time: ``Run.stages`` and ``spec`` for a run computed now, ``ahead`` (from the cache,
-        redrawing a scrubber whose t moved) for one computed ahead; then ``widget`` and
-        ``at_t``. The cyclic garbage collector is paused meanwhile (``winviz.viz.ahead``)."""
-        start = time.perf_counter()
+        """Re-run the pipeline with the current values, or take their run computed ahead
+        (``last_ahead``), and replace every chart's spec in place; then plan the neighbours
+        ahead. ``last_stages``: ``Run.stages`` and ``spec`` for a run made now, ``ahead`` for
+        one from the cache (a scrubber whose t moved redrawn), then ``widget`` and ``at_t``."""
+        self.ahead.spent.clear()  # (left by the last change when no event loop freed them)
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
-        values = self.values
-        key = control_key(self.controls, values)
-        # Altair validates every schema object as it is made (its debug mode): this was done
-        # for the first run's charts, of the same shape (the chart tests validate every
-        # layout), so an update skips it — and chart_dict does not validate the spec again
+        key = control_key(self.controls, self.values)
+        # Altair's schema checks were made on the first run's charts, of the same shape
         with paused(), debug_mode(False):
-            ready = self.ahead.get(key)
-            self.last_ahead = ready is not None
-            if ready is not None:
+            cached = self.ahead.get(key)
+            self.last_ahead = cached is not None
+            if cached is not None:
                 stages = Stages()
                 with stages.time("ahead"):
-                    ready = self._at_keep(key, ready, self._kept_t)
-                charts = self._show(ready.run, stages)
-                specs, call = ready.specs, ready.run.call
+                    cached = self._at_keep(key, cached, self._kept_t)
+                run = dataclasses.replace(cached, stages=stages)
             else:
-                run = self.compute(values, self._kept_t)
-                charts, call = self._show(run, run.stages), run.call
-                specs = run.specs()
-                ready = self._remember(run, list(self._kept_t), specs)
-            keys = [self._chart_key(ready, i) for i in range(len(specs))]
+                run = self.compute(self.values, self._kept_t)
+                cached = self._remember(run)
+            charts = self._show(run)
             with self.last_stages.time("widget"):
-                for jc, chart, spec, k in zip(self.charts, charts, specs, keys, strict=True):
-                    jc.show(_altair(chart), spec, k, self.runs, call)
+                for i, (jc, chart) in enumerate(zip(self.charts, charts, strict=True)):
+                    key_i = self._chart_key(cached, i)
+                    jc.show(_altair(chart), run.specs[i], key_i, self.runs, run.call)
         with self.last_stages.time("at_t"):
             self._watch_scrubbers()
-        self.last_seconds = time.perf_counter() - start
         self._plan_ahead()
+        # the runs dropped meanwhile are freed once the change is shown (without an event
+        # loop: at the next change or work_ahead())
+        with suppress(RuntimeError):
+            asyncio.get_running_loop().call_soon(self.ahead.spent.clear)
 
     def _keep_now(self) -> list[int | None]:
         """Each scrubber's t in the browser now (else the one it had before a message card)."""
-        return [
-            t if t is not None else old
-            for t, old in zip(map(self._scrub_time, self.charts), self._kept_t, strict=True)
-        ]
+        now = [_scrub_t(getattr(jc.params, SCRUB_PARAM, None)) for jc in self.charts]
+        return [old if t is None else t for t, old in zip(now, self._kept_t, strict=True)]
 
     # -- computing ahead (winviz.viz.ahead) -------------------------------------------------
 
-    def _remember(
-        self, run: Run, keep: list[int | None], specs: list[dict[str, Any]]
-    ) -> Ready | None:
-        """Keep a run (shown, or computed ahead) in the cache under its values."""
+    def _remember(self, run: Run) -> Run | None:
+        """Keep a run in the cache under its values: the run numbered (None: not cached)."""
         key = control_key(self.controls, run.values)
         if key is None:
             return None
-        return self.ahead.put(key, run, keep, specs, self._wanted | {key})
+        return self.ahead.put(key, run, self._wanted | {key})
 
-    def _chart_key(self, ready: Ready | None, i: int) -> str:
-        """The key of chart ``i``'s spec of a run in the page (``ExplorerChart.prepare``): the
-        run's number, the chart's and, for a scrubber, the t it starts at."""
-        if ready is None:
+    def _chart_key(self, run: Run | None, i: int) -> str:
+        """The page's key of chart ``i``'s spec of a cached run (``ExplorerChart.prepare``)."""
+        if run is None:
             return ""
-        return f"{ready.number}:{i}:{ready.keep[i] if self._uses_t[i] else ''}"
+        return f"{run.number}:{i}:{run.keep[i] if self._uses_t[i] else ''}"
 
-    def _send_ahead(self, ready: Ready) -> None:
-        """Send a run computed ahead to the page, each chart's spec under its key."""
-        for i, (jc, spec) in enumerate(zip(self.charts, ready.specs, strict=True)):
-            jc.prepare(self._chart_key(ready, i), spec)
-
-    def _at_keep(self, key: ControlKey, ready: Ready, keep: list[int | None]) -> Ready:
-        """``ready`` with every chart that draws the scrubber's start time redrawn at ``keep``
-        where it was drawn at another (exactly what a fresh run at ``keep`` draws)."""
+    def _at_keep(self, key: ControlKey, run: Run, keep: list[int | None]) -> Run:
+        """The cached ``run`` with each scrubber drawn at another start time redrawn at
+        ``keep``."""
         redo = [
             i
-            for i, (uses, was, now) in enumerate(zip(self._uses_t, ready.keep, keep, strict=True))
-            if uses and was != now and ready.run.error is None
+            for i, (uses, was, now) in enumerate(zip(self._uses_t, run.keep, keep, strict=True))
+            if uses and was != now and run.error is None
         ]
         if not redo:
-            return ready
-        charts, specs = list(ready.run.charts), list(ready.specs)
+            return run
+        charts, specs = list(run.charts), list(run.specs)
         for i in redo:
-            charts[i] = self._chart_fns[i](ready.run.result, ready.run.view, keep[i])
+            charts[i] = self._chart_fns[i](run.result, run.view, keep[i])
             specs[i] = chart_dict(charts[i])
-        run = dataclasses.replace(ready.run, charts=charts)
-        new = Ready(ready.number, run, list(keep), specs)
-        self.ahead.ready[key] = new
+        new = self.ahead.ready[key] = dataclasses.replace(
+            run, charts=charts, specs=specs, keep=list(keep)
+        )
         return new
 
     def _plan_ahead(self) -> None:
-        """Queue the neighbours of the shown values not yet computed (the control moved last
-        first, in its direction) and schedule the first on the kernel's event loop."""
-        if self._ahead_handle is not None:
-            self._ahead_handle.cancel()
-            self._ahead_handle = None
+        """Queue the neighbours of the shown values (``ahead.neighbours``) and schedule them."""
         moved, direction = self._moved
         wanted = neighbours(self.controls, self.values, moved, direction)
         keys = [control_key(self.controls, v) for v in wanted]
         current = control_key(self.controls, self.values)
         self._wanted = {k for k in [*keys, current] if k is not None}
         self.ahead.queue = [v for v, k in zip(wanted, keys, strict=True) if k is not None]
-        if hasattr(self, "charts"):  # the page keeps the views of these runs only
-            kept = [self.ahead.ready[k] for k in keys if k in self.ahead.ready]
-            for i, jc in enumerate(self.charts):
-                jc.keep({self._chart_key(r, i) for r in kept})
+        kept = [self.ahead.ready[k] for k in keys if k in self.ahead.ready]
+        for i, jc in enumerate(self.charts):  # the page keeps the views of these runs only
+            jc.keep({self._chart_key(r, i) for r in kept})
         self._schedule_ahead()
 
     def _schedule_ahead(self) -> None:
-        if not self.ahead.queue:
-            for jc in getattr(self, "charts", []):
-                jc.done()
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop (a script): work_ahead() does it when asked
-            return
-        self._ahead_handle = loop.call_later(AHEAD_GAP_S, self._ahead_step)
-
-    def _ahead_step(self) -> None:
-        """One neighbour's run (one event-loop callback), then schedule the next."""
-        self._ahead_handle = None
-        if self.ahead.queue:
-            self._compute_ahead(self.ahead.queue.pop(0))
-        self._schedule_ahead()
-
-    def work_ahead(self) -> int:
-        """Do every queued neighbour now (what the kernel does when idle) and return how many
-        runs it computed; for scripts, tests and ``bench/explore_bench.py``, which have no
-        event loop."""
+        """Schedule the next queued neighbour (one per event-loop callback, ``AHEAD_GAP_S``
+        apart), or tell the page it has every run ahead."""
         if self._ahead_handle is not None:
             self._ahead_handle.cancel()
             self._ahead_handle = None
-        done = 0
-        while self.ahead.queue:
-            done += self._compute_ahead(self.ahead.queue.pop(0))
-        self._schedule_ahead()  # (tells the page it has every run ahead)
+        if not self.ahead.queue:
+            for jc in self.charts:
+                jc.done()
+            return
+        with suppress(RuntimeError):  # no event loop (a script): work_ahead() when asked
+            loop = asyncio.get_running_loop()
+            self._ahead_handle = loop.call_later(AHEAD_GAP_S, self.work_ahead, 1)
+
+    def work_ahead(self, most: int | None = None) -> int:
+        """Compute the queued neighbours (at most ``most``) now and return how many runs it
+        made (without an event loop: for scripts and tests)."""
+        done, queue = 0, self.ahead.queue
+        for _ in range(len(queue) if most is None else min(most, len(queue))):
+            done += self._compute_ahead(queue.pop(0))
+        self.ahead.spent.clear()
+        self._schedule_ahead()
         return done
 
     def _compute_ahead(self, values: dict[str, Any]) -> bool:
-        """The run of ``values`` and its specs, cached and sent to the page (only sent when
-        cached already: False). The pipeline's or a chart's exception is part of the run (as
-        in ``compute``); one writing a spec is kept in ``ahead_error`` and the run not cached
-        (a change to these values then shows it to the learner)."""
+        """Compute the run of ``values`` unless cached (False), cache it and send it to the page.
+        A run whose spec cannot be written is not cached: a change to it shows the error."""
         cached = self.ahead.get(control_key(self.controls, values))
-        if cached is not None:
-            self._send_ahead(cached)
-            return False
-        keep = self._keep_now()
-        try:
-            with paused(), debug_mode(False):
-                run = self.compute(values, keep)
-                specs = run.specs()
-        except Exception as exc:
-            self.ahead_error = exc
-            return False
-        self.ahead_runs += 1
-        self.last_ahead_stages = run.stages
-        ready = self._remember(run, keep, specs)
-        if ready is not None:
-            self._send_ahead(ready)
-        return True
+        made = cached is None
+        if made:
+            try:
+                with paused(), debug_mode(False):
+                    run = self.compute(values, self._keep_now())
+            except Exception:
+                return False
+            self.ahead_runs += 1
+            cached = self._remember(run)
+        if cached is not None:  # (None: values that cannot be a key are not cached)
+            for i, (jc, spec) in enumerate(zip(self.charts, cached.specs, strict=True)):
+                jc.prepare(self._chart_key(cached, i), spec)
+        return made
 
     def _watch_scrubbers(self) -> None:
-        """Follow the scrubber's t as the browser moves it (JupyterChart makes a new
-        ``params`` object for every new chart, so this runs after each update)."""
+        """Follow the scrubber's t as the browser moves it (after each update: JupyterChart
+        makes a new ``params`` object for a new chart)."""
         for jc in self.charts:
             if SCRUB_PARAM in jc.params.trait_names():
                 jc.params.observe(self._on_scrub, names=SCRUB_PARAM)
@@ -605,20 +524,13 @@ class Explorer:
         self.last_at = state_at(self.result, t)
         self.at_t.value = html.escape(self.last_at.text())
 
-    def _scrub_time(self, jc: alt.JupyterChart) -> int | None:
-        """The t chart ``jc``'s scrubber is at in the browser (None: it has no scrubber)."""
-        if SCRUB_PARAM not in jc.params.trait_names():
-            return None
-        return _scrub_t(getattr(jc.params, SCRUB_PARAM))
-
     @paused()
     def compute(self, values: Mapping[str, Any], keep: list[int | None] | None = None) -> Run:
         """The ``Run`` of ``values`` (the pipeline's keyword arguments), leaving the explorer
-        as it is; ``keep``: the time each scrubber starts at (None: the end of the run). What a
-        control change runs, and ``make lessons`` for each point of the slider grid."""
+        as it is; ``keep``: the time each scrubber starts at (None: the end of the run)."""
         values = dict(values)
-        keep = keep or [None] * len(self._chart_fns)
-        call, stages = self.call(values), Stages()
+        keep = list(keep or [None] * len(self._chart_fns))
+        call, stages, error = self.call(values), Stages(), None
         try:
             with stages.time("engine"):
                 result = (
@@ -631,17 +543,16 @@ class Explorer:
                     f"the pipeline {_name(self.pipeline)} returned None; it must return the "
                     "result of env.execute() (or its trace)"
                 )
-            with stages.time("read"):
-                view = _first_read(result)
-            # the named charts and the summary read one view of the trace: the tables they
-            # share (element fates, window lives, firings) are derived once
-            shared = result if view is None else view
+            with stages.time("read"):  # one view: the charts and summary share its tables
+                trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
+                # (without a trace: the result, the charts say what is missing)
+                view = trace_view.TraceView(trace) if isinstance(trace, Trace) else result
             with stages.time("charts"):
                 charts = [
-                    fn(result, shared, at) for fn, at in zip(self._chart_fns, keep, strict=True)
+                    fn(result, view, at) for fn, at in zip(self._chart_fns, keep, strict=True)
                 ]
             with stages.time("summary"):
-                summary = summarize(shared)
+                summary = summarize(view)
         except Exception as exc:  # shown in place, kept on the explorer: not swallowed
             card = palette.message_chart(
                 "The pipeline failed for these values.",
@@ -649,15 +560,17 @@ class Explorer:
                 "exception is kept in explorer.error.",
                 chart="explore",
             )
-            return Run(values, call, None, [card for _ in self._chart_fns], None, exc, stages)
-        return Run(values, call, result, charts, summary, None, stages, shared)
+            charts, result, summary, view, error = [card] * len(keep), None, None, None, exc
+        with stages.time("spec"):
+            specs = [chart_dict(chart) for chart in charts]
+        return Run(values, call, result, charts, summary, error, stages, keep, specs, view)
 
-    def _show(self, run: Run, stages: Stages) -> list[alt.TopLevelMixin]:
-        """Make ``run`` the explorer's current run (its result, error, summary and status
-        line; ``stages`` become ``last_stages``) and return its charts (message cards saying
-        what failed when the pipeline raised)."""
-        self.last_stages = stages
+    def _show(self, run: Run) -> list[alt.TopLevelMixin]:
+        """Make ``run`` the explorer's current run (result, error, summary and status line,
+        ``last_stages``) and return its charts."""
+        self.last_stages = run.stages
         self.last_values = run.values
+        self.ahead.spent.append(self.result)
         self.runs += 1
         self.error, self.result, self.last_summary = run.error, run.result, run.summary
         if run.error is not None:
@@ -673,20 +586,17 @@ class Explorer:
             self.summary.value = html.escape(run.summary.text())
         return run.charts
 
-    # -- display ----------------------------------------------------------------------------
-
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         if alt.renderers.active == EXPORT_RENDERER:  # make lessons: runs on the slider grid
             return {
-                EXPORT_MIMETYPE: {EXPLORER_KEY: grid.export_grid(self).payload()},
+                EXPORT_MIMETYPE: {EXPLORER_KEY: grid.export_grid(self)},
                 # plain text (the page writer escapes it), not the widget's escaped HTML
                 "text/plain": f"{self!r}: {self.last_summary.text() if self.last_summary else ''}",
             }
         return self.widget._repr_mimebundle_(**kwargs)
 
     def call(self, values: dict[str, Any]) -> str:
-        """The pipeline call a run at ``values`` stands for, as the explorer shows it:
-        ``fn(data, k=v, ...)``."""
+        """The pipeline call a run at ``values`` stands for: ``fn(data, k=v, ...)``."""
         args = (["data"] if self.data is not NO_DATA else []) + [
             f"{k}={option_label(v) if not isinstance(v, str) else repr(v)}"
             for k, v in values.items()
@@ -694,11 +604,9 @@ class Explorer:
         return f"{_name(self.pipeline)}({', '.join(args)})"
 
     def page(self, *, title: str = "winviz explorer") -> str:
-        """The explorer on a page of its own, as a lesson page shows it
-        (``pages.explorer_html``): its controls switch between the runs precomputed on its
-        slider grid (``grid.export_grid``), or, when they do not fit, its charts at its current
-        values with a note saying why (``save_html`` writes it)."""
-        payload = grid.export_grid(self).payload()
+        """The explorer on a page of its own, as a lesson page shows it (``save_html`` writes
+        it): its runs precomputed on its slider grid (``grid.export_grid``)."""
+        payload = grid.export_grid(self)
         markup, _ = pages.explorer_html({"text/plain": repr(self)}, payload, grid.MAX_BYTES)
         return pages.page(markup, title=title, what="the explorer page")
 
@@ -715,21 +623,14 @@ def explore(
     **controls: Any,
 ) -> Explorer:
     """Controls for a pipeline's parameters, re-running it and redrawing its charts on every
-    change (see the module docstring).
+    change (module docstring).
 
     ``pipeline``: called as ``pipeline(data, **values)`` (``pipeline(**values)`` without
     ``data``), returns ``env.execute()``'s result or a Trace. ``charts``: names
     (``CHART_NAMES``) or functions result → chart. ``controls``: one keyword per parameter —
     ``(min, max, step)`` (or ``(min, max, step, value)``) for a slider, a list or dict of
-    options for a dropdown, or an ipywidgets widget.
-
-    Bad controls (a name the pipeline does not take, an empty option list, min > max) raise
-    ValueError at once; an exception *inside* the pipeline for some values is shown in place
-    and kept in ``explorer.error``."""
+    options for a dropdown, or an ipywidgets widget. Bad controls raise ValueError at once."""
     return Explorer(pipeline, data, controls, charts)
-
-
-# -- helpers ------------------------------------------------------------------------------------
 
 
 def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -> dict[str, Any]:
@@ -755,14 +656,11 @@ def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -
     return {n: by_name[n].default for n in names if n in by_name}
 
 
-def _chart_function(
-    chart: str | Callable[..., Any],
-) -> tuple[Callable[[Any, Any, int | None], Any], bool]:
-    """A function (result, its trace's view or the result, scrub time) → chart for a chart
-    name (drawn from the view) or a user's function (given the result), and whether it draws
-    the scrub time (the scrubber's start)."""
+def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int | None], Any]:
+    """A function (result, its trace's view, scrubber start time) → chart for a chart name or
+    a user's function (given the result)."""
     if callable(chart):
-        return (lambda result, view, at: chart(result)), False
+        return lambda result, view, at: chart(result)
     if chart not in CHART_NAMES:
         raise ValueError(
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
@@ -770,17 +668,8 @@ def _chart_function(
         )
     fn = _CHART_FUNCTIONS[chart].vega_lite  # the chart's dict (spec.chart_function)
     if chart == "scrubber":
-        return (lambda result, view, at: fn(view, at=at)), True
-    return (lambda result, view, at: fn(view)), False
-
-
-def _first_read(result: Any) -> trace_view.TraceView | None:
-    """The run's trace view, read into columns before the charts so that this cost is timed
-    as its own stage; None for a result without a trace (the charts say what is missing)."""
-    trace = result if isinstance(result, Trace) else getattr(result, "trace", None)
-    if isinstance(trace, Trace):
-        return trace_view.TraceView(trace)
-    return None
+        return lambda result, view, at: fn(view, at=at)
+    return lambda result, view, at: fn(view)
 
 
 def _raised(call: str, error: BaseException) -> str:
@@ -789,8 +678,7 @@ def _raised(call: str, error: BaseException) -> str:
 
 
 def _scrub_t(value: Any) -> int | None:
-    """The scrubber's t as the browser synced it, a whole number; None when it is no number
-    (not set yet, NaN)."""
+    """The scrubber's t as the browser synced it; None when it is no number (unset, NaN)."""
     return int(value) if isinstance(value, (int, float)) and value == value else None
 
 
@@ -799,6 +687,5 @@ def _name(fn: Callable[..., Any]) -> str:
 
 
 def _altair(chart: Any) -> Any:
-    """A chart dict (what the named charts draw) as its Altair chart (``altair_chart``), for the
-    widget; an Altair chart (a user's function's) as it is."""
+    """A chart dict as its Altair chart, for the widget; an Altair chart as it is."""
     return altair_chart(chart) if isinstance(chart, dict) else chart

@@ -1,34 +1,19 @@
 """The widget of one of an explorer's charts in JupyterLab (``ExplorerChart``): Altair's
+``JupyterChart``, whose page side draws the runs the kernel computed ahead out of sight.
 
-A spec drawn in the page costs a compile, a dataflow run and a render (100–200 ms for a
-lesson's timeline), which ``JupyterChart`` pays on every new spec. The explorer computes the
-neighbouring runs ahead (``winviz.viz.ahead``) and sends each chart's spec of them to the page
-(``prepare``: a keyed custom message); the page draws each out of sight when idle with the
-script exported lesson pages run (``winviz.viz.view_script``, the scrubber's replay too). On
-a change to a run sent ahead the kernel sends only its key (``_key``) and the page moves that
-view into place (``el.dataset.drawn = "prepared"``); any other run comes with its spec
-(``spec``, ``_spec_key``: ``"embedded"``). A view that started after a run was sent asks for
-its spec (``need``); ``keep`` names the keys still wanted.
+The kernel sends each chart's spec of a run computed ahead (``winviz.viz.ahead``) under a key
+(``prepare``); the page draws it when idle, with the script exported lesson pages run
+(``winviz.viz.view_script``). On a change to such a run the kernel sends only its key (``_key``)
+and the page moves that view into place (``data-drawn="prepared"``); any other run comes with
+its spec (``"embedded"``). The latest run wins, and the charts of one explorer (``_group``)
+switch together, when each has the run ``_run`` ready (or ``GROUP_WAIT_MS`` after the first);
+the element then names its run (``data-run``, ``data-call``).
 
-Latest wins: a view makes one run ready at a time (out of sight: drawn ahead, or drawn now in
-the holder of the views ahead); runs the kernel names meanwhile are not queued, the latest is
-made ready next, and a run superseded while it was drawn is dropped unseen. The charts of one
-explorer switch together: each names its explorer (``_group``) and the run it is of (``_run``,
-``Explorer.runs``); a view offers its run when ready and the views of a group are placed in one
-task when all have the same run ready (or ``GROUP_WAIT_MS`` after the first, if one is slow or
-lacks its spec). The element then says which run it shows (``data-run``, ``data-call``: the
-pipeline call).
-
-Vega parameters are synced as ``JupyterChart`` syncs them (``_params``, ``_vl_selections``,
-debounced), but a report reads every value from the view when sent and the page's own reports
-are not applied back to the view: ``JupyterChart`` builds a report from the model's values, so
-a replay tick's report sent just after "play" was unticked re-ticked it (the scrubber's widget
-is therefore an ``ExplorerChart`` too). ``JupyterChart``'s watch plans are not supported.
-
-Everything is offline: the script is bundled with Vega by vl-convert (``bundle``), held once
-per kernel by a ``Bundle`` widget and imported once per page by each model's small module
-(``LOADER``): anywidget gives a model 2 s to load its module, and a 0.9 MB module per chart ran
-out of it on a busy machine.
+Vega parameters are synced as ``JupyterChart`` syncs them, but a report reads every value from
+the view when sent and the page's own reports are not applied back to the view (a replay tick's
+report must not re-tick "play"). Everything is offline: the script is bundled with Vega by
+vl-convert, held once per kernel by a ``Bundle`` widget and imported once per page by each
+model's small module (``LOADER``: anywidget gives a model 2 s to load its module).
 """
 
 from __future__ import annotations
@@ -65,10 +50,7 @@ function clean(value) {
   return JSON.parse(JSON.stringify(value ?? null));
 }
 
-// The charts of one explorer switch together (``_group``): each chart's view, once it has
-// the run the kernel names (``_run``) ready out of sight, offers it to the group, and the group
-// places every view when all its views have that run ready (or GROUP_WAIT_MS after the first
-// was ready, if one is slow): the charts never show different values for long.
+// The charts of one explorer switch together (``_group``, module docstring).
 const GROUP_WAIT_MS = 3000;
 const groups = globalThis.__winvizGroups || (globalThis.__winvizGroups = new Map());
 function joinGroup(id, wanted) {  // wanted(): the run the view's model asks for now
@@ -149,8 +131,7 @@ async function render({ model, el }) {
   // what the kernel sent ahead before this view listened is lost: it sends it again
   model.send({type: "ready"});
 
-  // The page's own writes of _params / _vl_selections: Backbone fires "change" on them too,
-  // and they must not be applied back to the view (only the kernel's changes are).
+  // the page's own writes of _params / _vl_selections are not applied back to the view
   let fromPage = false;
   function save(attrs) {
     fromPage = true;
@@ -163,9 +144,7 @@ async function render({ model, el }) {
     const wait = model.get("debounce_wait") ?? 10;
     const maxWait = model.get("max_wait") ?? true;
     const current = () => slot.view() === view;
-    // every value is read from the view when it is sent, never from the model: a debounced
-    // report of one signal must not carry another's older value (it would be set back on
-    // the view: e.g. a replay tick's report re-ticking "play" just unticked)
+    // every value is read from the view when sent, never from the model (module docstring)
     const selectionNames = Object.keys(model.get("_vl_selections") ?? {});
     const paramNames = Object.keys(model.get("_params") ?? {});
     const state = () => ({
@@ -233,8 +212,7 @@ async function render({ model, el }) {
     }});
   }
 
-  // latest wins: while a run is being made ready, further changes are not queued; the
-  // latest values are shown once it is done
+  // latest wins: changes made while a run is made ready are not queued
   async function again() {
     performance.mark("winviz-show");  // a new run to show (bench/browser_bench.py)
     kernelDone = false;
@@ -279,13 +257,11 @@ globalThis.__winvizBundleLoads = (globalThis.__winvizBundleLoads || 0) + 1;
 export default { render };
 """
 ESM = view_script.SCRIPT + _WIDGET_JS
-"""The widget's script: the shared drawing ahead, then its own side (talking to the kernel);
-bundled with Vega (``bundle``) it is the module every view of the widget renders with."""
+"""The widget's script: the drawing ahead it shares with exported pages, then its own side."""
 
 LOADER = r"""
-// The widget's module as anywidget loads it, per model: small, so that its start-up is quick
-// (anywidget gives a model 2 s to load its module). The Vega bundle (~0.9 MB) is imported
-// once per page, from the kernel's one Bundle widget (winviz.viz.explorer_chart).
+// The widget's module as anywidget loads it, per model: it imports the Vega bundle once per
+// page, from the kernel's one Bundle widget (winviz.viz.explorer_chart).
 const loaded = globalThis.__winvizBundles || (globalThis.__winvizBundles = new Map());
 function bundled(model) {
   const sha = model.get("_bundle_sha");
@@ -306,21 +282,14 @@ export default {
   },
 };
 """
-"""The module of every ``ExplorerChart`` model (anywidget's ``_esm``): it renders with the
-bundle (``ESM`` with Vega) held once per kernel by a ``Bundle`` widget."""
+"""The module of every ``ExplorerChart`` model (anywidget's ``_esm``)."""
 
 
 class Bundle(widgets.Widget):
-    """The widgets' bundled script (``ESM`` with vega-embed, Vega and Vega-Lite: ~0.9 MB),
-    held once per kernel: every ``ExplorerChart`` names it (``_bundle``) and the page imports
-    it once (``LOADER``). Sent as each model's own module, it was sent and evaluated once per
-    chart, and anywidget's 2-second limit on a model's start-up ran out on a busy machine
-    ("[anywidget] Failed to initialize model.")."""
+    """The widgets' bundled script (``ESM`` with vega-embed, Vega and Vega-Lite), held once
+    per kernel: every ``ExplorerChart`` names it (``_bundle``), the page imports it once."""
 
     code = traitlets.Unicode("").tag(sync=True)
-
-
-_NO_SPEC: Any = object()
 
 
 def _param_trait(value: Any) -> type:
@@ -329,36 +298,19 @@ def _param_trait(value: Any) -> type:
 
 
 class ExplorerChart(alt.JupyterChart):
-    """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec the explorer sets
-    directly on a slider move (``show``).
-
-    ``JupyterChart`` writes a new chart's spec with ``to_dict`` (datasets named by a SHA-256
-    of their rows) and makes new ``params`` and ``selections`` objects. A slider move writes
-    it with ``spec.chart_dict`` (datasets ``rows-1``, ``rows-2``, …) and, when the new chart
-    has the same Vega parameters (names and kinds of value; no selections, none made by
-    transforms), keeps ``params`` and sets their new initial values. Any other change (a
-    message card, or back) goes through ``JupyterChart``, its spec then rewritten by
-    ``chart_dict`` too, so every spec an explorer shows names its datasets alike."""
+    """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec (``spec.chart_dict``:
+    datasets ``rows-1``, ``rows-2``, …) the explorer sets on a slider move (``show``): when
+    the new chart has the same Vega parameters (names and kinds of value; no selections) it
+    keeps ``params`` and sets their new initial values, else ``JupyterChart`` sets it up anew."""
 
     _quiet = False
-    _key = traitlets.Unicode("").tag(sync=True)
-    """The key of the shown spec: the page moves its view drawn ahead with this key into
-    place, if it has one (``prepare``)."""
-    _spec_key = traitlets.Unicode("").tag(sync=True)
-    """The key of the spec last sent to the page (``spec``): the spec of a run sent ahead is
-    not sent again when it is shown (``show``), only its key."""
-    _run = traitlets.Int(0).tag(sync=True)
-    """The number of the explorer's run the spec is of (``Explorer.runs``): the page shows the
-    views of one explorer's charts together, when each has this run ready (``_group``)."""
-    _call = traitlets.Unicode("").tag(sync=True)
-    """The pipeline call of that run (``Explorer.call``): the page writes it on the chart's
-    element (``data-call``, with ``data-run``) when its view is in place."""
-    _group = traitlets.Unicode("").tag(sync=True)
-    """The explorer's id: its charts switch together ("": a chart of its own)."""
-    _bundle = traitlets.Unicode("").tag(sync=True)
-    """The model id of the ``Bundle`` widget the page renders with (``LOADER``)."""
-    _bundle_sha = traitlets.Unicode("").tag(sync=True)
-    """The bundle's SHA-256: the page imports each bundle once."""
+    _key = traitlets.Unicode("").tag(sync=True)  # the shown spec's key (``prepare``)
+    _spec_key = traitlets.Unicode("").tag(sync=True)  # the key of ``spec`` as last sent
+    _run = traitlets.Int(0).tag(sync=True)  # the run shown (``Explorer.runs``)
+    _call = traitlets.Unicode("").tag(sync=True)  # its pipeline call (``Explorer.call``)
+    _group = traitlets.Unicode("").tag(sync=True)  # the explorer's id ("": a chart alone)
+    _bundle = traitlets.Unicode("").tag(sync=True)  # the ``Bundle`` widget's model id
+    _bundle_sha = traitlets.Unicode("").tag(sync=True)  # its SHA-256: imported once per page
     _unsent: frozenset[str] = frozenset()  # traits not to send (``_should_send_property``)
     _bundled: ClassVar[Bundle | None] = None
     _bundled_sha: ClassVar[str] = ""
@@ -366,9 +318,8 @@ class ExplorerChart(alt.JupyterChart):
 
     @classmethod
     def bundle(cls) -> Bundle:
-        """The ``Bundle`` widget: the page's script (``ESM``) with vega-embed, Vega and
-        Vega-Lite, offline (``vl_convert.javascript_bundle``, for Altair's Vega-Lite version),
-        made once per process (again if it was closed)."""
+        """The ``Bundle`` widget (``vl_convert.javascript_bundle`` for Altair's Vega-Lite
+        version), made once per process (again if it was closed)."""
         if cls._bundled is None or cls._bundled.comm is None:
             import vl_convert
 
@@ -385,9 +336,7 @@ class ExplorerChart(alt.JupyterChart):
             kwargs.setdefault("_bundle_sha", self._bundled_sha)
         super().__init__(chart, **kwargs)
         self._sent: set[str] = set()  # keys of the specs sent ahead to the page
-        self.on_page: Callable[[], None] | None = None
-        """Called when a view of the widget starts in a page (it has none of the specs sent
-        before: they are sent again)."""
+        self.on_page: Callable[[], None] | None = None  # a view starts: resend the runs ahead
         self.on_msg(self._on_page_message)
 
     def _on_page_message(self, _: Any, content: Any, buffers: Any) -> None:
@@ -420,12 +369,8 @@ class ExplorerChart(alt.JupyterChart):
             self.send({"type": "keep", "keys": sorted(self._sent)})
 
     def send_state(self, key: Any = None) -> None:
-        """``ipywidgets.Widget.send_state`` without searching the spec for binary buffers.
-
-        ipywidgets walks every value it sends for bytes / memoryviews to send them as binary
-        message parts: through the spec, that is every data row (~7 ms at 2,000 events). A
-        Vega-Lite spec is JSON and has none, so only the other values are searched; the
-        message is the one ``Widget.send_state`` sends."""
+        """``ipywidgets.Widget.send_state`` (the same message) without searching the spec, JSON
+        with no bytes, for binary buffers (ipywidgets walks every data row)."""
         state = self.get_state(key=key)
         if not state:
             return
@@ -433,10 +378,9 @@ class ExplorerChart(alt.JupyterChart):
             for name, value in state.items():
                 if name in self._property_lock:
                     self._property_lock[name] = value
-        spec = state.pop("spec", _NO_SPEC)
+        spec = {name: state.pop(name) for name in ["spec"] if name in state}
         state, buffer_paths, buffers = _remove_buffers(state)
-        if spec is not _NO_SPEC:
-            state["spec"] = spec
+        state.update(spec)
         self._send({"method": "update", "state": state, "buffer_paths": buffer_paths}, buffers)
 
     @traitlets.observe("chart")
@@ -447,39 +391,28 @@ class ExplorerChart(alt.JupyterChart):
     def show(
         self, chart: Any, spec: dict[str, Any], key: str = "", run: int = 0, call: str = ""
     ) -> bool:
-        """Show ``chart`` (whose ``chart_dict`` is ``spec``; ``key``: the key it was sent ahead
-        under, if it was, ``prepare``) as the explorer's run number ``run`` (its pipeline call
-        ``call``); True when the parameters were kept (the fast path), False when
-        ``JupyterChart`` set the chart up anew."""
+        """Show ``chart`` (``spec``: its ``chart_dict``; ``key``: the key it was sent ahead
+        under, ``prepare``) as the explorer's run ``run``; True when the parameters were kept."""
         initial = self._same_params(chart, spec)
-        if initial is None:
-            with self.hold_sync():  # one message: the page draws the final spec once
-                self.chart = chart  # (JupyterChart's to_dict: the compiled schema check)
-                self.spec = spec
-                self._spec_key = self._key = key
-                self._run, self._call = run, call
-            return False
-        self._quiet = True
-        try:
-            self.chart = chart
-        finally:
-            self._quiet = False
-        if key in self._sent:  # the page has it (and drops it from what it keeps ahead)
+        if initial is not None and key in self._sent:  # the page has it: its key is enough
             self._sent.discard(key)
             self._unsent = frozenset({"spec", "_spec_key"})
         try:
-            with self.hold_sync():
+            with self.hold_sync():  # one message: the page draws the final spec once
+                self._quiet = initial is not None  # (else JupyterChart's to_dict checks it)
+                self.chart = chart
+                self._quiet = False
                 self.spec = spec
                 self._spec_key = self._key = key
                 self._run, self._call = run, call
-                self._params = initial  # JupyterChart._on_change_params sets self.params
+                if initial is not None:
+                    self._params = initial  # JupyterChart._on_change_params sets self.params
         finally:
-            self._unsent = frozenset()
-        return True
+            self._unsent, self._quiet = frozenset(), False
+        return initial is not None
 
     def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
-        """The new chart's parameters' initial values (name → value, as ``JupyterChart``
-        takes them) when they match the shown chart's; else None."""
+        """The new chart's parameters' initial values when they match the shown chart's."""
         if self._selection_types or self.spec is None:
             return None
         initial: dict[str, Any] = {}

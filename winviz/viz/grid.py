@@ -1,30 +1,23 @@
 """The slider grid: an explorer's runs precomputed for a static page (``make lessons``).
 
-A lesson page has no kernel, so when a lesson is built every point of a grid over an
-explorer's controls is run through its own pipeline and charts (``Explorer.compute``), and the
-page's controls switch between those real engine runs (``winviz.viz.pages``' page script).
-
-**The grid.** A slider offers ``min, min + step, …, max`` (and the lesson's value if off that
-grid), a dropdown its options, any other widget its current value; the grid is their product
-(the first control varies slowest).
-
-**Thinning** — when the grid is larger than ``MAX_RUNS`` (64) runs:
+A lesson page has no kernel, so every point of a grid over an explorer's controls is run
+through its own pipeline and charts (``Explorer.compute``), and the page's controls switch
+between those runs. A slider offers ``min, min + step, …, max`` (and the lesson's value if off
+that grid), a dropdown its options, any other widget its current value; the grid is their
+product (the first control varies slowest). Above ``MAX_RUNS`` runs it is thinned:
 
 1. dropdowns keep every option; if they alone make more than ``MAX_RUNS`` runs, the page keeps
    the explorer at the lesson's values, with a note saying so;
-2. sliders give up values one at a time — the slider with the most values left (the later one
-   on a tie) — until the product is at most ``MAX_RUNS``;
+2. sliders give up values one at a time (the one with the most values left, the later one on a
+   tie) until the product is at most ``MAX_RUNS``;
 3. a slider left with ``k`` of its ``n`` values keeps ``k`` evenly spaced positions, both ends
-   included (``round(j·(n−1)/(k−1))``), the lesson's value always among them (in place of the
-   nearest inner position); at ``k = 1`` it is fixed at the lesson's value.
+   included (``round(j·(n−1)/(k−1))``), the lesson's value in place of the nearest inner one;
+   at ``k = 1`` it is fixed at the lesson's value.
 
-**Size.** Each run (its specs and summary line) is gzip-compressed JSON in base64; identical
-runs are stored once. Past ``MAX_BYTES`` (3 MB; the first run sets the first limit,
-``MAX_BYTES`` / its size) the run limit is scaled down by the overshoot (at least one run
-fewer) and the grid thinned again; below 2 runs the page keeps the explorer at the lesson's
-values with a note giving the sizes. The page reads a run with ``DecompressionStream`` and
-``JSON.parse``: the data stays data.
-No Flink class is mirrored here: this is the kit's publishing step.
+Each run (its specs and status line) is gzip-compressed JSON in base64, identical runs stored
+once. Past ``MAX_BYTES`` the run limit is scaled down by the overshoot (at least one run fewer)
+and the grid thinned again; below 2 runs the page keeps the lesson's values with a note giving
+the sizes.
 """
 
 from __future__ import annotations
@@ -41,24 +34,19 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from winviz.viz.controls import is_dropdown, label, option_values
-from winviz.viz.spec import chart_dict
 
 if TYPE_CHECKING:
     from winviz.viz.explore import Explorer
 
-MAX_RUNS = 64
-"""At most this many engine runs per explorer on a page."""
-MAX_BYTES = 3_000_000
-"""At most this many bytes of precomputed runs (compressed, base64) per page."""
-FORMAT = 1
-"""Version of the explorer block a page carries (``GridExport.payload``)."""
+MAX_RUNS = 64  # engine runs per explorer on a page, at most
+MAX_BYTES = 3_000_000  # bytes of precomputed runs (compressed, base64) per page, at most
+FORMAT = 1  # version of the explorer block a page carries (``export_grid``)
 
 
 @dataclass(frozen=True)
 class Control:
-    """One control as a page shows it: name, label, the text of each value (``labels``), the
-    values themselves, the index of the lesson's value, its kind ("slider", "dropdown" or
-    "fixed")."""
+    """One control as a page shows it: its kind ("slider", "dropdown" or "fixed"), the text
+    of each value (``labels``), the values and the index of the lesson's value."""
 
     name: str
     label: str
@@ -78,7 +66,7 @@ class Control:
 
 
 def control_of(name: str, widget: widgets.Widget, label: str) -> Control:
-    """The values a control's widget can take (module docstring: *The grid*)."""
+    """The values a control's widget can take (module docstring)."""
     if is_dropdown(widget):
         labels = tuple(str(x) for x in widget._options_labels)
         values = tuple(option_values(widget))
@@ -93,14 +81,8 @@ def control_of(name: str, widget: widgets.Widget, label: str) -> Control:
     values = [lo + i * step if whole else round(lo + i * step, 12) for i in range(count)]
     if value not in values:  # the lesson's value off the step grid: one more position
         values = sorted([*values, value])
-    return Control(
-        name,
-        label,
-        "slider",
-        tuple(_label(v) for v in values),
-        tuple(values),
-        values.index(value),
-    )
+    labels = tuple(_label(v) for v in values)
+    return Control(name, label, "slider", labels, tuple(values), values.index(value))
 
 
 def _label(value: Any) -> str:
@@ -140,8 +122,7 @@ def plan(controls: Sequence[Control], max_runs: int) -> list[list[int]] | None:
 
 
 def encode(value: Any) -> str:
-    """``value`` as gzip-compressed JSON in base64 (the same bytes for the same value: no
-    timestamp in the gzip header)."""
+    """``value`` as gzip-compressed JSON in base64 (no timestamp: the same bytes each time)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return base64.b64encode(gzip.compress(text.encode("utf-8"), mtime=0)).decode("ascii")
 
@@ -151,87 +132,59 @@ def decode(blob: str) -> Any:
     return json.loads(gzip.decompress(base64.b64decode(blob, validate=True)).decode("utf-8"))
 
 
-@dataclass
-class GridExport:
-    """What ``make lessons`` puts on the page for one explorer (``payload``): either the
-    precomputed runs (``controls``, ``runs``: the blob of each grid point, first control
-    slowest, ``blobs``) or, when the grid cannot be precomputed within the bounds, the
-    lesson's run alone (``blobs[0]``) and the reason (``fallback``)."""
-
-    call: str
-    controls: list[Control]
-    runs: list[int]
-    blobs: list[str]
-    combinations: int
-    fallback: str = ""
-    engine_runs: int = 0
-
-    @property
-    def size(self) -> int:
-        """Bytes of the precomputed runs on the page (base64 text)."""
-        return sum(len(b) for b in self.blobs)
-
-    def payload(self) -> dict[str, Any]:
-        """The explorer block as plain JSON data (``pages.script_json`` writes it)."""
-        return {
-            "format": FORMAT,
-            "call": self.call,
-            "controls": [
-                {
-                    "name": c.name,
-                    "label": c.label,
-                    "kind": c.kind,
-                    "labels": list(c.labels),
-                    "initial": c.initial,
-                }
-                for c in self.controls
-            ],
-            "runs": self.runs,
-            "blobs": self.blobs,
-            "combinations": self.combinations,
-            "fallback": self.fallback,
-        }
+def _payload(
+    call: str,
+    controls: list[Control],
+    runs: list[int],
+    blobs: list[str],
+    combinations: int,
+    fallback: str = "",
+) -> dict[str, Any]:
+    """The explorer block a page carries, as plain JSON data (``pages.script_json`` writes it):
+    the precomputed runs (``runs``: the blob of each grid point, first control slowest) or the
+    lesson's run alone (``blobs[0]``) and why (``fallback``)."""
+    return {
+        "format": FORMAT,
+        "call": call,
+        "controls": [
+            {
+                "name": c.name,
+                "label": c.label,
+                "kind": c.kind,
+                "labels": list(c.labels),
+                "initial": c.initial,
+            }
+            for c in controls
+        ],
+        "runs": runs,
+        "blobs": blobs,
+        "combinations": combinations,
+        "fallback": fallback,
+    }
 
 
 def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
+    """A run's charts (``Run.specs`` without ``$schema``: identical runs, identical blobs) and
+    status line, as a page reads them."""
     run = explorer.compute(values)
-    return encode(
-        {
-            "specs": [spec_unvalidated(c) for c in run.charts],
-            "status": run.status(),
-            "error": run.error is not None,
-        }
-    )
-
-
-def spec_unvalidated(chart: Any) -> dict[str, Any]:
-    """A chart's Vega-Lite dict without re-validating it: every run's charts have the shape
-    of the lesson's run, which was validated when the explorer was displayed. Written by
-    ``spec.chart_dict`` as an explorer's slider moves are: the content of
-    ``to_dict(validate=False)`` with the datasets named ``rows-1``, ``rows-2``, … (the same
-    names for the same run, so identical runs still make identical blobs)."""
-    spec = chart_dict(chart)
-    spec.pop("$schema", None)
-    return spec
+    specs = [{k: v for k, v in spec.items() if k != "$schema"} for spec in run.specs]
+    return encode({"specs": specs, "status": run.status(), "error": run.error is not None})
 
 
 def export_grid(
     explorer: Explorer, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES
-) -> GridExport:
-    """Precompute ``explorer``'s runs on its slider grid (module docstring)."""
+) -> dict[str, Any]:
+    """Precompute ``explorer``'s runs on its slider grid (module docstring): the explorer block
+    of its page (``_payload``)."""
     controls = [control_of(name, w, label(name)) for name, w in explorer.controls.items()]
     initial = {c.name: c.values[c.initial] for c in controls}
     call = explorer.call(initial)
-    cache: dict[tuple[int, ...], str] = {}
     first = _run_blob(explorer, initial)
-    cache[tuple(c.initial for c in controls)] = first
+    cache = {tuple(c.initial for c in controls): first}
     combinations = math.prod(len(c.values) for c in controls)
     limit = min(max_runs, max(1, max_bytes // max(1, len(first))))
     tried = (1, len(first))  # (runs, bytes) of the last grid that was too large
-    while True:
-        positions = plan(controls, limit) if limit >= 2 else None
-        if positions is None:
-            return _fallback(controls, call, first, combinations, tried, max_bytes)
+    while (positions := plan(controls, limit) if limit >= 2 else None) is not None:
         blobs: list[str] = []
         index: dict[str, int] = {}
         runs: list[int] = []
@@ -244,22 +197,12 @@ def export_grid(
                 index[blob] = len(blobs)
                 blobs.append(blob)
             runs.append(index[blob])
-        size = sum(len(b) for b in blobs)
+        size = sum(map(len, blobs))  # (bytes on the page: base64 text)
         if size <= max_bytes:
             thinned = [c.keep(p) for c, p in zip(controls, positions, strict=True)]
-            return GridExport(call, thinned, runs, blobs, combinations, engine_runs=len(cache))
+            return _payload(call, thinned, runs, blobs, combinations)
         tried = (len(runs), size)
         limit = min(len(runs) - 1, int(len(runs) * max_bytes / size))
-
-
-def _fallback(
-    controls: list[Control],
-    call: str,
-    first: str,
-    combinations: int,
-    tried: tuple[int, int],
-    max_bytes: int,
-) -> GridExport:
     dropdowns = math.prod(len(c.values) for c in controls if c.kind != "slider")
     if dropdowns > MAX_RUNS:
         why = (
@@ -267,18 +210,10 @@ def _fallback(
             "runs a page may precompute"
         )
     else:
-        runs, size = tried
         why = (
             f"its grid has {combinations} combinations and one run takes "
-            f"{len(first) / 1e6:.2f} MB compressed ({runs} run(s): {size / 1e6:.2f} MB), so "
-            f"not even 2 runs fit in the {max_bytes / 1e6:g} MB a page may hold"
+            f"{len(first) / 1e6:.2f} MB compressed ({tried[0]} run(s): {tried[1] / 1e6:.2f} "
+            f"MB), so not even 2 runs fit in the {max_bytes / 1e6:g} MB a page may hold"
         )
-    return GridExport(
-        call,
-        [c.keep([c.initial]) for c in controls],
-        [0],
-        [first],
-        combinations,
-        fallback=why,
-        engine_runs=1,
-    )
+    lesson = [c.keep([c.initial]) for c in controls]
+    return _payload(call, lesson, [0], [first], combinations, why)
