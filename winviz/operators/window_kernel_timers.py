@@ -17,6 +17,7 @@ from winviz.errors import WinvizError
 from winviz.keygroups import JavaKey
 from winviz.operators.simple import SinkOperator
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
+from winviz.operators.window_rules import window_times
 
 if TYPE_CHECKING:
     from winviz.operators.window_operator import WindowOperator
@@ -88,8 +89,7 @@ class EventTimeFiring:
                 op.current_key = key
                 ctx.key, ctx.window = key, window
                 if window is not last_window:  # (timers come window by window)
-                    last_window, max_ts = window, window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
+                    last_window, (max_ts, cleanup) = window, window_times(window, lateness)
                 fire, clears = ts == max_ts, ts == cleanup
                 contents = state.get(cname, key, window) if fire else None
                 # (fire_traced writes timer_fired and trigger with the firing's records)
@@ -171,8 +171,7 @@ class EventTimeFiring:
                 last, last_key = window, key
                 if window is not slot_window:
                     slot_window, slot = window, slots.get((cname, window))
-                    max_ts = window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
+                    max_ts, cleanup = window_times(window, lateness)
                 if ts == cleanup and slot is not None:  # contents go (after firing, below)
                     contents = slot.pop(key, None)
                     if not slot:  # (KeyedStateBackend.clear: no empty slot stays)
