@@ -72,15 +72,11 @@ _NOT_CACHED = (0, 0, None, None, 0, 0, False, False, {})  # (``WindowKernel.batc
 
 
 class WindowKernel(EventTimeFiring):
-    """The fused loops of one ``WindowOperator`` in the kernel's configuration (see the
-    module docstring). Chosen when the job is built (``winviz.operators.chaining``): the
-    operator hands its element path over to it (``WindowOperator.process_element`` with a
-    trace, ``process_batch`` without one) and its timer service its event-time firing
-    (``InternalTimerService.fire_due_event_timers``)."""
+    """The fused loops of one ``WindowOperator`` in the kernel's configuration, given to it
+    when the job is built (``WindowOperator.fuse``)."""
 
     enabled = True
-    """Whether operators in the kernel's configuration take it (``winviz.operators.chaining``
-    installs it); tests turn it off to compare the kernel with Flink's path."""
+    """Whether operators in the kernel's configuration take it (tests compare both paths)."""
 
     @staticmethod
     def takes(op: WindowOperator) -> bool:
@@ -96,26 +92,17 @@ class WindowKernel(EventTimeFiring):
 
     def __init__(self, op: WindowOperator, traced: bool) -> None:
         self.op = op
-        self.traced = traced
-        """Which element path the operator hands over (``WindowOperator.process_element`` /
-        ``process_batch``): the element loop with a trace, the batch loop without one."""
+        self.traced = traced  # the element loop takes over with a trace, the batch loop without
         self.tumbling = type(op.assigner) is TumblingEventTimeWindows
-        # the traced loops' last tumbling window: (start, end, [window] as the assigner gave
-        # it, its max_timestamp, its cleanup time); empty at first
+        # the traced loops' last tumbling window (``_EMPTY``'s fields), the one before it
+        # (records around a window's end alternate), and the last ones ``process_source_batch``
+        # took the firing and the late way into
         self.window_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
-        # the one cached before it (late records around two windows' ends alternate)
         self.other_window_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
-        # the last cached window that ``process_source_batch`` took the firing way into
-        # (found again in the next batch while the watermark keeps it within the lateness)
         self.firing_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
-        # the last cached window that ``process_source_batch`` took the late way into (past
-        # the lateness: it stays so, the watermark never goes back)
         self.late_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
-        self.immutable_batch = False
-        """True while ``process_source_batch`` hands records of an immutable batch
-        (``Batch.immutable``) to ``process_element``, which then makes no copies of them."""
-        # a reduce / aggregate without a ProcessWindowFunction emits its contents as they are
-        # (the traced loops fire it with ``fire_traced``)
+        self.immutable_batch = False  # set: ``process_element`` makes no copies
+        # reduce / aggregate without a ProcessWindowFunction: ``fire_traced`` emits them
         fn = op.function
         self.contents_as_they_are = type(fn) in CONTENTS_AS_THEY_ARE and fn.process_function is None
 
@@ -129,18 +116,13 @@ class WindowKernel(EventTimeFiring):
         existed: bool | None = None,
         cleanup: int = 0,
     ) -> None:
-        """``WindowOperator.emit_window_contents`` with a trace, for a reduce / aggregate
-        without a ProcessWindowFunction (``contents_as_they_are``): the one result (the
-        contents, or ``AggregateFunction.get_result`` of them) is emitted stamped
-        ``max_ts`` — its ``emitted`` record, then downstream — and the ``fired`` record
-        follows with its pane index and timing (``_trace_fire``). The same records, counters
-        and state as Flink's path; ``key`` is the internal key (the operator's current
-        key). ``timer``: fired by the window's event-time timer at ``max_ts``, whose
-        ``timer_fired`` and ``trigger`` (FIRE) records go in the write of ``emitted``
-        (``TraceWriter.event_timer_emitted``). ``existed`` not None: that timer is also the
-        window's cleanup timer (at ``cleanup``), which the caller clears next: ``fired`` goes
-        with ``EventTimeTrigger.clear``'s ``timer_deleted`` (the max_timestamp timer
-        ``existed``) and ``cleanup`` (``TraceWriter.fired_and_cleared``)."""
+        """``WindowOperator.emit_window_contents`` with a trace for ``contents_as_they_are``:
+        the one result, stamped ``max_ts``, emitted (record, then downstream), then its
+        ``fired`` record (``next_pane``); ``key`` is the internal key. ``timer``: fired by the
+        timer at ``max_ts``, whose records go with ``emitted``
+        (``TraceWriter.event_timer_emitted``); ``existed`` not None: that timer is also the
+        cleanup timer (at ``cleanup``), whose records go with ``fired``
+        (``TraceWriter.fired_and_cleared``)."""
         op = self.op
         op.collector.timestamp = max_ts
         op.window_ctx.current_window = window
@@ -172,7 +154,7 @@ class WindowKernel(EventTimeFiring):
             self.kept.append((value, max_ts))
         else:
             op.output.collect(value, max_ts)
-        # _trace_fire: event time, so the pane's timing is the watermark's
+        # (WindowOperator._trace_fire: event time, the pane's timing is the watermark's)
         wm = timers.current_watermark
         pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
@@ -187,10 +169,10 @@ class WindowKernel(EventTimeFiring):
     # -- elements ---------------------------------------------------------------------------
 
     def batch_window(self, windows: Sequence[Any], wm: int) -> tuple[Any, ...]:
-        """For ``process_batch``: the tumbling window the assigner gave (``windows``), to
-        cache, as (start, end, window, windows, its max_timestamp, its cleanup time, whether
-        its cleanup timer is a timer of its own — neither the max_timestamp timer nor MAX —,
-        whether it is open at watermark ``wm``, its contents when open)."""
+        """For ``process_batch``: the tumbling window of ``windows`` to cache, as (start, end,
+        window, windows, max_timestamp, cleanup time, whether the cleanup timer is its own —
+        neither the max_timestamp timer nor MAX —, whether it is open at ``wm``, its contents
+        when open)."""
         op, window = self.op, windows[0]
         max_ts, cleanup = window_times(window, op.allowed_lateness)
         is_open = cleanup > wm and max_ts > wm
@@ -200,13 +182,9 @@ class WindowKernel(EventTimeFiring):
         )  # fmt: skip
 
     def process_batch(self, batch: Batch) -> None:
-        """``process_element`` for each record of ``batch``, without a trace: skip late
-        windows, add to state, fire at once if the watermark is already past the window's
-        end (else an event-time timer at ``max_timestamp``), register the cleanup timer,
-        side-output or count a late element. The processing clock (``job.now``) is read only
-        where a record leaves (a firing, a late element, an error), so it is set there and
-        at the end. An element in the open cached window takes the short way: the same
-        steps without the per-window checks."""
+        """``process_element`` for each record of ``batch``, without a trace: the short way
+        in the open cached window, else ``add_to_windows``. The clock (``job.now``) is set
+        only where a record leaves (a firing, a late element, an error) and at the end."""
         op = self.op
         job, key_selector, assign = op.job, op.key_selector, op.assigner.assign_windows
         internal_key = op.key_rule.internal_key
