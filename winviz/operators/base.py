@@ -156,6 +156,21 @@ class StreamOperator:
             self.current_processing_time(), watermark, self.name, None, watermark, "input"
         )
 
+    def trace_status(self, idle: bool) -> None:
+        """The trace's ``idle`` / ``active`` record: this operator's status changed."""
+        if self.trace is not None:
+            write = self.trace.idle if idle else self.trace.active
+            write(self.current_processing_time(), self.current_watermark(), self.name, self.name)
+
+    def trace_channel_status(self, idle: bool, channel: int, input_name: str) -> None:
+        """The trace's ``channel_idle`` / ``channel_active`` record of input ``channel``."""
+        if self.trace is not None:
+            write = self.trace.channel_idle if idle else self.trace.channel_active
+            write(
+                self.current_processing_time(), self.current_watermark(), self.name, channel,
+                input_name,
+            )  # fmt: skip
+
     def process_watermark_status(self, idle: bool) -> None:
         """Flink's ``processWatermarkStatus`` of a one-input operator: pass the status on
         (an operator with several inputs gets it through its ``InputGate``'s valve)."""

@@ -84,13 +84,7 @@ class _TwoInputs:
         status = self.combined_status
         if status.is_input_idle(index) == idle:
             return
-        op: Any = self
-        if op.trace is not None:
-            write = op.trace.channel_idle if idle else op.trace.channel_active
-            write(
-                op.current_processing_time(), op.current_watermark(), op.name, index,
-                INPUT_NAMES[index],
-            )  # fmt: skip
+        self.trace_channel_status(idle, index, INPUT_NAMES[index])  # type: ignore[attr-defined]
         was_idle = status.all_idle
         if status.update_status(index, idle):
             self.process_watermark(status.combined)  # type: ignore[attr-defined]
@@ -104,9 +98,7 @@ class _TwoInputs:
         op: Any = self
         idle = self.combined_status.all_idle
         if idle != was_idle:
-            if op.trace is not None:
-                write = op.trace.idle if idle else op.trace.active
-                write(op.current_processing_time(), op.current_watermark(), op.name, op.name)
+            op.trace_status(idle)
             op.output.emit_watermark_status(idle)
 
 

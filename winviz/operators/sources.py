@@ -86,32 +86,27 @@ class SourceOperator(StreamOperator):
         built (``winviz.operators.chaining``)."""
 
     def process_element(self, value, ts):
-        self.metrics["num_records_in"] += 1
-        if self.partitions is not None:
-            self.job.partition = self.partitions[self.position]
-        self.position += 1
-        self._trace_arrival(value, ts, self.position - 1)
-        self.emit_record(value, ts)
+        self._hand_over(value, ts, self.position)
 
     def process_record(self, k: int) -> None:
-        """Hand over record ``k`` of this source: ``process_element`` for a reader that may
-        take a record later than the ones after it (a partition held back by watermark
-        alignment, ``winviz.operators.aligned_input``); the ``arrival`` record's index is
-        ``k``, the record's place in the source."""
+        """Hand over record ``k`` of this source (a reader that may take a record later than
+        the ones after it: a partition held back by watermark alignment,
+        ``winviz.operators.aligned_input``); its ``arrival`` record's index is ``k``."""
         _, _, value, ts = self.records[k]
+        self._hand_over(value, ts, k)
+
+    def _hand_over(self, value: Any, ts: int | None, k: int) -> None:
+        """Record ``k`` of the source goes downstream, after its ``arrival`` record."""
         self.metrics["num_records_in"] += 1
         if self.partitions is not None:
             self.job.partition = self.partitions[k]
         self.position += 1
-        self._trace_arrival(value, ts, k)
-        self.emit_record(value, ts)
-
-    def _trace_arrival(self, value: Any, ts: int | None, index: int) -> None:
-        """The ``arrival`` record of the source's record ``index``."""
         if self.trace is not None:
             self.trace.arrival(
-                self.current_processing_time(), self._watermark, self.name, None, ts, value, index
+                self.current_processing_time(), self._watermark, self.name, None, ts, value, k
             )
+        self.metrics["num_records_out"] += 1
+        self.output.collect(value, ts)
 
     def snapshot(self) -> dict[str, Any]:
         """The source's offset: how many of its records went downstream (Flink's split
@@ -131,10 +126,6 @@ class SourceOperator(StreamOperator):
         for p in (self.partitions or [])[: self.position]:
             counts[p] += 1
         return counts
-
-    def emit_record(self, value, ts):
-        self.metrics["num_records_out"] += 1
-        self.output.collect(value, ts)
 
     def process_batch(self, batch):
         """``process_element`` for records that arrive while nothing on the processing clock
@@ -226,20 +217,16 @@ class _Emitter(WatermarkOutput):
         StreamOperator.process_watermark(op, watermark)
 
     def mark_idle(self) -> None:
-        if not self.idle:
-            self.idle = True
-            op = self.op
-            if op.trace is not None:
-                op.trace.idle(op.current_processing_time(), op._watermark, op.name, op.name)
-            op.output.emit_watermark_status(True)
+        self._set_idle(True)
 
     def mark_active(self) -> None:
-        if self.idle:
-            self.idle = False
-            op = self.op
-            if op.trace is not None:
-                op.trace.active(op.current_processing_time(), op._watermark, op.name, op.name)
-            op.output.emit_watermark_status(False)
+        self._set_idle(False)
+
+    def _set_idle(self, idle: bool) -> None:
+        if self.idle != idle:
+            self.idle = idle
+            self.op.trace_status(idle)
+            self.op.output.emit_watermark_status(idle)
 
 
 class TimestampsAndWatermarksOperator(StreamOperator):

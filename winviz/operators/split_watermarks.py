@@ -78,13 +78,7 @@ class _PartitionOutput(WatermarkOutput):
 
     def _trace_status(self, idle: bool) -> None:
         """The partition's ``channel_idle`` / ``channel_active`` record."""
-        op = self.op
-        if op.trace is not None:
-            write = op.trace.channel_idle if idle else op.trace.channel_active
-            write(
-                op.current_processing_time(), op._watermark, op.name, self.partition,
-                self.input_name,
-            )  # fmt: skip
+        self.op.trace_channel_status(idle, self.partition, self.input_name)
 
 
 class _MainOutput(WatermarkOutput):
@@ -160,9 +154,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
     def _set_idle(self, idle: bool) -> None:
         if idle != self.idle:
             self.idle = idle
-            if self.trace is not None:
-                write = self.trace.idle if idle else self.trace.active
-                write(self.current_processing_time(), self._watermark, self.name, self.name)
+            self.trace_status(idle)
             self.output.emit_watermark_status(idle)
 
     def _select(self) -> None:
