@@ -217,6 +217,15 @@ class StreamOperator:
             )
         self.output.collect(value, ts)
 
+    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
+        """Flink's ``Context.output(tag, value)``: ``value`` to the side output ``tag``."""
+        if self.trace is not None:
+            self.trace.side_output(
+                self.current_processing_time(), self.current_watermark(), self.name,
+                user_key(self.current_key), ts, tag.id, value,
+            )  # fmt: skip
+        self.output.collect_side(tag, value, ts)
+
     def call_user(
         self,
         what: str,

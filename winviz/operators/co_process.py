@@ -25,11 +25,11 @@ from winviz.combined_watermark import CombinedWatermarkStatus
 from winviz.errors import UnsupportedOperationError, returned_value_error
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
-from winviz.operators.batch import Batch
 from winviz.operators.inputs import InputGate
 from winviz.operators.keyed_process import KeyedProcessOperator
 
 INPUT_NAMES = ("input1", "input2")
+INPUT_METHODS = ("process_element1", "process_element2")
 
 
 class IndexedCombinedWatermarkStatus:
@@ -66,6 +66,18 @@ class _TwoInputs:
     statuses. Mixed into a ``StreamOperator``."""
 
     combined_status: IndexedCombinedWatermarkStatus
+
+    def _process(self, index: int, value: Any, ts: int | None) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def process_element1(self, value: Any, ts: int | None) -> None:
+        self._process(0, value, ts)
+
+    def process_element2(self, value: Any, ts: int | None) -> None:
+        self._process(1, value, ts)
+
+    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
+        raise UnsupportedOperationError("a two-input operator takes records through an input")
 
     def input_watermark(self, index: int, watermark: int) -> None:
         """``processWatermark1`` / ``processWatermark2``."""
@@ -127,12 +139,7 @@ class CoInput:
     def current_watermark(self) -> int:
         return self.op.current_watermark()
 
-    def process_batch(self, batch: Batch) -> None:
-        job = self.op.job
-        for arrival, index, value, ts in batch:
-            job.now = arrival
-            job.record_index = index
-            self.process_element(value, ts)
+    process_batch = StreamOperator.process_batch
 
     def process_watermark(self, watermark: int) -> None:
         self.op.input_watermark(self.index, watermark)
@@ -213,7 +220,8 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         if opener is not None:
             opener(self.ctx)
 
-    def _process(self, method: str, value: Any, ts: int | None) -> None:
+    def _process(self, index: int, value: Any, ts: int | None) -> None:
+        method = INPUT_METHODS[index]
         self.metrics["num_records_in"] += 1
         if self.trace is not None:
             self.trace.element(
@@ -233,22 +241,6 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
                 record=value,
             )
 
-    def process_element1(self, value: Any, ts: int | None) -> None:
-        self._process("process_element1", value, ts)
-
-    def process_element2(self, value: Any, ts: int | None) -> None:
-        self._process("process_element2", value, ts)
-
-    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
-        raise UnsupportedOperationError("a two-input operator takes records through an input")
-
-    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        if self.trace is not None:
-            self.trace.side_output(
-                self.current_processing_time(), self._watermark, self.name, None, ts, tag.id, value
-            )
-        self.output.collect_side(tag, value, ts)
-
 
 class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
     """Flink's ``KeyedCoProcessOperator``: a ``KeyedCoProcessFunction`` over two inputs keyed
@@ -267,14 +259,4 @@ class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
         self.combined_status = IndexedCombinedWatermarkStatus()
 
     def _process(self, index: int, value: Any, ts: int | None) -> None:
-        method = ("process_element1", "process_element2")[index]
-        self._process_keyed(self.key_selectors[index], method, value, ts)
-
-    def process_element1(self, value: Any, ts: int | None) -> None:
-        self._process(0, value, ts)
-
-    def process_element2(self, value: Any, ts: int | None) -> None:
-        self._process(1, value, ts)
-
-    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
-        raise UnsupportedOperationError("a two-input operator takes records through an input")
+        self._process_keyed(self.key_selectors[index], INPUT_METHODS[index], value, ts)

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.errors import TimerLoopError
-from winviz.functions import OutputTag
 from winviz.keygroups import KeyRule, user_key
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
@@ -42,14 +41,10 @@ class KeyedStreamOperator(StreamOperator):
     def _trace_timer(
         self, kind: str, domain: str, key: Any, namespace: Any, ts: int, flag: bool
     ) -> None:
-        trace: Any = self.trace
-        at = self._trace_at(key)
-        if kind == "timer_fired":
-            trace.timer_fired(*at, namespace, ts, domain, namespace)
-        elif kind == "timer_registered":
-            trace.timer_registered(*at, namespace, ts, domain, namespace, flag)
-        else:
-            trace.timer_deleted(*at, namespace, ts, domain, namespace, flag)
+        """The trace's ``timer_fired`` / ``timer_registered`` / ``timer_deleted`` record (a timer
+        service's ``on_change``)."""
+        flags = () if kind == "timer_fired" else (flag,)
+        getattr(self.trace, kind)(*self._trace_at(key), namespace, ts, domain, namespace, *flags)
 
     def _trace_at(self, key: Any) -> tuple[int, int, str, Any]:
         """The first fields of this operator's trace records now: processing time, watermark,
@@ -64,11 +59,6 @@ class KeyedStreamOperator(StreamOperator):
         self.trace.element(  # type: ignore[union-attr]
             timers.current_processing_time, timers.current_watermark, self.name, key, ts, value
         )
-
-    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        if self.trace is not None:
-            self.trace.side_output(*self._trace_at(self.current_key), ts, tag.id, value)
-        self.output.collect_side(tag, value, ts)
 
     def get_internal_timer_service(self, name: str, target: Any = None) -> InternalTimerService:
         """Flink's ``getInternalTimerService(name, ...)``: a named timer service of this
