@@ -258,7 +258,7 @@ class InternalTimerService:
             self.fire_due_event_timers(watermark)
             return
         queue = self.event_queue
-        self._fire_due(queue, EVENT, watermark, queue._counter, {}, watermark)
+        self.fire_due(queue, EVENT, watermark, queue._counter, {}, watermark)
 
     def next_processing_timer(self) -> int | None:
         return self.processing_queue.peek_ts()
@@ -277,9 +277,9 @@ class InternalTimerService:
                 self.chain_watch = (watch, before, chained)
             _, before, chained = self.chain_watch
             budget_now = MAX
-        self._fire_due(queue, PROCESSING, now, before, chained, budget_now)
+        self.fire_due(queue, PROCESSING, now, before, chained, budget_now)
 
-    def _fire_due(
+    def fire_due(
         self,
         queue: TimerQueue,
         domain: str,
