@@ -52,14 +52,11 @@ def emits_only_periodically(generator: WatermarkGenerator) -> bool:
 
 
 class SourceOperator(StreamOperator):
-    """A bounded source: ``records`` is a ``Batch`` of its whole input (arrival times,
-    indices, values, source timestamps or None), in arrival order.
+    """A bounded source: ``records`` is a ``Batch`` of its whole input, in arrival order.
 
-    A partitioned source (``env.from_partitions``, Flink's source splits such as Kafka
-    partitions) also has ``partitions``: the partition of each record. While a record goes
-    downstream, ``job.partition`` says which partition it came from, so a
-    ``SplitWatermarksOperator`` right after the source can run one watermark generator per
-    partition. The runtime never batches records of different partitions together.
+    A partitioned source (``env.from_partitions``, Flink's source splits) also has
+    ``partitions``, each record's; ``job.partition`` says it while the record goes downstream
+    (for a ``SplitWatermarksOperator``). No batch spans two partitions.
     """
 
     def __init__(
@@ -109,8 +106,7 @@ class SourceOperator(StreamOperator):
         self.output.collect(value, ts)
 
     def snapshot(self) -> dict[str, Any]:
-        """The source's offset: how many of its records went downstream (Flink's split
-        state, e.g. a Kafka partition's offset). ``partition_positions`` breaks it down."""
+        """The source's offset (Flink's split state): how many records went downstream."""
         snap = super().snapshot()
         snap["position"] = self.position
         return snap
@@ -120,20 +116,15 @@ class SourceOperator(StreamOperator):
         self.position = snap["position"]
 
     def partition_positions(self) -> dict[int, int]:
-        """The offset in each partition this subtask reads (a partitioned source) — what
-        replay starts from."""
+        """The offset in each partition this subtask reads (where a replay starts)."""
         counts = dict.fromkeys(self.partition_ids, 0)
         for p in (self.partitions or [])[: self.position]:
             counts[p] += 1
         return counts
 
     def process_batch(self, batch):
-        """``process_element`` for records that arrive while nothing on the processing clock
-        is due. Without a trace the batch goes downstream whole; with one, each record goes
-        downstream before the next one is read (the trace's one-by-one order): the loop sets
-        the clock and record index, writes the ``arrival`` record and hands the record over,
-        exactly as the runtime and ``process_element`` do for one record — or, when operators
-        are chained to this source (``chain``), they run that loop with their own steps."""
+        """``process_element`` per record: without a trace the batch goes downstream whole;
+        with one, record by record (the trace's order), or through the ``chain``."""
         trace = self.trace
         if trace is not None:
             self._process_batch_traced(batch, trace)
@@ -250,9 +241,8 @@ class TimestampsAndWatermarksOperator(StreamOperator):
     @property
     def fusable(self) -> bool:
         """True with a timestamp assigner and a bounded out-of-orderness (or monotonous)
-        generator without idleness: its steps come down to stamping a column
-        (``assign_timestamp_column``) and keeping the largest timestamp, so a source may run
-        them in its own loop (``winviz.operators.chaining``)."""
+        generator: its steps are stamping a column (``assign_timestamp_column``) and keeping
+        the largest timestamp, which a source may run in its own loop."""
         return (
             self.strategy.timestamp_assigner is not None
             and not self.ingestion
@@ -295,14 +285,10 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             self.events_since_emit = True
 
     def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
-        """A traced source batch chained into this ``fusable`` operator
-        (``winviz.operators.chaining``): the source's loop with this operator's
-        ``process_element`` inlined, the two operators chained as Flink chains them. Per
-        record, the same steps in the same order as one by one: the source's ``arrival``
-        record, the timestamp (a user error is reported by this operator), the record
-        downstream, then the generator's largest timestamp. ``arrival.taken`` counts the
-        records the source handed over; counters and the generator's state are written back
-        at the end, also when something fails."""
+        """A traced source batch chained into this ``fusable`` operator: the source's loop
+        with ``process_element`` inlined, the same steps and records per record as one by
+        one; counters and the generator's state are written back at the end, also on a
+        failure."""
         job, trace = self.job, self.trace
         assigner, norm = self.strategy.timestamp_assigner, self.normalizer
         copies = not batch.immutable
@@ -379,12 +365,8 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             bounded.max_timestamp = new_ts
 
     def process_batch(self, batch):
-        """The per-record loop of ``process_element`` for a batch: timestamps are assigned
-        to every record, the generator sees every event, then the batch goes downstream as
-        the same records with a new timestamp column. With a bounded out-of-orderness (or
-        monotonous) generator the assigner runs over the whole batch at C speed
-        (``assign_timestamp_column``) and ``on_event`` comes down to the batch's largest
-        timestamp."""
+        """``process_element`` per record, then the batch downstream with a new timestamp
+        column (a bounded generator: ``assign_timestamp_column``)."""
         assigner = self.strategy.timestamp_assigner
         if self.trace is not None or self.ingestion or assigner is None:
             super().process_batch(batch)
@@ -434,15 +416,10 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             raise self.generator_error(failed, value, index) from failed
 
     def assign_timestamp_column(self, batch: Batch, stamps: list[int]) -> None:
-        """The batch kernel of a ``fusable`` operator: fill ``stamps`` with the batch's
-        timestamps and raise the bounded generator's largest timestamp. The assigner is
-        called once per record by ``map`` (no Python loop), on copies unless the batch's
-        values are immutable (``winviz.copies``); ``list.extend`` keeps the results that came
-        before a failing call, so a failure belongs to record ``len(results)``. When every
-        result is a plain int in the long range they are the timestamps as they are;
-        otherwise each is normalised in order (the first bad one raises with its record
-        index). ``stamps`` holds exactly the records that got a timestamp when this
-        raises."""
+        """Fill ``stamps`` with the batch's timestamps and raise the bounded generator's
+        largest timestamp; on a failure ``stamps`` holds exactly the records before it. The
+        assigner runs by ``map`` (on copies unless ``batch.immutable``); results that are not
+        all plain longs are normalised one by one."""
         assigner, bounded = self.strategy.timestamp_assigner, self.generator
         values = batch.values if batch.immutable else map(copy_record, batch.values)
         source = batch.stamps
