@@ -34,9 +34,13 @@ class KeyedStreamOperator(StreamOperator):
     def open(self, job: JobContext) -> None:
         super().open(job)
         for service in self.timer_services.values():
-            service.clock = job
-            service.firing_budget = job.timer_firing_budget
-            service.on_change = self._trace_timer if self.trace is not None else None
+            self._join(service)
+
+    def _join(self, service: InternalTimerService) -> None:
+        """Give a timer service this operator's job: its clock, firing budget and trace."""
+        service.clock = self.job
+        service.firing_budget = self.job.timer_firing_budget
+        service.on_change = self._trace_timer if self.trace is not None else None
 
     def _trace_timer(
         self, kind: str, domain: str, key: Any, namespace: Any, ts: int, flag: bool
@@ -66,11 +70,9 @@ class KeyedStreamOperator(StreamOperator):
         default). Every named service sees the same watermark and processing clock."""
         service = self.timer_services.get(name)
         if service is None:
-            service = InternalTimerService(name, self, target or self, clock=self.job)
+            service = InternalTimerService(name, self, target or self)
             service.current_watermark = self.timers.current_watermark
-            service.firing_budget = self.job.timer_firing_budget
-            if self.trace is not None:
-                service.on_change = self._trace_timer
+            self._join(service)
             self.timer_services[name] = service
         return service
 

@@ -63,16 +63,15 @@ class _PartitionOutput(WatermarkOutput):
             op.combine()
 
     def mark_idle(self) -> None:
-        if not self.partial.idle:
-            self.partial.idle = True
-            self._trace_status(idle=True)
-        if self.immediate:
-            self.op.combine()
+        self._set_idle(True)
 
     def mark_active(self) -> None:
-        if self.partial.idle:
-            self.partial.idle = False
-            self._trace_status(idle=False)
+        self._set_idle(False)
+
+    def _set_idle(self, idle: bool) -> None:
+        if self.partial.idle != idle:
+            self.partial.idle = idle
+            self._trace_status(idle)
         if self.immediate:
             self.op.combine()
 
