@@ -365,34 +365,14 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             bounded.max_timestamp = new_ts
 
     def process_batch(self, batch):
-        """``process_element`` per record, then the batch downstream with a new timestamp
-        column (a bounded generator: ``assign_timestamp_column``)."""
-        assigner = self.strategy.timestamp_assigner
-        if self.trace is not None or self.ingestion or assigner is None:
+        """``process_element`` per record; untraced with a bounded generator, the batch
+        downstream with a new timestamp column (``assign_timestamp_column``)."""
+        if self.trace is not None or not self.fusable:
             super().process_batch(batch)
             return
-        generator = self.generator
-        bounded = generator if generator.__class__ in _BOUNDED else None
         stamps: list[int] = []  # the new timestamp column
-        index = value = failed = None
         try:
-            if bounded is not None:
-                self.assign_timestamp_column(batch, stamps)
-            else:
-                on_event, emitter, norm = generator.on_event, self.emitter, self.normalizer
-                copies = not batch.immutable
-                for index, value, ts in zip(batch.indices, batch.values, batch.stamps, strict=True):
-                    raw = assigner(
-                        copy_record(value) if copies else value, MIN if ts is None else ts
-                    )
-                    if raw.__class__ is not int or not MIN <= raw <= MAX:
-                        raw = norm(raw, index=index, field_name="timestamp")
-                    stamps.append(raw)
-                    try:
-                        on_event(value, raw, emitter)
-                    except Exception as exc:  # handled below: this record has its timestamp
-                        failed = exc
-                        break
+            self.assign_timestamp_column(batch, stamps)
         except Exception as exc:
             done = len(stamps)
             if done:  # what came before the bad record goes on first
@@ -407,13 +387,6 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             self.metrics["num_records_out"] += len(stamps)
             self.events_since_emit = True
         self.output.collect_batch(batch.restamped(stamps))
-        if failed is not None:  # the generator failed on the last record (as process_element,
-            self.job.record_index = index  # after it went on with its timestamp)
-            if isinstance(failed, FunctionResultError):
-                failed.index = index
-            if isinstance(failed, WinvizError):
-                raise failed
-            raise self.generator_error(failed, value, index) from failed
 
     def assign_timestamp_column(self, batch: Batch, stamps: list[int]) -> None:
         """Fill ``stamps`` with the batch's timestamps and raise the bounded generator's
