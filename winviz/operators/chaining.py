@@ -40,12 +40,9 @@ class SourceChain:
     def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
         """The source's traced batch through the chain, traced as one record at a time;
         ``arrival.taken``: how many records the source handed over (one that failed too)."""
-        timestamps = self.timestamps
-        if self.window is None:
-            timestamps.process_source_batch(batch, arrival)
-            return
-        # the whole batch's timestamps first, then the window takes the records that got one;
-        # a record whose timestamp failed gets its arrival record, then the error
+        timestamps, window = self.timestamps, self.window
+        # the whole batch's timestamps first, then the records that got one go on; a record
+        # whose timestamp failed gets its arrival record, then the error
         stamps: list[int] = []
         failure: Exception | None = None
         try:
@@ -53,10 +50,12 @@ class SourceChain:
         except Exception as exc:  # the records before it go through first
             failure = exc
         try:
-            if len(stamps) == 1:  # a batch of one: as one by one (no run to gather)
-                self.window.one_record(batch, stamps[0], arrival)
+            if window is None:
+                self.hand_over(batch, stamps, arrival)
+            elif len(stamps) == 1:  # a batch of one: as one by one (no run to gather)
+                window.one_record(batch, stamps[0], arrival)
             elif stamps:
-                self.window.process_source_batch(batch, stamps, arrival)
+                window.process_source_batch(batch, stamps, arrival)
         finally:
             timestamps.count_chained(arrival.taken, arrival.taken)
         if failure is None:
@@ -73,6 +72,23 @@ class SourceChain:
         if isinstance(failure, WinvizError):
             raise failure
         raise timestamps.assigner_error(failure, value, index) from failure
+
+    def hand_over(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
+        """The first ``len(stamps)`` records of ``batch`` downstream of the timestamps
+        operator with their new timestamps, one by one, each after its ``arrival`` record."""
+        timestamps = self.timestamps
+        job, trace, collect = timestamps.job, timestamps.trace, timestamps.output.collect
+        position, done = arrival.position, 0
+        try:
+            for now, index, value, source_ts, ts in zip(
+                batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
+            ):  # (the first len(stamps) records)
+                job.now, job.record_index = now, index
+                arrival.write(trace, now, value, source_ts, position + done)  # type: ignore[arg-type]
+                done += 1
+                collect(value, ts)
+        finally:
+            arrival.taken = done
 
 
 def install_kernel(op: StreamOperator, traced: bool) -> None:

@@ -284,45 +284,6 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         if stamped:
             self.events_since_emit = True
 
-    def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
-        """A traced source batch chained into this ``fusable`` operator: the source's loop
-        with ``process_element`` inlined, the same steps and records per record as one by
-        one; counters and the generator's state are written back at the end, also on a
-        failure."""
-        job, trace = self.job, self.trace
-        assigner, norm = self.strategy.timestamp_assigner, self.normalizer
-        copies = not batch.immutable
-        bounded = self.generator
-        max_ts = bounded.max_timestamp  # type: ignore[attr-defined]
-        collect = self.output.collect
-        position = arrival.position
-        done = stamped = 0
-        try:
-            for arrival_time, index, value, ts in batch:
-                job.now = arrival_time
-                job.record_index = index
-                arrival.write(trace, arrival_time, value, ts, position)  # type: ignore[arg-type]
-                position += 1
-                done += 1
-                try:
-                    raw = assigner(
-                        copy_record(value) if copies else value, MIN if ts is None else ts
-                    )
-                except WinvizError:
-                    raise
-                except Exception as exc:
-                    raise self.assigner_error(exc, value, index) from exc
-                if raw.__class__ is not int or not MIN <= raw <= MAX:
-                    raw = norm(raw, index=index, field_name="timestamp")
-                stamped += 1
-                collect(value, raw)
-                if raw > max_ts:  # BoundedOutOfOrdernessWatermarks.on_event
-                    max_ts = raw
-        finally:
-            arrival.taken = done
-            self.count_chained(done, stamped)
-            bounded.max_timestamp = max_ts  # type: ignore[attr-defined]
-
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
         assigner = self.strategy.timestamp_assigner
