@@ -299,14 +299,10 @@ class WindowKernel(EventTimeFiring):
         at_current: Callable[[], None] | None = None,
         times: tuple[int, int] | None = None,
     ) -> None:
-        """``process_element``'s steps per window, with or without a trace: skip a late
-        window, add ``record`` to the contents, fire at once if the watermark is past the
-        window's end (else its timers: untraced, only at a key's first element, when they
-        cannot exist yet), register the cleanup timer; then a late element in no window to
-        the side output or counted dropped. ``key`` is the user's key (for the trace),
-        ``internal`` the engine's; ``at_current`` (untraced) sets the clock to the record's
-        where it leaves (a firing, a late element); ``times``: the max timestamp and cleanup
-        time of a cached window (``window_times``)."""
+        """``process_element``'s steps per window, traced or not (see the module docstring),
+        then a late element in no window to the side output or dropped. ``key``: the user's
+        (for the trace), ``internal``: the engine's; ``at_current`` (untraced) sets the clock
+        where the record leaves; ``times``: a cached window's ``window_times``."""
         op = self.op
         timers, ctx, desc = op.timers, op.ctx, op.contents
         now, wm, name, trace = (
@@ -429,11 +425,9 @@ class WindowKernel(EventTimeFiring):
     def open_window(
         self, cache: tuple[int, int, Sequence[Any], int, int], wm: int
     ) -> tuple[Any, ...]:
-        """For ``process_source_batch``: the window of ``cache`` (``window_cache`` or
-        ``other_window_cache``) if it is open at watermark ``wm`` (neither late nor firing at
-        once), as (start, end, window, its contents, its max_timestamp, its cleanup time,
-        whether its cleanup timer is its own, whether it has one); else ``_CLOSED`` (an empty
-        range: a record takes the other ways)."""
+        """For ``process_source_batch``: ``cache``'s window if it is open at watermark ``wm``,
+        as (start, end, window, contents, max_timestamp, cleanup time, whether the cleanup
+        timer is its own, whether it has one); else ``_CLOSED`` (an empty range)."""
         start, end, cached, max_ts, cleanup = cache
         if not cached or cleanup <= wm or max_ts <= wm:
             return _CLOSED
@@ -474,14 +468,10 @@ class WindowKernel(EventTimeFiring):
         )
 
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
-        """A traced source batch chained straight into this window: the first ``len(stamps)``
-        records of ``batch`` (timestamps assigned) as the source hands them over one by one —
-        its ``arrival`` record, then ``process_element``. A record into one of the two cached
-        tumbling windows while it is open takes the *short way*, its records written with the
-        run of short-way records it is in (``write_run``); any other its arrival record, then
-        the *firing* or *late way* (``cached_way``) or the general way (``process_element``):
-        the same records, state, timers, clock and counters as one by one, a failure's arrival
-        record first."""
+        """A traced source batch chained into this window: the first ``len(stamps)`` records
+        of ``batch`` as one by one (``arrival`` record, then ``process_element``). A record
+        into an open cached window takes the *short way*, written with its run
+        (``write_run``); any other ``one_by_one``."""
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         wm = timers.current_watermark
@@ -617,11 +607,10 @@ class WindowKernel(EventTimeFiring):
         has_cleanup: bool,
         arrival: SourceArrival,
     ) -> int:
-        """Write the run of short-way records of ``batch`` that ends before record ``end``
-        (``TraceWriter.open_window_elements``) from the ``run`` collected: their keys, their
-        windows from the switches (from which record on, which window), their timer bits
-        BOTH_TIMERS_EXISTED but for the firsts (which record, its bits), all three then
-        cleared; the rest sliced from the batch's columns. Returns how many."""
+        """Write the run of short-way records ending before record ``end``
+        (``TraceWriter.open_window_elements``) from ``run``: their keys, the window switches
+        (from which record on) and the timer bits that are not BOTH_TIMERS_EXISTED; then clear
+        them. Returns how many."""
         keys, switches, firsts = run
         op, n = self.op, len(keys)
         first = end - n
@@ -653,11 +642,8 @@ class WindowKernel(EventTimeFiring):
         ts: int,
         key: Any,
     ) -> NoReturn:
-        """Raise ``exc`` of a record on ``process_source_batch``'s short way as
-        ``process_element`` reports it: the record counts in, its arrival (and, once it has a
-        ``key``, not ``_UNSET``, its element) record comes before the error; a winviz error is
-        annotated with the key (None before there is one) and raised as it is, a user
-        function's wrapped."""
+        """Raise ``exc`` of a short-way record as ``process_element`` would: counted in, its
+        arrival (and, with a ``key``, its element) record first, annotated or wrapped."""
         op = self.op
         op.metrics["num_records_in"] += 1
         trace: Any = op.trace
@@ -674,13 +660,9 @@ class WindowKernel(EventTimeFiring):
     def one_by_one(
         self, value: Any, ts: int, copies: bool, wm: int, ways: tuple[Any, Any, Any, Any]
     ) -> tuple[Any, Any, Any, Any]:
-        """A record of ``process_source_batch`` outside the open cached windows, as one by
-        one, after its arrival record: ``process_element``, with the window known on the
-        firing or the late way, and the current key and trigger context the records before
-        left (the caller sets them). Returns the ``ways`` (the open window, the one before
-        it, the firing and the late way's), found again when ``process_element`` cached a
-        new window (the open one becomes the one before; a firing or late way stays until
-        another is found)."""
+        """A record of ``process_source_batch`` outside the open cached windows, after its
+        arrival record: ``process_element`` (the window known on the firing or late way).
+        Returns the ``ways``, found again when it cached a new window."""
         opened, other, firing, late = ways
         for way in (firing, late):
             if way[0] <= ts < way[1]:

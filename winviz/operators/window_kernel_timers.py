@@ -1,11 +1,8 @@
 """The window kernel's event-time timers: Flink's ``WindowOperator.onEventTime`` for the
-kernel's configuration (``winviz.operators.window_kernel``: ``EventTimeTrigger``, incremental
-contents, no evictor), fused into one loop over the due timers of
-``InternalTimerService.advanceWatermark`` (``winviz.timers``). ``EventTimeTrigger.onEventTime``
-FIREs when the timer is the window's ``maxTimestamp`` and registers no timer; at the cleanup
-time ``clearAllState`` clears the contents and ``EventTimeTrigger.clear`` deletes the
-``maxTimestamp`` timer. The rules are ``winviz.operators.window_rules``' (``cleanup_time``
-through ``WindowOperator.cleanup_time``).
+kernel's configuration (``winviz.operators.window_kernel``), fused into one loop over the due
+timers of ``InternalTimerService.advanceWatermark``: the timer at ``maxTimestamp`` FIREs
+(``EventTimeTrigger`` registers no timer), the cleanup timer clears the contents and deletes
+the ``maxTimestamp`` timer. The window's times are ``window_rules.window_times``.
 """
 
 from __future__ import annotations
@@ -29,24 +26,19 @@ CONTENTS_AS_THEY_ARE = (ReduceWindowFunction, AggregateWindowFunction)
 
 
 class EventTimeFiring:
-    """The event-time firing of a ``WindowKernel`` (which the timer service calls as its
-    ``fire_due_event_timers``): with a trace, the same records as Flink's path; without one,
-    for contents emitted as they are, ``_fire_untraced``."""
+    """The event-time firing of a ``WindowKernel`` (the timer service's
+    ``fire_due_event_timers``)."""
 
     op: WindowOperator
     contents_as_they_are: bool
 
     fire_traced: Callable[..., None]  # emit contents as they are, traced
     straight_sink: SinkOperator | None = None
-    """The sink the operator's records go straight into (its output's one target), set when
-    the job is built (``winviz.operators.chaining``), else None. Firings into it keep their
-    results for it (``SinkOperator.keep``, once per watermark: nothing runs in between) and,
-    traced, write its ``sink`` records with their own."""
-    kept: list[tuple[Any, int]] | None = None
-    """While the traced loop fires into ``straight_sink``: the results kept for it, handed
-    over at the end (``SinkOperator.keep``)."""
-    sink_record: tuple[str | None, int | None] = (None, None)
-    """That sink's name and watermark (for its ``sink`` records), else (None, None)."""
+    """The operator's output's one target when it is a sink (``winviz.operators.chaining``):
+    a watermark's firings keep their results for it (``SinkOperator.keep``) and, traced,
+    write its ``sink`` records with their own."""
+    kept: list[tuple[Any, int]] | None = None  # (the traced loop's results for that sink)
+    sink_record: tuple[str | None, int | None] = (None, None)  # (its name and watermark)
 
     def fire_event_timers(self, watermark: int) -> None:
         """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
@@ -114,13 +106,9 @@ class EventTimeFiring:
             self.kept, self.sink_record = None, (None, None)
 
     def _fire_untraced(self, watermark: int, sink: SinkOperator | None) -> None:
-        """``fire_event_timers`` without a trace for a reduce / aggregate without a
-        ProcessWindowFunction (whose ``clear`` does nothing) and no per-window user state:
-        the timer at ``max_timestamp`` emits the contents (kept for ``sink`` when there is a
-        sink straight after); the cleanup timer (the same one without allowed lateness)
-        drops them and the trigger's timer. The current key, the trigger context's key and
-        window and the window context's window are left as the last timer sets them, as
-        Flink's path leaves them."""
+        """``fire_event_timers`` without a trace: the timer at ``max_timestamp`` emits the
+        contents (kept for ``sink``, if any); the cleanup timer drops them and the trigger's
+        timer. Keys and windows of the contexts are left as Flink's path leaves them."""
         op = self.op
         queue = op.timers.event_queue
         live = queue.live
