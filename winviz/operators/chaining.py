@@ -52,8 +52,6 @@ class SourceChain:
         try:
             if window is None:
                 self.hand_over(batch, stamps, arrival)
-            elif len(stamps) == 1:  # a batch of one: as one by one (no run to gather)
-                window.one_record(batch, stamps[0], arrival)
             elif stamps:
                 window.process_source_batch(batch, stamps, arrival)
         finally:

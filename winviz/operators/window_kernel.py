@@ -584,20 +584,6 @@ class WindowKernel(EventTimeFiring):
         if done:
             job.now, job.record_index = now, index
 
-    def one_record(self, batch: Batch, ts: int, arrival: SourceArrival) -> None:
-        """``process_source_batch`` for a batch of one record, as one by one: its clock and
-        arrival record, then ``process_element`` (the general way)."""
-        now, index, value = batch.arrivals[0], batch.indices[0], batch.values[0]
-        job = self.op.job
-        job.now, job.record_index = now, index
-        arrival.write(self.op.trace, now, value, batch.stamps[0], arrival.position)  # type: ignore[arg-type]
-        arrival.taken = 1
-        self.immutable_batch = batch.immutable
-        try:
-            self.process_element(value, ts)
-        finally:
-            self.immutable_batch = False
-
     def write_run(
         self,
         batch: Batch,
