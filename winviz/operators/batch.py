@@ -10,7 +10,7 @@ is immutable (``winviz.copies.all_immutable``), so loops may skip copying them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
@@ -102,3 +102,27 @@ class SourceArrival:
     ) -> None:
         """Write the source's ``arrival`` trace record of one of its records."""
         trace.arrival(now, self.watermark, self.source, None, source_ts, value, position)
+
+    def hand_over(
+        self,
+        trace: TraceWriter,
+        job: Any,
+        batch: Batch,
+        stamps: Sequence[int | None],
+        collect: Callable[[Any, int | None], None],
+    ) -> None:
+        """The first ``len(stamps)`` records of ``batch`` to ``collect`` with timestamps
+        ``stamps``, one by one, each after its ``arrival`` record, the job's clock and record
+        index set as the runtime would; ``taken`` counts them (one that failed too)."""
+        write, source, wm, position = trace.arrival, self.source, self.watermark, self.position
+        done = 0
+        try:
+            for now, index, value, source_ts, ts in zip(
+                batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
+            ):  # (the first len(stamps) records)
+                job.now, job.record_index = now, index
+                write(now, wm, source, None, source_ts, value, position + done)
+                done += 1
+                collect(value, ts)
+        finally:
+            self.taken = done

@@ -51,7 +51,10 @@ class SourceChain:
             failure = exc
         try:
             if window is None:
-                self.hand_over(batch, stamps, arrival)
+                arrival.hand_over(
+                    timestamps.trace,  # type: ignore[arg-type]
+                    timestamps.job, batch, stamps, timestamps.output.collect,
+                )  # fmt: skip
             elif stamps:
                 window.process_source_batch(batch, stamps, arrival)
         finally:
@@ -70,23 +73,6 @@ class SourceChain:
         if isinstance(failure, WinvizError):
             raise failure
         raise timestamps.assigner_error(failure, value, index) from failure
-
-    def hand_over(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
-        """The first ``len(stamps)`` records of ``batch`` downstream of the timestamps
-        operator with their new timestamps, one by one, each after its ``arrival`` record."""
-        timestamps = self.timestamps
-        job, trace, collect = timestamps.job, timestamps.trace, timestamps.output.collect
-        position, done = arrival.position, 0
-        try:
-            for now, index, value, source_ts, ts in zip(
-                batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
-            ):  # (the first len(stamps) records)
-                job.now, job.record_index = now, index
-                arrival.write(trace, now, value, source_ts, position + done)  # type: ignore[arg-type]
-                done += 1
-                collect(value, ts)
-        finally:
-            arrival.taken = done
 
 
 def install_kernel(op: StreamOperator, traced: bool) -> None:

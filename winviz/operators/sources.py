@@ -138,35 +138,18 @@ class SourceOperator(StreamOperator):
         self.output.collect_batch(batch)
 
     def _process_batch_traced(self, batch, trace: TraceWriter) -> None:
-        job = self.job
         if self.partitions is not None:  # a batch never spans two partitions
-            job.partition = self.partitions[self.position]
-        if self.chain is not None:  # the operators chained to this source run it
-            arrival = SourceArrival(self.name, self._watermark, self.position)
-            try:
-                self.chain.process_source_batch(batch, arrival)
-            finally:
-                self.position += arrival.taken
-                self.metrics["num_records_in"] += arrival.taken
-                self.metrics["num_records_out"] += arrival.taken
-            return
-        write, name, wm = trace.arrival, self.name, self._watermark
-        metrics, collect = self.metrics, self.output.collect
-        position = self.position
-        done = 0
+            self.job.partition = self.partitions[self.position]
+        arrival = SourceArrival(self.name, self._watermark, self.position)
         try:
-            for arrival_time, index, value, ts in batch:
-                job.now = arrival_time
-                job.record_index = index
-                write(arrival_time, wm, name, None, ts, value, position)
-                position += 1
-                done += 1
-                collect(value, ts)
-        finally:
-            # as process_element counts them: a record counts in and out before it goes on
-            self.position = position
-            metrics["num_records_in"] += done
-            metrics["num_records_out"] += done
+            if self.chain is not None:  # the operators chained to this source run it
+                self.chain.process_source_batch(batch, arrival)
+            else:
+                arrival.hand_over(trace, self.job, batch, batch.stamps, self.output.collect)
+        finally:  # (a record counts in and out before it goes on, as in process_element)
+            self.position += arrival.taken
+            self.metrics["num_records_in"] += arrival.taken
+            self.metrics["num_records_out"] += arrival.taken
 
     def end_of_input(self) -> None:
         """A bounded source ends with the watermark MAX."""
