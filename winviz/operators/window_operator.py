@@ -172,10 +172,7 @@ class WindowOperator(KeyedStreamOperator):
             if self.trace is not None:
                 self.trace_element(key, ts, value)
             windows = self.assigner.assign_windows(value, ts, self.timers.current_processing_time)
-            if self.assigner.is_merging:
-                skipped = self._process_merging(internal, value, ts, windows)
-            else:
-                skipped = self._process_windows(internal, value, ts, windows)
+            skipped = self._process_windows(internal, value, ts, windows)
             if skipped and self.is_element_late(ts):
                 self.late_element(internal, value, ts)
         except WinvizError as exc:
@@ -185,42 +182,35 @@ class WindowOperator(KeyedStreamOperator):
             raise self.user_error(exc, key, value) from exc
 
     def _process_windows(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
-        """``processElement`` for a non-merging assigner: per window, skip it if late, else
-        ``_window_element``. True when every window was skipped."""
+        """``processElement``'s loop over the element's windows: skip a late one, else
+        ``_window_element``. A merging assigner (session windows) adds each window to the
+        key's ``MergingWindowSet`` first (``_merge_function`` says what a merge does) and
+        keeps the contents under the state window of the window it became. True when every
+        window was skipped."""
         skipped = True
         trace = self.trace
+        merging = None
+        if self.assigner.is_merging:
+            merging = self.merging_sets.get(key)
+            if merging is None:
+                merging = self.merging_sets[key] = MergingWindowSet(self.assigner)
         for window in windows:
-            if self.is_window_late(window):
-                if trace is not None:
-                    trace.skipped_late_window(*self._trace_at(key), window, ts, value)
-                continue
-            skipped = False
-            self._window_element(key, value, ts, window, window)
-        return skipped
-
-    def _process_merging(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
-        """``processElement`` for a merging assigner (session windows): each new window goes
-        into the key's ``MergingWindowSet`` first (``_merge_function`` says what a merge
-        does), then ``_window_element`` on the window it became, with the contents kept
-        under its state window. True when every window was skipped."""
-        skipped = True
-        trace = self.trace
-        merging = self.merging_sets.get(key)
-        if merging is None:
-            merging = self.merging_sets[key] = MergingWindowSet(self.assigner)
-        for window in windows:
-            actual = merging.add_window(window, self._merge_function(key))
+            actual = (
+                window if merging is None else merging.add_window(window, self._merge_function(key))
+            )
             if self.is_window_late(actual):
-                merging.retire_window(actual)
+                if merging is not None:
+                    merging.retire_window(actual)
                 if trace is not None:
                     trace.skipped_late_window(*self._trace_at(key), actual, ts, value)
                 continue
             skipped = False
-            state_window = merging.get_state_window(actual)
+            state_window = actual if merging is None else merging.get_state_window(actual)
             if state_window is None:
                 raise IllegalStateError(f"Window {window} is not in in-flight window set.")
             self._window_element(key, value, ts, actual, state_window)
-        self._persist(key, merging)
+        if merging is not None:
+            self._persist(key, merging)
         return skipped
 
     def _window_element(
