@@ -70,9 +70,12 @@ class SourceChain:
         )  # fmt: skip
         arrival.taken += 1
         timestamps.count_chained(1, 0)
-        if isinstance(failure, WinvizError):
-            raise failure
-        raise timestamps.assigner_error(failure, value, index) from failure
+        try:
+            if isinstance(failure, WinvizError):
+                raise failure
+            raise timestamps.assigner_error(failure, value, index) from failure
+        finally:
+            failure = None  # (no cycle through this frame: the job can be freed at once)
 
 
 def install_kernel(op: StreamOperator, traced: bool) -> None:
