@@ -304,15 +304,9 @@ class WindowKernel(EventTimeFiring):
         (for the trace), ``internal``: the engine's; ``at_current`` (untraced) sets the clock
         where the record leaves; ``times``: a cached window's ``window_times``."""
         op = self.op
-        timers, ctx, desc = op.timers, op.ctx, op.contents
-        now, wm, name, trace = (
-            timers.current_processing_time,
-            timers.current_watermark,
-            op.name,
-            op.trace,
-        )
-        queue = timers.event_queue
-        add_timer, slot_of, lateness = queue.add, op.state.slot, op.allowed_lateness
+        timers, trace, lateness = op.timers, op.trace, op.allowed_lateness
+        wm, queue, desc = timers.current_watermark, timers.event_queue, op.contents
+        now, name = (timers.current_processing_time, op.name) if trace is not None else (0, "")
         skipped = True
         for window in windows:
             max_ts, cleanup = window_times(window, lateness) if times is None else times
@@ -321,7 +315,8 @@ class WindowKernel(EventTimeFiring):
                     trace.skipped_late_window(now, wm, name, key, window, ts, value)
                 continue
             skipped = False
-            slot = slot_of(desc.name, window)
+            add_timer, ctx = queue.add, op.ctx
+            slot = op.state.slot(desc.name, window)
             current = slot.get(internal)
             slot[internal] = new = add_to_contents(desc, current, record)
             if new is None:
