@@ -211,22 +211,22 @@ def test_errors_are_the_same_on_both_paths(trace: bool, where: str) -> None:
 
 
 @pytest.mark.parametrize(("where", "records"), [("reduce", 3), ("key", 3), ("fire", 4)])
-def test_a_batch_of_one_takes_process_element_with_the_one_by_one_trace(where, records) -> None:
+def test_a_batch_of_one_gives_the_one_by_one_trace(where, records) -> None:
     """Records 500 ms apart, watermarks every 200 ms: each source batch is one record, which
-    the kernel takes ``process_element``'s way (``WindowKernel.one_record``); the error, trace
-    and metrics are Flink's path's, up to the record that fails."""
+    the kernel takes (``WindowKernel.process_source_batch``); the error, trace and metrics are
+    Flink's path's, up to the record that fails."""
     taken: list[int] = []
-    one = WindowKernel.one_record
+    one = WindowKernel.process_source_batch
 
-    def spy(self, batch, ts, arrival):
-        taken.append(len(batch))
-        one(self, batch, ts, arrival)
+    def spy(self, batch, stamps, arrival):
+        taken.append(len(stamps))
+        one(self, batch, stamps, arrival)
 
-    WindowKernel.one_record = spy
+    WindowKernel.process_source_batch = spy
     try:
         fast = _failing_job(True, True, where, arrival_interval=500)
     finally:
-        WindowKernel.one_record = one
+        WindowKernel.process_source_batch = one
     slow = _failing_job(True, False, where, arrival_interval=500)
     assert taken == [1] * records
     assert str(fast) == str(slow)

@@ -1,55 +1,26 @@
-"""Flink's InternalTimerService: two priority queues of timers per operator.
+"""Flink's ``InternalTimerServiceImpl``: an operator's event- and processing-time timers.
 
-A timer is (key, namespace, timestamp). An operator has named timer services; each keeps an
-event-time queue and a processing-time queue. Registering a timer that already exists does
-nothing (de-duplication: "at most one timer per key, namespace and timestamp"), deleting one
-removes it, and advancing time fires every timer at or before the new time, earliest first,
-with the timer's key set as the current key. A timer registered at or below the current time
-fires at the next advance, not at once.
+A timer is (key, namespace, timestamp), at most one of each (registering it again does
+nothing). ``advance_watermark`` / ``advance_processing_time`` pop the due timers one at a time,
+earliest first, set the timer's key as the current key and call the target back, so a timer
+registered during a callback at or below the new time fires in the same advance (not at once).
 
-``advance_watermark`` is Flink's ``InternalTimerServiceImpl.advanceWatermark``: it pops one
-timer at a time and calls the target back, so a timer registered *during* a callback at or
-below the watermark fires in the same advance.
+**The timer-loop guard.** A callback that re-registers its own timer at the time it fires
+would run for ever (real Flink hangs: FLINK-35069). Within one advance the clocks stand still
+and a key's fate depends only on its **configuration**: its state
+(``key_context.key_state(key)``) and its due timers in firing order. A service with
+``loop_guard`` records the configuration whenever a callback re-registered its own timer, and
+raises ``TimerLoopError`` when one comes back. That needs callbacks that decide from their
+timer, state and clocks only (Flink's ``Trigger`` contract): the WindowOperator turns it on
+for built-in triggers only (``decides_from_state_only``).
 
-**The timer-loop guard.** That rule lets a callback that re-registers its own timer at the
-time it fires run for ever: the clock (or the watermark) cannot move on until the queue has
-nothing due, and real Flink hangs the same way (FLINK-35069: ``ContinuousProcessingTimeTrigger``
-on an event-time window, at the window's max timestamp). A service with ``loop_guard`` set
-raises ``TimerLoopError`` instead. During one advance (one processing time ``now``, or one
-watermark) the clocks stand still, and what happens to a key depends only on that key's
-**configuration**: its state (``key_context.key_state(key)``) and its due timers (at or before
-``now``) in firing order — other keys' callbacks cannot touch either. So the guard records the
-key's configuration whenever a callback re-registered its own timer at the time it fired, and
-raises when a key's configuration comes back within the advance: from there the key's
-callbacks repeat the same steps for ever. The argument needs callbacks that decide from their
-timer, the key's state and the clocks only (Flink's ``Trigger`` contract): the WindowOperator
-turns the guard on for its built-in triggers (``decides_from_state_only``), never for user
-code, which may keep Python attributes the guard cannot see. A job that finishes never meets
-the criterion, since meeting it proves the advance never ends.
-
-**The firing budget.** A chain of firings can also run on without repeating: a timer whose
-callback registers the next one a little later, still at or before the watermark (Flink's
-``ContinuousEventTimeTrigger`` on ``GlobalWindows`` at the end-of-input watermark MAX re-arms
-every interval up to ``Long.MAX_VALUE``: about 9.2·10^15 firings at an interval of 1000), or
-custom code doing the same. So every service counts, per key and namespace, the firings in one
-advance of timers that were registered during that advance (by an earlier firing), and raises
-``TimerLoopError`` once a key and namespace would go past ``firing_budget`` of them
-(``DEFAULT_FIRING_BUDGET``; ``env.set_timer_firing_budget(n)`` sets it for a job). This is
-the backstop for user triggers and KeyedProcessFunctions; operators that can prove a chain
-longer than the budget raise at its first firing (the WindowOperator does, for the continuous
-triggers). Timers registered before the advance never count: a watermark that fires a
-million windows at once is no loop.
-
-**Processing time to MAX.** The runtime moves the processing clock one due timer at a time, so
-a chain whose firings each register the next timer a little later (``t + 1`` in ``on_timer``,
-``ContinuousProcessingTimeTrigger`` on ``GlobalWindows``) is one firing per step and never
-meets the budget of a single step. Towards a finite time (an arrival, a finite
-``until_processing_time``) such a chain is finite, and runs to the end. With
-``execute(until_processing_time=MAX)`` it only ends at MAX, so while the runtime runs the
-clock to MAX (``JobContext.chain_watch``) the whole run to MAX is one advance for the budget:
-the firings of one key and namespace's timers registered during it count, and past the budget
-the run stops with ``TimerLoopError``. A real Flink job has no MAX to reach: it keeps firing
-such a chain for as long as it runs; the stop is winviz's guard, not Flink behaviour.
+**The firing budget.** A chain may also run on without repeating (``ContinuousEventTimeTrigger``
+on ``GlobalWindows`` at the watermark MAX re-arms up to ``Long.MAX_VALUE``). Every service
+counts, per key and namespace, the firings in one advance of timers registered during it, and
+raises ``TimerLoopError`` past ``firing_budget`` (``env.set_timer_firing_budget(n)``). Timers
+registered before the advance never count. While the runtime runs the processing clock to MAX
+(``JobContext.chain_watch``) that whole run is one advance: a chain that only ends at MAX stops
+there with ``TimerLoopError`` (a winviz guard; a real job would keep firing).
 """
 
 from __future__ import annotations
@@ -69,8 +40,7 @@ PROCESSING = "processing"
 
 DEFAULT_FIRING_BUDGET = 100_000
 """Firings of one key and namespace's timers, registered during the same advance, that one
-advance of the watermark or processing time may run before ``TimerLoopError`` (see the module
-docstring)."""
+advance may run before ``TimerLoopError`` (see the module docstring)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +60,7 @@ class TimerQueue:
 
     Deleted entries stay in the heap and are skipped when popped (``live`` maps each timer to
     the registration number of its current heap entry); ties on timestamp fire in registration
-    order, which keeps runs deterministic.
+    order.
     """
 
     __slots__ = ("_counter", "heap", "live")
@@ -123,8 +93,7 @@ class TimerQueue:
 
     def pop_due(self, time: int) -> Iterator[tuple[int, Any, Any]]:
         """Pop the live timers at or before ``time`` one after another, in firing order, as
-        (timestamp, key, namespace); deleted entries are dropped on the way. Lazy: a timer
-        registered meanwhile is seen if it is due."""
+        (timestamp, key, namespace). Lazy: a timer registered meanwhile is seen if due."""
         heap, live, pop = self.heap, self.live, heapq.heappop
         while heap:
             ts, n, key, ns = heap[0]
@@ -148,6 +117,12 @@ class TimerQueue:
 
     def __len__(self) -> int:
         return len(self.live)
+
+    def count(self, namespace: Any = ...) -> int:
+        """How many live timers (of ``namespace``, when given)."""
+        if namespace is ...:
+            return len(self.live)
+        return sum(1 for (_, ns, _) in self.live if ns == namespace)
 
     def timers(self) -> list[tuple[int, Any, Any]]:
         """All live timers as (ts, key, namespace), in firing order."""
@@ -173,16 +148,6 @@ class ProcessingClock:
         self.now = MIN
 
 
-class Triggerable:
-    """What a timer service calls back (Flink's ``Triggerable``)."""
-
-    def on_event_time(self, timer: InternalTimer) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def on_processing_time(self, timer: InternalTimer) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-
 TraceHook = Callable[[str, str, Any, Any, int, bool], None]
 
 
@@ -190,15 +155,16 @@ class InternalTimerService:
     """Event- and processing-time timers of one operator, scoped to the current key.
 
     ``key_context`` is the operator: the service reads ``key_context.current_key`` when a timer
-    is registered and sets it before calling the target back. ``on_change`` (optional) is told
-    of every registration, deletion and firing, for the trace.
+    is registered and sets it before calling ``target`` back (Flink's ``Triggerable``:
+    ``on_event_time`` / ``on_processing_time``). ``on_change`` (optional) is told of every
+    registration, deletion and firing, for the trace.
     """
 
     def __init__(
         self,
         name: str,
         key_context: Any,
-        target: Triggerable,
+        target: Any,
         on_change: TraceHook | None = None,
         clock: Any = None,
     ) -> None:
@@ -211,22 +177,18 @@ class InternalTimerService:
         self.current_watermark = MIN
         self.clock = clock if clock is not None else ProcessingClock()
         self.loop_guard = False
-        """Raise ``TimerLoopError`` on a provable timer loop (see the module docstring);
-        ``key_context`` then provides ``key_state(key)`` and
-        ``timer_loop_error(timer, domain, now)``."""
+        """Raise ``TimerLoopError`` on a provable timer loop; ``key_context`` then provides
+        ``key_state(key)`` and ``timer_loop_error(timer, domain, now)``."""
         self.firing_budget = DEFAULT_FIRING_BUDGET
-        """How many firings of timers registered during an advance one key and namespace
-        may have in that advance (see the module docstring); ``key_context`` may provide
-        ``timer_budget_error(timer, domain, now, budget)`` to name what loops."""
+        """Firings of timers registered during an advance one key and namespace may have in
+        it; ``key_context`` may provide ``timer_budget_error(timer, domain, now, budget)``."""
         self.chain_watch: tuple[Any, int, dict[tuple[Any, Any], int]] | None = None
-        """While the job's clock runs to MAX (``clock.chain_watch`` set, see the module
-        docstring): (that watch, the registration number where it began, the chained firings
-        per key and namespace so far) — one advance for the firing budget."""
+        """While the clock runs to MAX (``clock.chain_watch`` set): (that watch, the
+        registration number where it began, the chained firings so far)."""
         self.fire_due_event_timers: Callable[[int], None] | None = None
-        """A fused loop that fires the event-time timers due at a watermark exactly as
-        ``advance_watermark``'s loop and ``target.on_event_time`` would, or None. The window
-        kernel installs one (``winviz.operators.window_kernel``) for a trigger that never
-        registers a timer while firing, so that no timer loop can form there."""
+        """A fused loop firing the event-time timers due at a watermark exactly as
+        ``advance_watermark`` would, or None: a window kernel's, set when the job is built
+        (``WindowOperator.fuse``)."""
 
     @property
     def current_processing_time(self) -> int:
@@ -240,8 +202,8 @@ class InternalTimerService:
     # -- registration (scoped to the current key) -----------------------------------------
 
     def _bad_timestamp(self, ts: Any, domain: str) -> InputError:
-        """The error of a timer timestamp that is no int in Java's long range (a str, a
-        float, a bool, 2**64): Flink's timers are ``long``s."""
+        """The error of a timer timestamp that is no int in Java's long range: Flink's timers
+        are ``long``s."""
         article = "an" if domain == EVENT else "a"
         where = (
             f"operator {getattr(self.key_context, 'name', self.name)!r}, key "
@@ -259,46 +221,33 @@ class InternalTimerService:
             expected="int milliseconds in [-2**63, 2**63-1]",
         )
 
-    def register_event_time_timer(self, namespace: Any, ts: int) -> None:
+    def _register(self, queue: TimerQueue, domain: str, namespace: Any, ts: int) -> None:
         if ts.__class__ is not int or not MIN <= ts <= MAX:
             if not isinstance(ts, numbers.Integral) or isinstance(ts, bool) or not MIN <= ts <= MAX:
-                raise self._bad_timestamp(ts, EVENT)
+                raise self._bad_timestamp(ts, domain)
             ts = int(ts)
-        added = self.event_queue.add(self.key_context.current_key, namespace, ts)
+        key = self.key_context.current_key
+        added = queue.add(key, namespace, ts)
         if self.on_change is not None:
-            self.on_change(
-                "timer_registered", "event", self.key_context.current_key, namespace, ts, not added
-            )
+            self.on_change("timer_registered", domain, key, namespace, ts, not added)
+
+    def _delete(self, queue: TimerQueue, domain: str, namespace: Any, ts: int) -> None:
+        key = self.key_context.current_key
+        existed = queue.remove(key, namespace, ts)
+        if self.on_change is not None:
+            self.on_change("timer_deleted", domain, key, namespace, ts, existed)
+
+    def register_event_time_timer(self, namespace: Any, ts: int) -> None:
+        self._register(self.event_queue, EVENT, namespace, ts)
 
     def delete_event_time_timer(self, namespace: Any, ts: int) -> None:
-        existed = self.event_queue.remove(self.key_context.current_key, namespace, ts)
-        if self.on_change is not None:
-            self.on_change(
-                "timer_deleted", "event", self.key_context.current_key, namespace, ts, existed
-            )
+        self._delete(self.event_queue, EVENT, namespace, ts)
 
     def register_processing_time_timer(self, namespace: Any, ts: int) -> None:
-        if ts.__class__ is not int or not MIN <= ts <= MAX:
-            if not isinstance(ts, numbers.Integral) or isinstance(ts, bool) or not MIN <= ts <= MAX:
-                raise self._bad_timestamp(ts, PROCESSING)
-            ts = int(ts)
-        added = self.processing_queue.add(self.key_context.current_key, namespace, ts)
-        if self.on_change is not None:
-            self.on_change(
-                "timer_registered",
-                "processing",
-                self.key_context.current_key,
-                namespace,
-                ts,
-                not added,
-            )
+        self._register(self.processing_queue, PROCESSING, namespace, ts)
 
     def delete_processing_time_timer(self, namespace: Any, ts: int) -> None:
-        existed = self.processing_queue.remove(self.key_context.current_key, namespace, ts)
-        if self.on_change is not None:
-            self.on_change(
-                "timer_deleted", "processing", self.key_context.current_key, namespace, ts, existed
-            )
+        self._delete(self.processing_queue, PROCESSING, namespace, ts)
 
     # -- time advances --------------------------------------------------------------------
 
@@ -309,24 +258,7 @@ class InternalTimerService:
             self.fire_due_event_timers(watermark)
             return
         queue = self.event_queue
-        live = queue.live
-        guard = self.loop_guard
-        seen: dict[Any, list[Any]] = {}
-        before = queue._counter  # timers numbered above were registered during this advance
-        chained: dict[tuple[Any, Any], int] = {}
-        while True:
-            ts = queue.peek_ts()
-            if ts is None or ts > watermark:
-                return
-            if queue.heap[0][1] > before:
-                self._count_chained(queue, chained, EVENT, watermark)
-            timer = queue.poll()
-            self.key_context.current_key = timer.key
-            if self.on_change is not None:
-                self.on_change("timer_fired", "event", timer.key, timer.namespace, ts, False)
-            self.target.on_event_time(timer)
-            if guard and (timer.key, timer.namespace, ts) in live:
-                self._check_loop(queue, timer, EVENT, watermark, seen)
+        self.fire_due(queue, EVENT, watermark, queue._counter, {}, watermark)
 
     def next_processing_timer(self) -> int | None:
         return self.processing_queue.peek_ts()
@@ -337,32 +269,44 @@ class InternalTimerService:
             self.clock.now = now
         queue = self.processing_queue
         if not queue.heap:
-            return  # no timer at all (the loop below would find none)
-        live = queue.live
-        guard = self.loop_guard
-        seen: dict[Any, list[Any]] = {}
-        before = queue._counter
-        chained: dict[tuple[Any, Any], int] = {}
-        advance_to = now
+            return  # no timer at all
+        before, chained, budget_now = queue._counter, {}, now
         watch = getattr(self.clock, "chain_watch", None)
         if watch is not None:  # the clock runs to MAX: one advance for the budget
             if self.chain_watch is None or self.chain_watch[0] is not watch:
                 self.chain_watch = (watch, before, chained)
             _, before, chained = self.chain_watch
-            advance_to = MAX
+            budget_now = MAX
+        self.fire_due(queue, PROCESSING, now, before, chained, budget_now)
+
+    def fire_due(
+        self,
+        queue: TimerQueue,
+        domain: str,
+        now: int,
+        before: int,
+        chained: dict[tuple[Any, Any], int],
+        budget_now: int,
+    ) -> None:
+        """Fire ``queue``'s timers at or before ``now`` one at a time; the ones numbered above
+        ``before`` (registered during the advance) count in ``chained`` for the budget (its
+        error names ``budget_now``)."""
+        live, guard = queue.live, self.loop_guard
+        seen: dict[Any, list[Any]] = {}
+        call = self.target.on_event_time if domain == EVENT else self.target.on_processing_time
         while True:
             ts = queue.peek_ts()
             if ts is None or ts > now:
                 return
             if queue.heap[0][1] > before:
-                self._count_chained(queue, chained, PROCESSING, advance_to)
+                self._count_chained(queue, chained, domain, budget_now)
             timer = queue.poll()
             self.key_context.current_key = timer.key
             if self.on_change is not None:
-                self.on_change("timer_fired", "processing", timer.key, timer.namespace, ts, False)
-            self.target.on_processing_time(timer)
+                self.on_change("timer_fired", domain, timer.key, timer.namespace, ts, False)
+            call(timer)
             if guard and (timer.key, timer.namespace, ts) in live:
-                self._check_loop(queue, timer, PROCESSING, now, seen)
+                self._check_loop(queue, timer, domain, now, seen)
 
     def _count_chained(
         self,
@@ -408,14 +352,10 @@ class InternalTimerService:
     # -- inspection -----------------------------------------------------------------------
 
     def num_event_time_timers(self, namespace: Any = ...) -> int:
-        if namespace is ...:
-            return len(self.event_queue)
-        return sum(1 for (_, ns, _) in self.event_queue.live if ns == namespace)
+        return self.event_queue.count(namespace)
 
     def num_processing_time_timers(self, namespace: Any = ...) -> int:
-        if namespace is ...:
-            return len(self.processing_queue)
-        return sum(1 for (_, ns, _) in self.processing_queue.live if ns == namespace)
+        return self.processing_queue.count(namespace)
 
     def snapshot(self) -> dict[str, Any]:
         """Both timer queues (``InternalTimerServiceSerializationProxy`` writes them per key

@@ -22,24 +22,20 @@ from winviz.trace import TraceWriter
 
 @dataclass
 class JobContext:
-    """Run-wide facts operators read: the trace writer (None when off), the index of the source
-    record being processed (for error messages), the partition it came from (partitioned
-    sources only), the simulated processing clock and the timers' firing budget."""
+    """Run-wide facts operators read: the trace writer (None when off), the source record being
+    processed (for errors) and its partition, the processing clock, the firing budget."""
 
     trace: TraceWriter | None = None
     record_index: int | None = None
     partition: int | None = None
     now: int = MIN
-    """The job's one simulated processing clock. The runtime and the batch loops move it (a
-    record's arrival); operators read it as ``current_processing_time()`` (Flink's
-    ``getCurrentProcessingTime``), a timer service as its ``current_processing_time``."""
+    """The job's one simulated processing clock (Flink's ``getCurrentProcessingTime``)."""
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
     timer_firing_budget: int = DEFAULT_FIRING_BUDGET
     """``InternalTimerService.firing_budget`` of every timer service of the job."""
     chain_watch: Any = None
-    """Set (to a fresh object) while ``JobRuntime.advance_clock`` runs the clock to MAX: the
-    timer services then count a chain of processing-time firings over the whole advance, not
-    per step of the clock (``winviz.timers``, the firing budget)."""
+    """Set (to a fresh object) while the runtime runs the clock to MAX: one advance for the
+    timers' firing budget (``winviz.timers``)."""
 
 
 class Output:
@@ -90,20 +86,15 @@ class StreamOperator:
 
     is_keyed = False
     registers_processing_timers = False
-    """True when the operator may register processing-time timers (a processing-time window
-    or trigger, a KeyedProcessFunction): the runtime fires what falls due between two
-    records, so it hands records over one by one."""
+    """May register processing-time timers: records go one by one (timers fall between)."""
     emits_watermarks_per_record = False
-    """True when the operator may emit a watermark on any record (a punctuated watermark
-    generator): the watermark must come between two records, so they go one by one."""
+    """May emit a watermark on any record (punctuated): records go one by one."""
     traces_watermarks = True
     """Whether the trace has this operator's ``watermark`` records (a sink has none)."""
 
     @property
     def takes_batches(self) -> bool:
-        """Whether the runtime may hand this operator a batch of records that arrive before
-        the next thing on the processing clock (``process_batch``): nothing it does can fall
-        between two of them."""
+        """Whether the runtime may hand this operator a batch (``process_batch``)."""
         return not (self.registers_processing_timers or self.emits_watermarks_per_record)
 
     def __init__(self, name: str) -> None:
@@ -156,6 +147,21 @@ class StreamOperator:
             self.current_processing_time(), watermark, self.name, None, watermark, "input"
         )
 
+    def trace_status(self, idle: bool) -> None:
+        """The trace's ``idle`` / ``active`` record: this operator's status changed."""
+        if self.trace is not None:
+            write = self.trace.idle if idle else self.trace.active
+            write(self.current_processing_time(), self.current_watermark(), self.name, self.name)
+
+    def trace_channel_status(self, idle: bool, channel: int, input_name: str) -> None:
+        """The trace's ``channel_idle`` / ``channel_active`` record of input ``channel``."""
+        if self.trace is not None:
+            write = self.trace.channel_idle if idle else self.trace.channel_active
+            write(
+                self.current_processing_time(), self.current_watermark(), self.name, channel,
+                input_name,
+            )  # fmt: skip
+
     def process_watermark_status(self, idle: bool) -> None:
         """Flink's ``processWatermarkStatus`` of a one-input operator: pass the status on
         (an operator with several inputs gets it through its ``InputGate``'s valve)."""
@@ -178,10 +184,8 @@ class StreamOperator:
         raise NotImplementedError
 
     def process_batch(self, batch: Batch) -> None:
-        """Process records that arrive one after another while nothing on the processing
-        clock is due in between: the same as one ``process_element`` per record, with the
-        clock and record index set as the runtime would. Operators may override it with a
-        tighter loop of exactly the same semantics."""
+        """One ``process_element`` per record, the clock and record index set as the runtime
+        would; operators may override it with a tighter loop of the same semantics."""
         job = self.job
         for arrival, index, value, ts in batch:
             job.now = arrival
@@ -201,6 +205,15 @@ class StreamOperator:
                 value,
             )
         self.output.collect(value, ts)
+
+    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
+        """Flink's ``Context.output(tag, value)``: ``value`` to the side output ``tag``."""
+        if self.trace is not None:
+            self.trace.side_output(
+                self.current_processing_time(), self.current_watermark(), self.name,
+                user_key(self.current_key), ts, tag.id, value,
+            )  # fmt: skip
+        self.output.collect_side(tag, value, ts)
 
     def call_user(
         self,
@@ -230,17 +243,14 @@ class StreamOperator:
     # -- checkpoints ----------------------------------------------------------------------
 
     def state_descriptors(self) -> dict[str, str]:
-        """The state this operator registers when it opens, by name → its type and namespace
-        serializer: what Flink's state backend checks against a snapshot's meta info on a
-        restore (``winviz.checkpoints.check_snapshot``). None here."""
+        """The state this operator registers, by name → its type and namespace serializer,
+        as Flink checks them on a restore (``winviz.checkpoints.check_snapshot``)."""
         return {}
 
     def snapshot(self) -> dict[str, Any]:
-        """This operator's part of a checkpoint (Flink's ``snapshotState``): plain data that
-        ``winviz.checkpoints`` deep-copies. The simulated clock is the job's, not the
-        operator's: the checkpoint keeps it once (``CompletedCheckpoint.processing_time``).
-        The watermark is not part of it: as in Flink (``AbstractStreamOperator`` keeps it in
-        a transient ``IndexedCombinedWatermarkStatus``), a restored operator starts at MIN."""
+        """This operator's part of a checkpoint (Flink's ``snapshotState``), plain data. Not
+        the clock (the job's) nor the watermark: a restored operator starts at MIN, as in
+        Flink."""
         return {
             "metrics": dict(self.metrics),
             "current_key": self.current_key,

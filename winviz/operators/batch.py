@@ -1,22 +1,16 @@
 """A batch: records that arrive one after another while nothing on the processing clock is
-due, handed from operator to operator at once.
+due (no periodic watermark, timer or checkpoint in between), handed from operator to operator at
+once with the same results and trace as one by one (``StreamOperator.process_batch``).
 
-Flink hands records over one at a time; winviz may hand over a run of them when nothing can
-happen in between (no periodic watermark, no processing-time timer, no checkpoint barrier),
-which gives the same results and the same trace (see ``StreamOperator.process_batch``).
-
-A ``Batch`` keeps its records as four columns — arrival (processing) times, source record
-indices, values and timestamps — so that a source's whole input is one ``Batch`` and a run of
-it is a slice, and an operator that only changes timestamps (``TimestampsAndWatermarksOperator``)
-makes one new column instead of a new tuple per record. Iterating a batch gives
-``(arrival, index, value, timestamp)`` per record, as one-by-one processing sees them.
-``immutable`` says that every value is immutable (``winviz.copies.all_immutable``): loops that
-hand values to user functions may then skip copying them.
+A ``Batch`` is four columns — arrival times, source record indices, values, timestamps — so a
+source's input is one ``Batch``, a run of it a slice, and restamping makes one new column.
+Iterating gives ``(arrival, index, value, timestamp)`` per record. ``immutable``: every value
+is immutable (``winviz.copies.all_immutable``), so loops may skip copying them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
@@ -31,9 +25,8 @@ BatchItem = tuple[int, int | None, Any, int | None]
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    """Records in arrival order, as four equally long columns (a ``range`` is a fine
-    column: ``from_collection`` with a fixed arrival interval stores no list at all), and
-    whether every value is known to be immutable (False: not known)."""
+    """Records in arrival order as four equally long columns (a ``range`` is a fine column),
+    and whether every value is known to be immutable."""
 
     arrivals: Sequence[int]
     indices: Sequence[int | None]
@@ -94,12 +87,10 @@ class Batch:
 
 @dataclass(eq=False)
 class SourceArrival:
-    """Where the records of a source batch come from, for a loop that takes a source batch
-    chained into it (``TimestampsAndWatermarksOperator.process_source_batch``,
-    ``WindowKernel.process_source_batch``; ``winviz.operators.chaining``): the source's name
-    and watermark (its ``arrival`` records carry them) and the source offset of the batch's
-    first record. ``taken`` is set to how many records the loop took, including one that
-    failed."""
+    """Where a source batch chained into a loop (``winviz.operators.chaining``) comes from:
+    the source's name and watermark (for its ``arrival`` records) and the source offset of
+    the batch's first record; ``taken``: how many records the loop took (one that failed
+    too)."""
 
     source: str
     watermark: int
@@ -111,3 +102,27 @@ class SourceArrival:
     ) -> None:
         """Write the source's ``arrival`` trace record of one of its records."""
         trace.arrival(now, self.watermark, self.source, None, source_ts, value, position)
+
+    def hand_over(
+        self,
+        trace: TraceWriter,
+        job: Any,
+        batch: Batch,
+        stamps: Sequence[int | None],
+        collect: Callable[[Any, int | None], None],
+    ) -> None:
+        """The first ``len(stamps)`` records of ``batch`` to ``collect`` with timestamps
+        ``stamps``, one by one, each after its ``arrival`` record, the job's clock and record
+        index set as the runtime would; ``taken`` counts them (one that failed too)."""
+        write, source, wm, position = trace.arrival, self.source, self.watermark, self.position
+        done = 0
+        try:
+            for now, index, value, source_ts, ts in zip(
+                batch.arrivals, batch.indices, batch.values, batch.stamps, stamps, strict=False
+            ):  # (the first len(stamps) records)
+                job.now, job.record_index = now, index
+                write(now, wm, source, None, source_ts, value, position + done)
+                done += 1
+                collect(value, ts)
+        finally:
+            self.taken = done

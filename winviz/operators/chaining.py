@@ -1,29 +1,17 @@
-"""Operator chaining, decided once when the job is built (Flink's
-``StreamingJobGraphGenerator.isChainable`` and ``OperatorChain``).
+"""Operator chaining and fused paths, decided once when the job is built (Flink's
+``StreamingJobGraphGenerator.isChainable`` and ``OperatorChain``). An operator's output calls
+its downstream's ``process_element`` itself, as Flink's ``ChainingOutput`` does; on top of that:
 
-Flink chains an operator to the one before it when nothing needs to go over the network in
-between, and chained operators call each other directly (``ChainingOutput.collect`` calls the
-next operator's ``processElement``). winviz's runtime hands records over the same way: an
-operator's output calls its one downstream's ``process_element`` itself. On top of that, this
-module decides, once, where a fused kernel beneath Flink's path takes over for speed:
+- a ``WindowOperator`` in the window kernel's configuration (``WindowKernel.takes``) is given
+  its kernel (``install_kernel``, ``WindowOperator.fuse``);
+- a ``SourceOperator`` whose one downstream is a ``fusable`` ``TimestampsAndWatermarksOperator``
+  gets a ``SourceChain``: its traced batches run that operator's steps in the source's loop,
+  and into ``WindowKernel.process_source_batch`` when a window kernel comes next;
+- a window kernel whose records go to one ``SinkOperator`` only keeps its firings' results for
+  it (``straight_sink``, ``SinkOperator.keep``).
 
-- **Window kernels.** A ``WindowOperator`` in the window kernel's configuration
-  (``WindowKernel.takes``; see ``winviz.operators.window_kernel``) gets the kernel installed
-  when it is made: its batch loop (trace off) or element loop (trace on), and its timer
-  service's event-time firing.
-- **Source chains.** A ``SourceOperator`` whose one downstream is a
-  ``TimestampsAndWatermarksOperator`` that can stamp a whole column (``fusable``) gets a
-  ``SourceChain``: with a trace, its batches run that operator's steps inside the source's own
-  loop (one record at a time, the trace's order), and when the timestamps operator's one
-  downstream is a window with a kernel, the source batch goes into the kernel
-  (``WindowKernel.process_source_batch``).
-- **Sinks straight after a window kernel.** When a window with a kernel hands its records to
-  one ``SinkOperator`` only, the kernel's ``straight_sink`` is that sink: its firings keep
-  their results for it and hand them over at once (``SinkOperator.keep``).
-
-Everything decided here changes speed only: with ``WindowKernel.enabled`` off no kernel and no
-chain into a window is installed, and every record takes Flink's path with the same results
-and the same trace (``tests/test_perf_paths.py``).
+All of it changes speed only: with ``WindowKernel.enabled`` off every record takes Flink's path
+with the same results and trace (``tests/test_perf_paths.py``).
 """
 
 from __future__ import annotations
@@ -50,17 +38,11 @@ class SourceChain:
     window: WindowKernel | None
 
     def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
-        """The source's traced batch through the chain, with the trace of one record at a
-        time: each record's ``arrival`` record, then what the chained operators write for
-        it. ``arrival.taken`` says how many records the source handed over (including one
-        that failed)."""
-        timestamps = self.timestamps
-        if self.window is None:
-            timestamps.process_source_batch(batch, arrival)
-            return
-        # the timestamps of the whole batch first (the column kernel), then the window takes
-        # the records that got one; a record whose timestamp failed gets its arrival record,
-        # then the error
+        """The source's traced batch through the chain, traced as one record at a time;
+        ``arrival.taken``: how many records the source handed over (one that failed too)."""
+        timestamps, window = self.timestamps, self.window
+        # the whole batch's timestamps first, then the records that got one go on; a record
+        # whose timestamp failed gets its arrival record, then the error
         stamps: list[int] = []
         failure: Exception | None = None
         try:
@@ -68,10 +50,13 @@ class SourceChain:
         except Exception as exc:  # the records before it go through first
             failure = exc
         try:
-            if len(stamps) == 1:  # a batch of one: as one by one (no run to gather)
-                self.window.one_record(batch, stamps[0], arrival)
+            if window is None:
+                arrival.hand_over(
+                    timestamps.trace,  # type: ignore[arg-type]
+                    timestamps.job, batch, stamps, timestamps.output.collect,
+                )  # fmt: skip
             elif stamps:
-                self.window.process_source_batch(batch, stamps, arrival)
+                window.process_source_batch(batch, stamps, arrival)
         finally:
             timestamps.count_chained(arrival.taken, arrival.taken)
         if failure is None:
@@ -85,14 +70,16 @@ class SourceChain:
         )  # fmt: skip
         arrival.taken += 1
         timestamps.count_chained(1, 0)
-        if isinstance(failure, WinvizError):
-            raise failure
-        raise timestamps.assigner_error(failure, value, index) from failure
+        try:
+            if isinstance(failure, WinvizError):
+                raise failure
+            raise timestamps.assigner_error(failure, value, index) from failure
+        finally:
+            failure = None  # (no cycle through this frame: the job can be freed at once)
 
 
 def install_kernel(op: StreamOperator, traced: bool) -> None:
-    """Give a window operator in the kernel's configuration its kernel (when the job is
-    built, before it runs)."""
+    """Give a window operator in the kernel's configuration its kernel (before the run)."""
     if isinstance(op, WindowOperator) and WindowKernel.takes(op):
         op.fuse(WindowKernel(op, traced))
 

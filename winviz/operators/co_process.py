@@ -25,11 +25,11 @@ from winviz.combined_watermark import CombinedWatermarkStatus
 from winviz.errors import UnsupportedOperationError, returned_value_error
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
-from winviz.operators.batch import Batch
 from winviz.operators.inputs import InputGate
 from winviz.operators.keyed_process import KeyedProcessOperator
 
 INPUT_NAMES = ("input1", "input2")
+INPUT_METHODS = ("process_element1", "process_element2")
 
 
 class IndexedCombinedWatermarkStatus:
@@ -67,6 +67,18 @@ class _TwoInputs:
 
     combined_status: IndexedCombinedWatermarkStatus
 
+    def _process(self, index: int, value: Any, ts: int | None) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def process_element1(self, value: Any, ts: int | None) -> None:
+        self._process(0, value, ts)
+
+    def process_element2(self, value: Any, ts: int | None) -> None:
+        self._process(1, value, ts)
+
+    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
+        raise UnsupportedOperationError("a two-input operator takes records through an input")
+
     def input_watermark(self, index: int, watermark: int) -> None:
         """``processWatermark1`` / ``processWatermark2``."""
         op: Any = self
@@ -84,13 +96,7 @@ class _TwoInputs:
         status = self.combined_status
         if status.is_input_idle(index) == idle:
             return
-        op: Any = self
-        if op.trace is not None:
-            write = op.trace.channel_idle if idle else op.trace.channel_active
-            write(
-                op.current_processing_time(), op.current_watermark(), op.name, index,
-                INPUT_NAMES[index],
-            )  # fmt: skip
+        self.trace_channel_status(idle, index, INPUT_NAMES[index])  # type: ignore[attr-defined]
         was_idle = status.all_idle
         if status.update_status(index, idle):
             self.process_watermark(status.combined)  # type: ignore[attr-defined]
@@ -104,9 +110,7 @@ class _TwoInputs:
         op: Any = self
         idle = self.combined_status.all_idle
         if idle != was_idle:
-            if op.trace is not None:
-                write = op.trace.idle if idle else op.trace.active
-                write(op.current_processing_time(), op.current_watermark(), op.name, op.name)
+            op.trace_status(idle)
             op.output.emit_watermark_status(idle)
 
 
@@ -135,12 +139,7 @@ class CoInput:
     def current_watermark(self) -> int:
         return self.op.current_watermark()
 
-    def process_batch(self, batch: Batch) -> None:
-        job = self.op.job
-        for arrival, index, value, ts in batch:
-            job.now = arrival
-            job.record_index = index
-            self.process_element(value, ts)
+    process_batch = StreamOperator.process_batch
 
     def process_watermark(self, watermark: int) -> None:
         self.op.input_watermark(self.index, watermark)
@@ -221,7 +220,8 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         if opener is not None:
             opener(self.ctx)
 
-    def _process(self, method: str, value: Any, ts: int | None) -> None:
+    def _process(self, index: int, value: Any, ts: int | None) -> None:
+        method = INPUT_METHODS[index]
         self.metrics["num_records_in"] += 1
         if self.trace is not None:
             self.trace.element(
@@ -241,22 +241,6 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
                 record=value,
             )
 
-    def process_element1(self, value: Any, ts: int | None) -> None:
-        self._process("process_element1", value, ts)
-
-    def process_element2(self, value: Any, ts: int | None) -> None:
-        self._process("process_element2", value, ts)
-
-    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
-        raise UnsupportedOperationError("a two-input operator takes records through an input")
-
-    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        if self.trace is not None:
-            self.trace.side_output(
-                self.current_processing_time(), self._watermark, self.name, None, ts, tag.id, value
-            )
-        self.output.collect_side(tag, value, ts)
-
 
 class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
     """Flink's ``KeyedCoProcessOperator``: a ``KeyedCoProcessFunction`` over two inputs keyed
@@ -275,14 +259,4 @@ class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
         self.combined_status = IndexedCombinedWatermarkStatus()
 
     def _process(self, index: int, value: Any, ts: int | None) -> None:
-        method = ("process_element1", "process_element2")[index]
-        self._process_keyed(self.key_selectors[index], method, value, ts)
-
-    def process_element1(self, value: Any, ts: int | None) -> None:
-        self._process(0, value, ts)
-
-    def process_element2(self, value: Any, ts: int | None) -> None:
-        self._process(1, value, ts)
-
-    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
-        raise UnsupportedOperationError("a two-input operator takes records through an input")
+        self._process_keyed(self.key_selectors[index], INPUT_METHODS[index], value, ts)

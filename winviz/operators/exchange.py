@@ -88,25 +88,13 @@ class Exchange:
 
     def process_element(self, value: Any, ts: int | None) -> None:
         key, channel, group = self._route(value)
-        if self.traced:
-            self._trace(key, channel, group, value, ts)
-        self.targets[channel].process_element(value, ts)
-
-    def _trace(self, key: Any, channel: int, group: int | None, value: Any, ts: int | None):
         up = self.upstream
-        if up.trace is not None:
+        if self.traced and up.trace is not None:
             up.trace.exchange(
-                up.current_processing_time(),
-                up.current_watermark(),
-                up.name,
-                key,
-                ts,
-                self.kind,
-                self.names[channel],
-                channel,
-                group,
-                value,
-            )
+                up.current_processing_time(), up.current_watermark(), up.name, key, ts,
+                self.kind, self.names[channel], channel, group, value,
+            )  # fmt: skip
+        self.targets[channel].process_element(value, ts)
 
     def process_batch(self, batch: Batch) -> None:
         """Consecutive records for the same channel go on as one batch (a slice), in their

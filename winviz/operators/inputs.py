@@ -97,8 +97,5 @@ class InputGate:
                 self.op.process_watermark(value)  # type: ignore[arg-type]
             else:
                 idle = value == "idle"
-                op = self.op
-                if op.trace is not None:
-                    write = op.trace.idle if idle else op.trace.active
-                    write(op.job.now, op.current_watermark(), op.name, op.name)
+                self.op.trace_status(idle)
                 self.op.process_watermark_status(idle)

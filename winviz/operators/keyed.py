@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.errors import TimerLoopError
-from winviz.functions import OutputTag
 from winviz.keygroups import KeyRule, user_key
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
@@ -35,21 +34,21 @@ class KeyedStreamOperator(StreamOperator):
     def open(self, job: JobContext) -> None:
         super().open(job)
         for service in self.timer_services.values():
-            service.clock = job
-            service.firing_budget = job.timer_firing_budget
-            service.on_change = self._trace_timer if self.trace is not None else None
+            self._join(service)
+
+    def _join(self, service: InternalTimerService) -> None:
+        """Give a timer service this operator's job: its clock, firing budget and trace."""
+        service.clock = self.job
+        service.firing_budget = self.job.timer_firing_budget
+        service.on_change = self._trace_timer if self.trace is not None else None
 
     def _trace_timer(
         self, kind: str, domain: str, key: Any, namespace: Any, ts: int, flag: bool
     ) -> None:
-        trace: Any = self.trace
-        at = self._trace_at(key)
-        if kind == "timer_fired":
-            trace.timer_fired(*at, namespace, ts, domain, namespace)
-        elif kind == "timer_registered":
-            trace.timer_registered(*at, namespace, ts, domain, namespace, flag)
-        else:
-            trace.timer_deleted(*at, namespace, ts, domain, namespace, flag)
+        """The trace's ``timer_fired`` / ``timer_registered`` / ``timer_deleted`` record (a timer
+        service's ``on_change``)."""
+        flags = () if kind == "timer_fired" else (flag,)
+        getattr(self.trace, kind)(*self._trace_at(key), namespace, ts, domain, namespace, *flags)
 
     def _trace_at(self, key: Any) -> tuple[int, int, str, Any]:
         """The first fields of this operator's trace records now: processing time, watermark,
@@ -65,22 +64,15 @@ class KeyedStreamOperator(StreamOperator):
             timers.current_processing_time, timers.current_watermark, self.name, key, ts, value
         )
 
-    def side_output(self, tag: OutputTag, value: Any, ts: int | None) -> None:
-        if self.trace is not None:
-            self.trace.side_output(*self._trace_at(self.current_key), ts, tag.id, value)
-        self.output.collect_side(tag, value, ts)
-
     def get_internal_timer_service(self, name: str, target: Any = None) -> InternalTimerService:
         """Flink's ``getInternalTimerService(name, ...)``: a named timer service of this
         operator, created on first use; its callbacks go to ``target`` (the operator itself by
         default). Every named service sees the same watermark and processing clock."""
         service = self.timer_services.get(name)
         if service is None:
-            service = InternalTimerService(name, self, target or self, clock=self.job)
+            service = InternalTimerService(name, self, target or self)
             service.current_watermark = self.timers.current_watermark
-            service.firing_budget = self.job.timer_firing_budget
-            if self.trace is not None:
-                service.on_change = self._trace_timer
+            self._join(service)
             self.timer_services[name] = service
         return service
 

@@ -24,21 +24,21 @@ class Record(NamedTuple):
 _new_record = tuple.__new__
 
 
-class MapOperator(StreamOperator):
+class _OneFunction(StreamOperator):
+    """An operator that runs one user function ``fn`` per record."""
+
     def __init__(self, name: str, fn: Callable[[Any], Any]) -> None:
         super().__init__(name)
         self.fn = fn
 
+
+class MapOperator(_OneFunction):
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
         self.emit(self.call_user("map", self.fn, copy_record(value), record=value), ts)
 
 
-class FilterOperator(StreamOperator):
-    def __init__(self, name: str, fn: Callable[[Any], bool]) -> None:
-        super().__init__(name)
-        self.fn = fn
-
+class FilterOperator(_OneFunction):
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
         keep = self.call_user("filter", self.fn, copy_record(value), record=value)
@@ -64,11 +64,7 @@ class FilterOperator(StreamOperator):
         )
 
 
-class FlatMapOperator(StreamOperator):
-    def __init__(self, name: str, fn: Callable[[Any], Any]) -> None:
-        super().__init__(name)
-        self.fn = fn
-
+class FlatMapOperator(_OneFunction):
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
         outs = self.call_user("flat_map", self.fn, copy_record(value), record=value)

@@ -52,14 +52,11 @@ def emits_only_periodically(generator: WatermarkGenerator) -> bool:
 
 
 class SourceOperator(StreamOperator):
-    """A bounded source: ``records`` is a ``Batch`` of its whole input (arrival times,
-    indices, values, source timestamps or None), in arrival order.
+    """A bounded source: ``records`` is a ``Batch`` of its whole input, in arrival order.
 
-    A partitioned source (``env.from_partitions``, Flink's source splits such as Kafka
-    partitions) also has ``partitions``: the partition of each record. While a record goes
-    downstream, ``job.partition`` says which partition it came from, so a
-    ``SplitWatermarksOperator`` right after the source can run one watermark generator per
-    partition. The runtime never batches records of different partitions together.
+    A partitioned source (``env.from_partitions``, Flink's source splits) also has
+    ``partitions``, each record's; ``job.partition`` says it while the record goes downstream
+    (for a ``SplitWatermarksOperator``). No batch spans two partitions.
     """
 
     def __init__(
@@ -86,36 +83,30 @@ class SourceOperator(StreamOperator):
         built (``winviz.operators.chaining``)."""
 
     def process_element(self, value, ts):
-        self.metrics["num_records_in"] += 1
-        if self.partitions is not None:
-            self.job.partition = self.partitions[self.position]
-        self.position += 1
-        self._trace_arrival(value, ts, self.position - 1)
-        self.emit_record(value, ts)
+        self._hand_over(value, ts, self.position)
 
     def process_record(self, k: int) -> None:
-        """Hand over record ``k`` of this source: ``process_element`` for a reader that may
-        take a record later than the ones after it (a partition held back by watermark
-        alignment, ``winviz.operators.aligned_input``); the ``arrival`` record's index is
-        ``k``, the record's place in the source."""
+        """Hand over record ``k`` of this source (a reader that may take a record later than
+        the ones after it: a partition held back by watermark alignment,
+        ``winviz.operators.aligned_input``); its ``arrival`` record's index is ``k``."""
         _, _, value, ts = self.records[k]
+        self._hand_over(value, ts, k)
+
+    def _hand_over(self, value: Any, ts: int | None, k: int) -> None:
+        """Record ``k`` of the source goes downstream, after its ``arrival`` record."""
         self.metrics["num_records_in"] += 1
         if self.partitions is not None:
             self.job.partition = self.partitions[k]
         self.position += 1
-        self._trace_arrival(value, ts, k)
-        self.emit_record(value, ts)
-
-    def _trace_arrival(self, value: Any, ts: int | None, index: int) -> None:
-        """The ``arrival`` record of the source's record ``index``."""
         if self.trace is not None:
             self.trace.arrival(
-                self.current_processing_time(), self._watermark, self.name, None, ts, value, index
+                self.current_processing_time(), self._watermark, self.name, None, ts, value, k
             )
+        self.metrics["num_records_out"] += 1
+        self.output.collect(value, ts)
 
     def snapshot(self) -> dict[str, Any]:
-        """The source's offset: how many of its records went downstream (Flink's split
-        state, e.g. a Kafka partition's offset). ``partition_positions`` breaks it down."""
+        """The source's offset (Flink's split state): how many records went downstream."""
         snap = super().snapshot()
         snap["position"] = self.position
         return snap
@@ -125,24 +116,15 @@ class SourceOperator(StreamOperator):
         self.position = snap["position"]
 
     def partition_positions(self) -> dict[int, int]:
-        """The offset in each partition this subtask reads (a partitioned source) — what
-        replay starts from."""
+        """The offset in each partition this subtask reads (where a replay starts)."""
         counts = dict.fromkeys(self.partition_ids, 0)
         for p in (self.partitions or [])[: self.position]:
             counts[p] += 1
         return counts
 
-    def emit_record(self, value, ts):
-        self.metrics["num_records_out"] += 1
-        self.output.collect(value, ts)
-
     def process_batch(self, batch):
-        """``process_element`` for records that arrive while nothing on the processing clock
-        is due. Without a trace the batch goes downstream whole; with one, each record goes
-        downstream before the next one is read (the trace's one-by-one order): the loop sets
-        the clock and record index, writes the ``arrival`` record and hands the record over,
-        exactly as the runtime and ``process_element`` do for one record — or, when operators
-        are chained to this source (``chain``), they run that loop with their own steps."""
+        """``process_element`` per record: without a trace the batch goes downstream whole;
+        with one, record by record (the trace's order), or through the ``chain``."""
         trace = self.trace
         if trace is not None:
             self._process_batch_traced(batch, trace)
@@ -156,35 +138,18 @@ class SourceOperator(StreamOperator):
         self.output.collect_batch(batch)
 
     def _process_batch_traced(self, batch, trace: TraceWriter) -> None:
-        job = self.job
         if self.partitions is not None:  # a batch never spans two partitions
-            job.partition = self.partitions[self.position]
-        if self.chain is not None:  # the operators chained to this source run it
-            arrival = SourceArrival(self.name, self._watermark, self.position)
-            try:
-                self.chain.process_source_batch(batch, arrival)
-            finally:
-                self.position += arrival.taken
-                self.metrics["num_records_in"] += arrival.taken
-                self.metrics["num_records_out"] += arrival.taken
-            return
-        write, name, wm = trace.arrival, self.name, self._watermark
-        metrics, collect = self.metrics, self.output.collect
-        position = self.position
-        done = 0
+            self.job.partition = self.partitions[self.position]
+        arrival = SourceArrival(self.name, self._watermark, self.position)
         try:
-            for arrival_time, index, value, ts in batch:
-                job.now = arrival_time
-                job.record_index = index
-                write(arrival_time, wm, name, None, ts, value, position)
-                position += 1
-                done += 1
-                collect(value, ts)
-        finally:
-            # as process_element counts them: a record counts in and out before it goes on
-            self.position = position
-            metrics["num_records_in"] += done
-            metrics["num_records_out"] += done
+            if self.chain is not None:  # the operators chained to this source run it
+                self.chain.process_source_batch(batch, arrival)
+            else:
+                arrival.hand_over(trace, self.job, batch, batch.stamps, self.output.collect)
+        finally:  # (a record counts in and out before it goes on, as in process_element)
+            self.position += arrival.taken
+            self.metrics["num_records_in"] += arrival.taken
+            self.metrics["num_records_out"] += arrival.taken
 
     def end_of_input(self) -> None:
         """A bounded source ends with the watermark MAX."""
@@ -226,20 +191,16 @@ class _Emitter(WatermarkOutput):
         StreamOperator.process_watermark(op, watermark)
 
     def mark_idle(self) -> None:
-        if not self.idle:
-            self.idle = True
-            op = self.op
-            if op.trace is not None:
-                op.trace.idle(op.current_processing_time(), op._watermark, op.name, op.name)
-            op.output.emit_watermark_status(True)
+        self._set_idle(True)
 
     def mark_active(self) -> None:
-        if self.idle:
-            self.idle = False
-            op = self.op
-            if op.trace is not None:
-                op.trace.active(op.current_processing_time(), op._watermark, op.name, op.name)
-            op.output.emit_watermark_status(False)
+        self._set_idle(False)
+
+    def _set_idle(self, idle: bool) -> None:
+        if self.idle != idle:
+            self.idle = idle
+            self.op.trace_status(idle)
+            self.op.output.emit_watermark_status(idle)
 
 
 class TimestampsAndWatermarksOperator(StreamOperator):
@@ -263,9 +224,8 @@ class TimestampsAndWatermarksOperator(StreamOperator):
     @property
     def fusable(self) -> bool:
         """True with a timestamp assigner and a bounded out-of-orderness (or monotonous)
-        generator without idleness: its steps come down to stamping a column
-        (``assign_timestamp_column``) and keeping the largest timestamp, so a source may run
-        them in its own loop (``winviz.operators.chaining``)."""
+        generator: its steps are stamping a column (``assign_timestamp_column``) and keeping
+        the largest timestamp, which a source may run in its own loop."""
         return (
             self.strategy.timestamp_assigner is not None
             and not self.ingestion
@@ -306,49 +266,6 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.metrics["num_records_out"] += stamped
         if stamped:
             self.events_since_emit = True
-
-    def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
-        """A traced source batch chained into this ``fusable`` operator
-        (``winviz.operators.chaining``): the source's loop with this operator's
-        ``process_element`` inlined, the two operators chained as Flink chains them. Per
-        record, the same steps in the same order as one by one: the source's ``arrival``
-        record, the timestamp (a user error is reported by this operator), the record
-        downstream, then the generator's largest timestamp. ``arrival.taken`` counts the
-        records the source handed over; counters and the generator's state are written back
-        at the end, also when something fails."""
-        job, trace = self.job, self.trace
-        assigner, norm = self.strategy.timestamp_assigner, self.normalizer
-        copies = not batch.immutable
-        bounded = self.generator
-        max_ts = bounded.max_timestamp  # type: ignore[attr-defined]
-        collect = self.output.collect
-        position = arrival.position
-        done = stamped = 0
-        try:
-            for arrival_time, index, value, ts in batch:
-                job.now = arrival_time
-                job.record_index = index
-                arrival.write(trace, arrival_time, value, ts, position)  # type: ignore[arg-type]
-                position += 1
-                done += 1
-                try:
-                    raw = assigner(
-                        copy_record(value) if copies else value, MIN if ts is None else ts
-                    )
-                except WinvizError:
-                    raise
-                except Exception as exc:
-                    raise self.assigner_error(exc, value, index) from exc
-                if raw.__class__ is not int or not MIN <= raw <= MAX:
-                    raw = norm(raw, index=index, field_name="timestamp")
-                stamped += 1
-                collect(value, raw)
-                if raw > max_ts:  # BoundedOutOfOrdernessWatermarks.on_event
-                    max_ts = raw
-        finally:
-            arrival.taken = done
-            self.count_chained(done, stamped)
-            bounded.max_timestamp = max_ts  # type: ignore[attr-defined]
 
     def process_element(self, value, ts):
         self.metrics["num_records_in"] += 1
@@ -392,38 +309,14 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             bounded.max_timestamp = new_ts
 
     def process_batch(self, batch):
-        """The per-record loop of ``process_element`` for a batch: timestamps are assigned
-        to every record, the generator sees every event, then the batch goes downstream as
-        the same records with a new timestamp column. With a bounded out-of-orderness (or
-        monotonous) generator the assigner runs over the whole batch at C speed
-        (``assign_timestamp_column``) and ``on_event`` comes down to the batch's largest
-        timestamp."""
-        assigner = self.strategy.timestamp_assigner
-        if self.trace is not None or self.ingestion or assigner is None:
+        """``process_element`` per record; untraced with a bounded generator, the batch
+        downstream with a new timestamp column (``assign_timestamp_column``)."""
+        if self.trace is not None or not self.fusable:
             super().process_batch(batch)
             return
-        generator = self.generator
-        bounded = generator if generator.__class__ in _BOUNDED else None
         stamps: list[int] = []  # the new timestamp column
-        index = value = failed = None
         try:
-            if bounded is not None:
-                self.assign_timestamp_column(batch, stamps)
-            else:
-                on_event, emitter, norm = generator.on_event, self.emitter, self.normalizer
-                copies = not batch.immutable
-                for index, value, ts in zip(batch.indices, batch.values, batch.stamps, strict=True):
-                    raw = assigner(
-                        copy_record(value) if copies else value, MIN if ts is None else ts
-                    )
-                    if raw.__class__ is not int or not MIN <= raw <= MAX:
-                        raw = norm(raw, index=index, field_name="timestamp")
-                    stamps.append(raw)
-                    try:
-                        on_event(value, raw, emitter)
-                    except Exception as exc:  # handled below: this record has its timestamp
-                        failed = exc
-                        break
+            self.assign_timestamp_column(batch, stamps)
         except Exception as exc:
             done = len(stamps)
             if done:  # what came before the bad record goes on first
@@ -438,24 +331,12 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             self.metrics["num_records_out"] += len(stamps)
             self.events_since_emit = True
         self.output.collect_batch(batch.restamped(stamps))
-        if failed is not None:  # the generator failed on the last record (as process_element,
-            self.job.record_index = index  # after it went on with its timestamp)
-            if isinstance(failed, FunctionResultError):
-                failed.index = index
-            if isinstance(failed, WinvizError):
-                raise failed
-            raise self.generator_error(failed, value, index) from failed
 
     def assign_timestamp_column(self, batch: Batch, stamps: list[int]) -> None:
-        """The batch kernel of a ``fusable`` operator: fill ``stamps`` with the batch's
-        timestamps and raise the bounded generator's largest timestamp. The assigner is
-        called once per record by ``map`` (no Python loop), on copies unless the batch's
-        values are immutable (``winviz.copies``); ``list.extend`` keeps the results that came
-        before a failing call, so a failure belongs to record ``len(results)``. When every
-        result is a plain int in the long range they are the timestamps as they are;
-        otherwise each is normalised in order (the first bad one raises with its record
-        index). ``stamps`` holds exactly the records that got a timestamp when this
-        raises."""
+        """Fill ``stamps`` with the batch's timestamps and raise the bounded generator's
+        largest timestamp; on a failure ``stamps`` holds exactly the records before it. The
+        assigner runs by ``map`` (on copies unless ``batch.immutable``); results that are not
+        all plain longs are normalised one by one."""
         assigner, bounded = self.strategy.timestamp_assigner, self.generator
         values = batch.values if batch.immutable else map(copy_record, batch.values)
         source = batch.stamps

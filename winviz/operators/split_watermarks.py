@@ -63,28 +63,21 @@ class _PartitionOutput(WatermarkOutput):
             op.combine()
 
     def mark_idle(self) -> None:
-        if not self.partial.idle:
-            self.partial.idle = True
-            self._trace_status(idle=True)
-        if self.immediate:
-            self.op.combine()
+        self._set_idle(True)
 
     def mark_active(self) -> None:
-        if self.partial.idle:
-            self.partial.idle = False
-            self._trace_status(idle=False)
+        self._set_idle(False)
+
+    def _set_idle(self, idle: bool) -> None:
+        if self.partial.idle != idle:
+            self.partial.idle = idle
+            self._trace_status(idle)
         if self.immediate:
             self.op.combine()
 
     def _trace_status(self, idle: bool) -> None:
         """The partition's ``channel_idle`` / ``channel_active`` record."""
-        op = self.op
-        if op.trace is not None:
-            write = op.trace.channel_idle if idle else op.trace.channel_active
-            write(
-                op.current_processing_time(), op._watermark, op.name, self.partition,
-                self.input_name,
-            )  # fmt: skip
+        self.op.trace_channel_status(idle, self.partition, self.input_name)
 
 
 class _MainOutput(WatermarkOutput):
@@ -160,9 +153,7 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
     def _set_idle(self, idle: bool) -> None:
         if idle != self.idle:
             self.idle = idle
-            if self.trace is not None:
-                write = self.trace.idle if idle else self.trace.active
-                write(self.current_processing_time(), self._watermark, self.name, self.name)
+            self.trace_status(idle)
             self.output.emit_watermark_status(idle)
 
     def _select(self) -> None:

@@ -1,73 +1,35 @@
-"""The window kernel: Flink's WindowOperator path for one configuration, fused into tight loops.
+"""The window kernel: Flink's ``WindowOperator`` path for one configuration, fused into loops.
 
-**Which Flink path it equals.** ``WindowOperator.processElement`` and ``onEventTime``
-(``winviz.operators.window_operator``, read that first) for exactly this configuration
-(``WindowKernel.takes``):
+**Which path it equals.** ``WindowOperator.processElement`` and ``onEventTime``
+(``winviz.operators.window_operator``) for the configuration of ``WindowKernel.takes``: a
+non-merging event-time assigner, Flink's ``EventTimeTrigger`` itself, no evictor, reduce or
+aggregate contents (with or without a ``ProcessWindowFunction``), any allowed lateness and
+late side output. There Flink's steps come down to: per assigned window that is not late, add
+to state; FIRE at once if ``max_timestamp <= watermark``, else register the timer at
+``max_timestamp``; register the cleanup timer (none at MAX; without lateness it is the same
+timer). On a timer: FIRE at ``max_timestamp``; at the cleanup time clear the contents and
+delete the ``max_timestamp`` timer. The rules are the operator's own functions
+(``winviz.operators.window_rules``, ``winviz.state.add_to_contents``; the hot loops call that
+add's two cases, ``first_contents`` and ``contents_step``, looked up once per batch).
 
-- a non-merging event-time assigner (``TumblingEventTimeWindows``,
-  ``SlidingEventTimeWindows``, with or without offset);
-- Flink's ``EventTimeTrigger`` itself (not wrapped, not a subclass);
-- no evictor;
-- incremental contents: ``reduce`` or ``aggregate``, with or without a
-  ``ProcessWindowFunction`` (ReducingState / AggregatingState, never ListState);
-- any allowed lateness, with or without a late-data side output.
+**Why the loops are fast.** The watermark only changes between records, so a window's lateness
+and whether it fires at once are known for a whole batch; a window already holding contents
+for a key already has both its timers, so only a key's first element registers them. The last
+tumbling window (and the one before it) is *cached*; an **open** one (neither late nor due)
+takes the *short way*: add to contents, and timers at a key's first element.
 
-For it, Flink's steps come down to these (each one a consequence of the configuration):
+- ``process_batch``: trace off, a ``Batch``;
+- ``process_element``: trace on, one record;
+- ``process_source_batch``: trace on, a source batch chained through the timestamps operator
+  (``winviz.operators.chaining``), short-way records written a run at a time
+  (``TraceWriter.open_window_elements``);
+- ``fire_event_timers`` (``winviz.operators.window_kernel_timers``): the timer service's
+  event-time firing.
 
-- ``processElement``: for each assigned window that is not late (``cleanupTime(window) >
-  watermark``), add the element to the window's state, then ``EventTimeTrigger.onElement``:
-  FIRE if ``window.maxTimestamp() <= watermark`` (``emitWindowContents``), else register an
-  event-time timer at ``maxTimestamp`` and CONTINUE; then ``registerCleanupTimer`` (none when
-  the cleanup time is MAX; without lateness it is the trigger's own timer, de-duplicated).
-  An element in no window that is late itself goes to the side output or is counted dropped.
-- ``onEventTime``: ``EventTimeTrigger.onEventTime`` FIREs when the timer is the window's
-  ``maxTimestamp`` and never registers a timer (so no timer loop can form:
-  ``winviz.timers``); at the cleanup time ``clearAllState`` clears the contents and
-  ``EventTimeTrigger.clear`` deletes the ``maxTimestamp`` timer.
-
-**What the loops use to go fast.** The watermark cannot change while records go through
-(it changes only between them, in ``process_watermark``), so a window's lateness and
-whether it fires at once are known for a whole batch. A window that already holds contents
-for a key already has both its timers (registered with its first element; neither can have
-fired nor been deleted while its time is after the watermark), so only a key's first element
-in a window registers them. A tumbling assigner gives one window per element, so the last
-window is kept (the *cached* window) while elements keep falling into it; an **open** window
-is one the watermark has not reached (neither late nor due), where an element only adds to
-the contents and, the first time for its key, registers the two timers.
-
-The loops:
-
-- ``process_batch``, trace off: a batch of records (``winviz.operators.batch``);
-- ``process_element``, trace on: one record, each window's records written at once (a
-  source batch of one record takes it: ``one_record``);
-- ``process_source_batch``, trace on: a source batch chained through the timestamps
-  operator straight into this window (``winviz.operators.chaining``), the elements in the
-  open cached windows written a run at a time (``TraceWriter.open_window_elements``);
-- ``fire_event_timers`` (``winviz.operators.window_kernel_timers``, ``EventTimeFiring``):
-  the timer service's event-time firing (``InternalTimerService.fire_due_event_timers``),
-  with or without a trace; without a trace and without a ProcessWindowFunction or
-  per-window state it takes ``_fire_untraced``, which emits the contents as they are.
-
-**The rules they share.** The loops call the operator's rules where they decide per window
-or per firing (``winviz.operators.window_rules``: ``cleanup_time`` through
-``WindowOperator.cleanup_time``, ``is_element_late``, ``next_pane``) and the state's add
-(``winviz.state.add_to_contents``, as ``KeyedStateBackend.add`` does); the two short ways'
-per-record add to the open window's contents calls that rule's two cases
-(``first_contents``, and ``contents_step``'s step, looked up once per batch: the user's
-reduce function itself, with no frame in between — a call per record there costs
-measurably).
-
-They give the same results, errors, counters and trace, byte for byte, as Flink's path:
-``tests/test_perf_paths.py`` and ``tests/test_batching.py`` generate jobs of every
-configuration that takes the kernel (reduce and aggregate, each with and without a
-ProcessWindowFunction, with lateness and side outputs, one or several subtasks) and compare
-both paths; the conformance transcripts (and with them the real-Flink differential tier,
-``tests/flink``) run window operators the way a job does, with the kernel where it applies.
-``WindowKernel.enabled = False`` makes every window operator take Flink's path.
-
-User functions get copies of records that could change in place (``winviz.copies``): the key
-selector, the reduce function's second argument and ``AggregateFunction.add``'s record. A
-batch whose values are all immutable (``Batch.immutable``) skips the copies.
+Results, errors, counters and trace are Flink's path's, byte for byte
+(``tests/test_perf_paths.py``, ``tests/test_batching.py``); ``WindowKernel.enabled = False``
+makes every window take Flink's path. User functions get copies of mutable records
+(``winviz.copies``), none for a ``Batch.immutable`` batch.
 """
 
 from __future__ import annotations
@@ -83,7 +45,7 @@ from winviz.keygroups import JavaKey
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.operators.window_functions import ReduceWindowFunction
 from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTimeFiring
-from winviz.operators.window_rules import is_element_late, next_pane
+from winviz.operators.window_rules import is_element_late, next_pane, window_times
 from winviz.state import ListStateDescriptor, add_to_contents, contents_step, first_contents
 from winviz.time import MAX, MIN
 from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
@@ -104,34 +66,17 @@ _KEYED = 2  # it has a key: its element record is written before the error
 _GENERAL = 3
 
 
-class _FiringWindow:
-    """The cached window an element fires at once (``WindowKernel.firing_way``): [start,
-    end), the window, its max_timestamp and cleanup time; its contents, looked up at its
-    first element of a batch."""
-
-    __slots__ = ("cleanup", "contents", "end", "max_ts", "start", "window")
-
-    def __init__(self, start: int, end: int, window: Any, max_ts: int, cleanup: int) -> None:
-        self.start, self.end, self.window = start, end, window
-        self.max_ts, self.cleanup = max_ts, cleanup
-        self.contents: dict[Any, Any] | None = None
-
-
-_NOT_FIRING = _FiringWindow(0, 0, None, 0, 0)  # no window fires at once (an empty range)
+_EMPTY = (0, 0, (), 0, 0)  # no cached window: (start, end, windows, max_ts, cleanup time)
 _CLOSED = (0, 0, None, {}, 0, 0, False, None)  # no open window (``WindowKernel.open_window``)
 _NOT_CACHED = (0, 0, None, None, 0, 0, False, False, {})  # (``WindowKernel.batch_window``)
 
 
 class WindowKernel(EventTimeFiring):
-    """The fused loops of one ``WindowOperator`` in the kernel's configuration (see the
-    module docstring). Chosen when the job is built (``winviz.operators.chaining``): the
-    operator hands its element path over to it (``WindowOperator.process_element`` with a
-    trace, ``process_batch`` without one) and its timer service its event-time firing
-    (``InternalTimerService.fire_due_event_timers``)."""
+    """The fused loops of one ``WindowOperator`` in the kernel's configuration, given to it
+    when the job is built (``WindowOperator.fuse``)."""
 
     enabled = True
-    """Whether operators in the kernel's configuration take it (``winviz.operators.chaining``
-    installs it); tests turn it off to compare the kernel with Flink's path."""
+    """Whether operators in the kernel's configuration take it (tests compare both paths)."""
 
     @staticmethod
     def takes(op: WindowOperator) -> bool:
@@ -147,26 +92,17 @@ class WindowKernel(EventTimeFiring):
 
     def __init__(self, op: WindowOperator, traced: bool) -> None:
         self.op = op
-        self.traced = traced
-        """Which element path the operator hands over (``WindowOperator.process_element`` /
-        ``process_batch``): the element loop with a trace, the batch loop without one."""
+        self.traced = traced  # the element loop takes over with a trace, the batch loop without
         self.tumbling = type(op.assigner) is TumblingEventTimeWindows
-        # the traced loops' last tumbling window: (start, end, [window] as the assigner gave
-        # it, its max_timestamp, its cleanup time); empty at first
-        self.window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
-        # the one cached before it (late records around two windows' ends alternate)
-        self.other_window_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
-        # the last cached window that ``process_source_batch`` took the firing way into
-        # (found again in the next batch while the watermark keeps it within the lateness)
-        self.firing_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
-        # the last cached window that ``process_source_batch`` took the late way into (past
-        # the lateness: it stays so, the watermark never goes back)
-        self.late_cache: tuple[int, int, Sequence[Any], int, int] = (0, 0, (), 0, 0)
-        self.immutable_batch = False
-        """True while ``process_source_batch`` hands records of an immutable batch
-        (``Batch.immutable``) to ``process_element``, which then makes no copies of them."""
-        # a reduce / aggregate without a ProcessWindowFunction emits its contents as they are
-        # (the traced loops fire it with ``fire_traced``)
+        # the traced loops' last tumbling window (``_EMPTY``'s fields), the one before it
+        # (records around a window's end alternate), and the last ones ``process_source_batch``
+        # took the firing and the late way into
+        self.window_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
+        self.other_window_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
+        self.firing_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
+        self.late_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
+        self.immutable_batch = False  # set: ``process_element`` makes no copies
+        # reduce / aggregate without a ProcessWindowFunction: ``fire_traced`` emits them
         fn = op.function
         self.contents_as_they_are = type(fn) in CONTENTS_AS_THEY_ARE and fn.process_function is None
 
@@ -180,18 +116,13 @@ class WindowKernel(EventTimeFiring):
         existed: bool | None = None,
         cleanup: int = 0,
     ) -> None:
-        """``WindowOperator.emit_window_contents`` with a trace, for a reduce / aggregate
-        without a ProcessWindowFunction (``contents_as_they_are``): the one result (the
-        contents, or ``AggregateFunction.get_result`` of them) is emitted stamped
-        ``max_ts`` — its ``emitted`` record, then downstream — and the ``fired`` record
-        follows with its pane index and timing (``_trace_fire``). The same records, counters
-        and state as Flink's path; ``key`` is the internal key (the operator's current
-        key). ``timer``: fired by the window's event-time timer at ``max_ts``, whose
-        ``timer_fired`` and ``trigger`` (FIRE) records go in the write of ``emitted``
-        (``TraceWriter.event_timer_emitted``). ``existed`` not None: that timer is also the
-        window's cleanup timer (at ``cleanup``), which the caller clears next: ``fired`` goes
-        with ``EventTimeTrigger.clear``'s ``timer_deleted`` (the max_timestamp timer
-        ``existed``) and ``cleanup`` (``TraceWriter.fired_and_cleared``)."""
+        """``WindowOperator.emit_window_contents`` with a trace for ``contents_as_they_are``:
+        the one result, stamped ``max_ts``, emitted (record, then downstream), then its
+        ``fired`` record (``next_pane``); ``key`` is the internal key. ``timer``: fired by the
+        timer at ``max_ts``, whose records go with ``emitted``
+        (``TraceWriter.event_timer_emitted``); ``existed`` not None: that timer is also the
+        cleanup timer (at ``cleanup``), whose records go with ``fired``
+        (``TraceWriter.fired_and_cleared``)."""
         op = self.op
         op.collector.timestamp = max_ts
         op.window_ctx.current_window = window
@@ -223,7 +154,7 @@ class WindowKernel(EventTimeFiring):
             self.kept.append((value, max_ts))
         else:
             op.output.collect(value, max_ts)
-        # _trace_fire: event time, so the pane's timing is the watermark's
+        # (WindowOperator._trace_fire: event time, the pane's timing is the watermark's)
         wm = timers.current_watermark
         pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
@@ -238,13 +169,12 @@ class WindowKernel(EventTimeFiring):
     # -- elements ---------------------------------------------------------------------------
 
     def batch_window(self, windows: Sequence[Any], wm: int) -> tuple[Any, ...]:
-        """For ``process_batch``: the tumbling window the assigner gave (``windows``), to
-        cache, as (start, end, window, windows, its max_timestamp, its cleanup time, whether
-        its cleanup timer is a timer of its own — neither the max_timestamp timer nor MAX —,
-        whether it is open at watermark ``wm``, its contents when open)."""
+        """For ``process_batch``: the tumbling window of ``windows`` to cache, as (start, end,
+        window, windows, max_timestamp, cleanup time, whether the cleanup timer is its own —
+        neither the max_timestamp timer nor MAX —, whether it is open at ``wm``, its contents
+        when open)."""
         op, window = self.op, windows[0]
-        max_ts = window.max_timestamp()
-        cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
+        max_ts, cleanup = window_times(window, op.allowed_lateness)
         is_open = cleanup > wm and max_ts > wm
         return (
             window[0], window[1], window, (window,), max_ts, cleanup, cleanup not in (max_ts, MAX),
@@ -252,13 +182,9 @@ class WindowKernel(EventTimeFiring):
         )  # fmt: skip
 
     def process_batch(self, batch: Batch) -> None:
-        """``process_element`` for each record of ``batch``, without a trace: skip late
-        windows, add to state, fire at once if the watermark is already past the window's
-        end (else an event-time timer at ``max_timestamp``), register the cleanup timer,
-        side-output or count a late element. The processing clock (``job.now``) is read only
-        where a record leaves (a firing, a late element, an error), so it is set there and
-        at the end. An element in the open cached window takes the short way: the same
-        steps without the per-window checks."""
+        """``process_element`` for each record of ``batch``, without a trace: the short way
+        in the open cached window, else ``add_to_windows``. The clock (``job.now``) is set
+        only where a record leaves (a firing, a late element, an error) and at the end."""
         op = self.op
         job, key_selector, assign = op.job, op.key_selector, op.assigner.assign_windows
         internal_key = op.key_rule.internal_key
@@ -331,10 +257,14 @@ class WindowKernel(EventTimeFiring):
                             add_timer(key, c_window, c_cleanup)
                     continue
                 if ts is not None and c_start <= ts < c_end:
-                    windows = c_windows
+                    windows, times = c_windows, (c_max_ts, c_cleanup)
+                else:
+                    times = None
                 ctx.key, ctx.window = ctx_key, ctx_window
                 try:  # (the trigger context as it leaves it, also on a failure)
-                    self.add_to_windows(key, value, record, ts, windows, copies, at_current)
+                    self.add_to_windows(
+                        key, key, value, record, ts, windows, copies, at_current, times
+                    )
                 finally:
                     ctx_key, ctx_window = ctx.key, ctx.window
         except Exception as exc:
@@ -360,124 +290,104 @@ class WindowKernel(EventTimeFiring):
     def add_to_windows(
         self,
         key: Any,
+        internal: Any,
         value: Any,
         record: Any,
         ts: int | None,
         windows: Sequence[Any],
         copies: bool,
-        at_current: Callable[[], None],
+        at_current: Callable[[], None] | None = None,
+        times: tuple[int, int] | None = None,
     ) -> None:
-        """``process_batch``'s way for an element outside the open cached window:
-        ``process_element``'s steps per window without a trace — skip a late window, add to
-        state, fire at once if the watermark is already past the window's end (else the
-        window's timers, at its first element), register the cleanup timer —, then a late
-        element in no window to the side output or counted dropped. The trigger context is
-        left as the last window added to sets it; ``at_current`` sets the clock to the
-        record's where it leaves (a firing, a late element)."""
+        """``process_element``'s steps per window, traced or not (see the module docstring),
+        then a late element in no window to the side output or dropped. ``key``: the user's
+        (for the trace), ``internal``: the engine's; ``at_current`` (untraced) sets the clock
+        where the record leaves; ``times``: a cached window's ``window_times``."""
         op = self.op
-        wm, add_timer, ctx = op.timers.current_watermark, op.timers.event_queue.add, op.ctx
+        timers, trace, lateness = op.timers, op.trace, op.allowed_lateness
+        wm, queue, desc = timers.current_watermark, timers.event_queue, op.contents
+        now, name = (timers.current_processing_time, op.name) if trace is not None else (0, "")
         skipped = True
         for window in windows:
-            max_ts = window.max_timestamp()
-            cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
-            if cleanup <= wm:
-                continue  # the window is late: Flink skips it
+            max_ts, cleanup = window_times(window, lateness) if times is None else times
+            if cleanup <= wm:  # the window is late: Flink skips it
+                if trace is not None:
+                    trace.skipped_late_window(now, wm, name, key, window, ts, value)
+                continue
             skipped = False
-            slot = op.state.slot(op.contents.name, window)
-            current = slot.get(key)
-            slot[key] = new = add_to_contents(op.contents, current, record)
+            add_timer, ctx = queue.add, op.ctx
+            slot = op.state.slot(desc.name, window)
+            current = slot.get(internal)
+            slot[internal] = new = add_to_contents(desc, current, record)
             if new is None:
-                raise op.none_result_error(key, window, value)
+                raise op.none_result_error(internal, window, value)
             if copies:  # the next window's function gets a copy of its own
                 record = copy_record(value)
-            ctx.key, ctx.window = key, window
+            ctx.key, ctx.window = internal, window
+            if trace is None:
+                if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
+                    at_current()  # type: ignore[misc]
+                    op.current_key = internal
+                    op.emit_window_contents(internal, window, window, new)
+                    if cleanup != MAX:
+                        add_timer(internal, window, cleanup)
+                elif current is None:  # the window's first element: its two timers
+                    add_timer(internal, window, max_ts)
+                    if cleanup not in (max_ts, MAX):
+                        add_timer(internal, window, cleanup)
+                continue
+            trace.assigned(now, wm, name, key, window, ts, value)
             if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                at_current()
-                op.current_key = key
-                op.emit_window_contents(key, window, window, new)
+                trace.trigger(now, wm, name, key, window, "on_element", "FIRE")
+                if self.contents_as_they_are:
+                    self.fire_traced(internal, window, max_ts, new)
+                else:
+                    op.emit_window_contents(internal, window, window, new)
                 if cleanup != MAX:
-                    add_timer(key, window, cleanup)
-            elif current is None:  # the window's first element: its two timers
-                add_timer(key, window, max_ts)
-                if cleanup not in (max_ts, MAX):
-                    add_timer(key, window, cleanup)
-        if skipped and op.is_element_late(ts):
-            at_current()
-            op.current_key = key
-            op.late_element(key, value, ts)
+                    existed = not add_timer(internal, window, cleanup)
+                    trace.timer_registered(
+                        now, wm, name, key, window, cleanup, "event", window, existed
+                    )
+                continue
+            existed = (internal, window, max_ts) in queue.live or not add_timer(
+                internal, window, max_ts
+            )
+            trace.timer_registered(now, wm, name, key, window, max_ts, "event", window, existed)
+            trace.trigger(now, wm, name, key, window, "on_element", "CONTINUE")
+            if cleanup != MAX:  # (without lateness the trigger's timer: de-duplicated)
+                existed = cleanup == max_ts or not add_timer(internal, window, cleanup)
+                trace.timer_registered(
+                    now, wm, name, key, window, cleanup, "event", window, existed
+                )
+        if skipped and is_element_late(ts, lateness, wm):  # (event-time windows)
+            if at_current is not None:
+                at_current()
+            op.current_key = internal
+            op.late_element(internal, value, ts)
 
-    def process_element(self, value: Any, ts: int | None) -> None:
-        """``process_element`` with a trace: the same steps and the same trace records as
-        Flink's path, each window's records written with one ``extend`` (the trace's storage
-        is flat). No copies while ``immutable_batch`` is set (``copy_record`` would hand the
-        value over as it is)."""
+    def process_element(self, value: Any, ts: int | None, cache: tuple[Any, ...] = ()) -> None:
+        """``process_element`` with a trace: the same steps and trace records as Flink's
+        path (``cache``: the element's cached window, when known, as ``window_cache``). No
+        copies while ``immutable_batch`` is set."""
         op = self.op
         op.metrics["num_records_in"] += 1
         key = None
         copies = not self.immutable_batch
         try:
             key = op.key_selector(copy_record(value) if copies else value)
-            # state and timers are kept by the internal key, the trace shows the user's key
-            # (winviz.keygroups: Java's rule for keys)
+            # (winviz.keygroups: state and timers by the internal key, the trace the user's)
             internal = key if key.__class__ is str else op.key_rule.internal_key(key)
             op.current_key = internal
             timers = op.timers
-            now, wm, name = timers.current_processing_time, timers.current_watermark, op.name
-            trace: Any = op.trace
-            trace.element(now, wm, name, key, ts, value)
-            queue = timers.event_queue
-            add_timer, live = queue.add, queue.live
-            slot_of, desc = op.state.slot, op.contents
-            lateness = op.allowed_lateness
-            skipped = True
-            windows, cached, cached_max_ts, cached_cleanup = self.windows_of(value, ts, now)
-            for window in windows:
-                if windows is cached:  # (its times are the cache's)
-                    max_ts, cleanup = cached_max_ts, cached_cleanup
-                else:
-                    max_ts = window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
-                if cleanup <= wm:
-                    trace.skipped_late_window(now, wm, name, key, window, ts, value)
-                    continue
-                skipped = False
-                slot = slot_of(desc.name, window)
-                current = slot.get(internal)
-                # (winviz.copies: user functions get copies)
-                record = copy_record(value) if copies else value
-                slot[internal] = new = add_to_contents(desc, current, record)
-                if new is None:
-                    raise op.none_result_error(internal, window, value)
-                ctx = op.ctx
-                ctx.key, ctx.window = internal, window
-                trace.assigned(now, wm, name, key, window, ts, value)
-                if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                    trace.trigger(now, wm, name, key, window, "on_element", "FIRE")
-                    if self.contents_as_they_are:
-                        self.fire_traced(internal, window, max_ts, new)
-                    else:
-                        op.emit_window_contents(internal, window, window, new)
-                    if cleanup != MAX:
-                        existed = not add_timer(internal, window, cleanup)
-                        trace.timer_registered(
-                            now, wm, name, key, window, cleanup, "event", window, existed
-                        )
-                    continue
-                existed = (internal, window, max_ts) in live or not add_timer(
-                    internal, window, max_ts
-                )
-                trace.timer_registered(now, wm, name, key, window, max_ts, "event", window, existed)
-                trace.trigger(now, wm, name, key, window, "on_element", "CONTINUE")
-                if cleanup == MAX:
-                    continue
-                # (without lateness the cleanup timer is the trigger's: de-duplicated)
-                existed = cleanup == max_ts or not add_timer(internal, window, cleanup)
-                trace.timer_registered(
-                    now, wm, name, key, window, cleanup, "event", window, existed
-                )
-            # (is_element_late: the kernel's windows are event-time ones)
-            if skipped and is_element_late(ts, lateness, wm):
-                self.late_element(key, internal, value, ts)
+            op.trace.element(  # type: ignore[union-attr]
+                timers.current_processing_time, timers.current_watermark, op.name, key, ts, value
+            )
+            record = copy_record(value) if copies else value
+            if cache:
+                windows, times = cache[2], cache[3:]
+            else:
+                windows, times = self.windows_of(value, ts, timers.current_processing_time)
+            self.add_to_windows(key, internal, value, record, ts, windows, copies, None, times)
         except WinvizError as exc:
             op.annotate(exc, key)
             raise
@@ -486,37 +396,33 @@ class WindowKernel(EventTimeFiring):
 
     def windows_of(
         self, value: Any, ts: int | None, now: int
-    ) -> tuple[Sequence[Any], Sequence[Any], int, int]:
+    ) -> tuple[Sequence[Any], tuple[int, int] | None]:
         """``process_element``'s windows of an element: the cached tumbling window when ``ts``
-        is in it (as the assigner would give it again), or in the one cached before (the two
-        swap), else the assigner's (a tumbling one is cached, the one before kept); with the
-        cached windows, their max_timestamp and cleanup time."""
+        is in it, or in the one cached before (the two swap), else the assigner's (a tumbling
+        one is cached, the one before kept); with a cached window's times (``window_times``)."""
         start, end, cached, max_ts, cleanup = self.window_cache
         if ts is not None and start <= ts < end:
-            return cached, cached, max_ts, cleanup
+            return cached, (max_ts, cleanup)
         other = self.other_window_cache
         if ts is not None and other[0] <= ts < other[1]:  # the window cached before: swap
             self.window_cache, self.other_window_cache = other, self.window_cache
-            return other[2], other[2], other[3], other[4]
+            return other[2], other[3:]
         op = self.op
         windows = op.assigner.assign_windows(value, ts, now)
         if self.tumbling and windows[0][0] > MIN:  # MIN (refused) never hits
             window = windows[0]
-            max_ts = window.max_timestamp()
-            cleanup = op.cleanup_time(window) if op.allowed_lateness else max_ts
             self.other_window_cache = self.window_cache
-            self.window_cache = (window[0], window[1], windows, max_ts, cleanup)
-            return windows, windows, max_ts, cleanup
-        return windows, cached, max_ts, cleanup
+            times = window_times(window, op.allowed_lateness)
+            self.window_cache = (window[0], window[1], windows, *times)
+            return windows, times
+        return windows, None
 
     def open_window(
         self, cache: tuple[int, int, Sequence[Any], int, int], wm: int
     ) -> tuple[Any, ...]:
-        """For ``process_source_batch``: the window of ``cache`` (``window_cache`` or
-        ``other_window_cache``) if it is open at watermark ``wm`` (neither late nor firing at
-        once), as (start, end, window, its contents, its max_timestamp, its cleanup time,
-        whether its cleanup timer is its own, whether it has one); else ``_CLOSED`` (an empty
-        range: a record takes the other ways)."""
+        """For ``process_source_batch``: ``cache``'s window if it is open at watermark ``wm``,
+        as (start, end, window, contents, max_timestamp, cleanup time, whether the cleanup
+        timer is its own, whether it has one); else ``_CLOSED`` (an empty range)."""
         start, end, cached, max_ts, cleanup = cache
         if not cached or cleanup <= wm or max_ts <= wm:
             return _CLOSED
@@ -528,51 +434,39 @@ class WindowKernel(EventTimeFiring):
             cleanup_timer and cleanup != max_ts, cleanup_timer,
         )  # fmt: skip
 
-    def firing_way(self, wm: int, caches: Sequence[Any]) -> _FiringWindow:
-        """For ``process_source_batch``: the window of the first of ``caches`` that an element
-        fires at once at watermark ``wm`` (``max_timestamp <= wm < cleanup time``: within the
-        allowed lateness), kept in ``firing_cache``, when the kernel fires it itself
-        (``contents_as_they_are``: ``fire_traced``); else ``_NOT_FIRING`` (an empty range)."""
-        if self.contents_as_they_are:
-            for cache in caches:
-                start, end, cached, max_ts, cleanup = cache
-                if cached and max_ts <= wm < cleanup:
-                    self.firing_cache = cache
-                    return _FiringWindow(start, end, cached[0], max_ts, cleanup)
-        return _NOT_FIRING
-
-    def late_way(self, wm: int, caches: Sequence[Any]) -> tuple[int, int, Any]:
-        """For ``process_source_batch``: the window of the first of ``caches`` past the
-        allowed lateness at watermark ``wm`` (``cleanup time <= wm``: Flink skips it), as
-        (start, end, window), kept in ``late_cache``; else an empty range."""
+    def cached_way(self, wm: int, caches: Sequence[Any], firing: bool) -> tuple[Any, ...]:
+        """For ``process_source_batch``: the first of ``caches`` whose window an element
+        fires at once at watermark ``wm`` (``firing``: ``max_timestamp <= wm < cleanup time``,
+        kept in ``firing_cache``) or that is past the allowed lateness (``cleanup time <=
+        wm``: Flink skips it; kept in ``late_cache``); else an empty range. Its elements take
+        ``process_element`` with the window known."""
         for cache in caches:
-            start, end, cached, _, cleanup = cache
-            if cached and cleanup <= wm:
-                self.late_cache = cache
-                return (start, end, cached[0])
-        return (0, 0, None)
+            _, _, cached, max_ts, cleanup = cache
+            if cached and (max_ts <= wm < cleanup if firing else cleanup <= wm):
+                if firing:
+                    self.firing_cache = cache
+                else:
+                    self.late_cache = cache
+                return cache
+        return _EMPTY
 
-    def ways(self, wm: int) -> tuple[Any, Any, _FiringWindow, tuple[int, int, Any]]:
+    def ways(self, wm: int) -> tuple[tuple[Any, ...], ...]:
         """The ways of ``process_source_batch`` into the cached windows at watermark ``wm``:
-        the open window and the one before it (``open_window``), the firing way's window
-        (``firing_way``) and the late way's (``late_way``)."""
+        the open window and the one before it (``open_window``), the firing and the late
+        way's windows (``cached_way``)."""
         caches = (self.window_cache, self.other_window_cache)
         return (
             self.open_window(caches[0], wm),
             self.open_window(caches[1], wm),
-            self.firing_way(wm, (*caches, self.firing_cache)),
-            self.late_way(wm, (*caches, self.late_cache)),
+            self.cached_way(wm, (*caches, self.firing_cache), True),
+            self.cached_way(wm, (*caches, self.late_cache), False),
         )
 
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
-        """A traced source batch chained straight into this window: the first ``len(stamps)``
-        records of ``batch`` (timestamps assigned) as the source hands them over one by one —
-        its ``arrival`` record, then ``process_element``. A record into one of the two cached
-        tumbling windows while it is open takes the *short way*, its records written with the
-        run of short-way records it is in (``write_run``); any other its arrival record, then
-        the *firing* or *late way* (``cached_way``) or the general way (``process_element``):
-        the same records, state, timers, clock and counters as one by one, a failure's arrival
-        record first."""
+        """A traced source batch chained into this window: the first ``len(stamps)`` records
+        of ``batch`` as one by one (``arrival`` record, then ``process_element``). A record
+        into an open cached window takes the *short way*, written with its run
+        (``write_run``); any other ``one_by_one``."""
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         wm = timers.current_watermark
@@ -685,20 +579,6 @@ class WindowKernel(EventTimeFiring):
         if done:
             job.now, job.record_index = now, index
 
-    def one_record(self, batch: Batch, ts: int, arrival: SourceArrival) -> None:
-        """``process_source_batch`` for a batch of one record, as one by one: its clock and
-        arrival record, then ``process_element`` (the general way)."""
-        now, index, value = batch.arrivals[0], batch.indices[0], batch.values[0]
-        job = self.op.job
-        job.now, job.record_index = now, index
-        arrival.write(self.op.trace, now, value, batch.stamps[0], arrival.position)  # type: ignore[arg-type]
-        arrival.taken = 1
-        self.immutable_batch = batch.immutable
-        try:
-            self.process_element(value, ts)
-        finally:
-            self.immutable_batch = False
-
     def write_run(
         self,
         batch: Batch,
@@ -708,11 +588,10 @@ class WindowKernel(EventTimeFiring):
         has_cleanup: bool,
         arrival: SourceArrival,
     ) -> int:
-        """Write the run of short-way records of ``batch`` that ends before record ``end``
-        (``TraceWriter.open_window_elements``) from the ``run`` collected: their keys, their
-        windows from the switches (from which record on, which window), their timer bits
-        BOTH_TIMERS_EXISTED but for the firsts (which record, its bits), all three then
-        cleared; the rest sliced from the batch's columns. Returns how many."""
+        """Write the run of short-way records ending before record ``end``
+        (``TraceWriter.open_window_elements``) from ``run``: their keys, the window switches
+        (from which record on) and the timer bits that are not BOTH_TIMERS_EXISTED; then clear
+        them. Returns how many."""
         keys, switches, firsts = run
         op, n = self.op, len(keys)
         first = end - n
@@ -744,11 +623,8 @@ class WindowKernel(EventTimeFiring):
         ts: int,
         key: Any,
     ) -> NoReturn:
-        """Raise ``exc`` of a record on ``process_source_batch``'s short way as
-        ``process_element`` reports it: the record counts in, its arrival (and, once it has a
-        ``key``, not ``_UNSET``, its element) record comes before the error; a winviz error is
-        annotated with the key (None before there is one) and raised as it is, a user
-        function's wrapped."""
+        """Raise ``exc`` of a short-way record as ``process_element`` would: counted in, its
+        arrival (and, with a ``key``, its element) record first, annotated or wrapped."""
         op = self.op
         op.metrics["num_records_in"] += 1
         trace: Any = op.trace
@@ -765,110 +641,23 @@ class WindowKernel(EventTimeFiring):
     def one_by_one(
         self, value: Any, ts: int, copies: bool, wm: int, ways: tuple[Any, Any, Any, Any]
     ) -> tuple[Any, Any, Any, Any]:
-        """A record of ``process_source_batch`` outside the open cached windows, as one by
-        one, after its arrival record: the firing or the late way (``cached_way``) or the
-        general way (``process_element``), with the current key and trigger context the
-        records before left (the caller sets them) and as the way leaves them. Returns the
-        ``ways`` (the open window, the one before it, the firing and the late way's windows),
-        found again when the general way cached a new window (the open one becomes the one
-        before; a firing or late way stays until another is found)."""
+        """A record of ``process_source_batch`` outside the open cached windows, after its
+        arrival record: ``process_element`` (the window known on the firing or late way).
+        Returns the ``ways``, found again when it cached a new window."""
         opened, other, firing, late = ways
-        if firing.start <= ts < firing.end:
-            self.cached_way(firing, None, value, ts, copies)
-        elif late[0] <= ts < late[1]:
-            self.cached_way(None, late[2], value, ts, copies)
-        else:
-            cache = self.window_cache
-            self.process_element(value, ts)
-            if self.window_cache is not cache:  # a new cached window: the ways into it
-                new = (cache := self.window_cache,)
-                if (found := self.firing_way(wm, new)).start < found.end:
-                    firing = found
-                if (found_late := self.late_way(wm, new))[0] < found_late[1]:
-                    late = found_late
-                if opened[0] < opened[1]:
-                    other = opened
-                opened = self.open_window(cache, wm)
+        for way in (firing, late):
+            if way[0] <= ts < way[1]:
+                self.process_element(value, ts, way)
+                return ways
+        cache = self.window_cache
+        self.process_element(value, ts)
+        if self.window_cache is not cache:  # a new cached window: the ways into it
+            new = (cache := self.window_cache,)
+            if (found := self.cached_way(wm, new, True))[0] < found[1]:
+                firing = found
+            if (found := self.cached_way(wm, new, False))[0] < found[1]:
+                late = found
+            if opened[0] < opened[1]:
+                other = opened
+            opened = self.open_window(cache, wm)
         return opened, other, firing, late
-
-    def cached_way(
-        self, firing: _FiringWindow | None, late_window: Any, value: Any, ts: int, copies: bool
-    ) -> None:
-        """The firing way (``firing``) or the late way (``firing`` None) of
-        ``process_source_batch``: ``process_element``'s steps and records for an element into
-        a cached window. The firing way's window fires at once (its max_timestamp <= the
-        watermark < its cleanup time): the element is added, then ``fire_traced``'s and the
-        cleanup timer's records. The late way's, ``late_window``, is past the lateness: it is
-        skipped, and the element, late itself, goes to the side output or is dropped
-        (``skip_late``); the trigger context stays as it was. A failure is reported as
-        ``process_element`` reports it, with the current key and trigger context it leaves."""
-        op = self.op
-        job, wm, name, trace = op.job, op.timers.current_watermark, op.name, op.trace
-        now = job.now
-        window = late_window if firing is None else firing.window
-        key = None
-        try:
-            op.metrics["num_records_in"] += 1
-            key = op.key_selector(copy_record(value) if copies else value)
-            internal = key if key.__class__ is str else op.key_rule.internal_key(key)
-            op.current_key = internal
-            if firing is None:
-                self.skip_late(window, key, internal, value, ts)
-                return
-            trace.element(now, wm, name, key, ts, value)  # type: ignore[union-attr]
-            if firing.contents is None:
-                firing.contents = op.state.slot(op.contents.name, window)
-            current = firing.contents.get(internal)
-            record = copy_record(value) if copies else value
-            firing.contents[internal] = new = add_to_contents(op.contents, current, record)
-            if new is None:
-                raise op.none_result_error(internal, window, value)
-            op.ctx.key, op.ctx.window = internal, window
-            trace.assigned(now, wm, name, key, window, ts, value)  # type: ignore[union-attr]
-            trace.trigger(now, wm, name, key, window, "on_element", "FIRE")  # type: ignore[union-attr]
-            # max_timestamp <= the watermark: the pane is on time the first time, late after
-            self.fire_traced(internal, window, firing.max_ts, new)
-            if firing.cleanup != MAX:
-                existed = not op.timers.event_queue.add(internal, window, firing.cleanup)
-                trace.timer_registered(  # type: ignore[union-attr]
-                    now, wm, name, key, window, firing.cleanup, "event", window, existed
-                )
-        except WinvizError as exc:
-            op.annotate(exc, key)
-            raise
-        except Exception as exc:
-            raise op.user_error(exc, key, value) from exc
-
-    def skip_late(self, window: Any, key: Any, internal: Any, value: Any, ts: int) -> None:
-        """The late way's records (``cached_way``) once the element has its ``key``: its
-        ``element`` and ``skipped_late_window`` records, then, late itself, to the side output
-        or dropped (``WindowOperator``'s ``isElementLate``: the kernel's windows are event-time
-        ones)."""
-        op = self.op
-        now, wm, name, trace = op.job.now, op.timers.current_watermark, op.name, op.trace
-        trace.element(now, wm, name, key, ts, value)  # type: ignore[union-attr]
-        trace.skipped_late_window(now, wm, name, key, window, ts, value)  # type: ignore[union-attr]
-        if is_element_late(ts, op.allowed_lateness, wm):
-            self.late_element(key, internal, value, ts)
-
-    def late_element(self, key: Any, internal: Any, value: Any, ts: int) -> None:
-        """A traced element in no window that is late itself: to the late-data side output
-        (``WindowOperator.sideOutput``, its ``side_output`` record first) or dropped and
-        counted (``WindowOperator.late_element``); ``key`` the user's, ``internal`` the
-        engine's."""
-        op = self.op
-        tag = op.late_data_tag
-        if tag is None:
-            op.late_element(internal, value, ts)
-            return
-        timers = op.timers
-        op.trace.side_output(  # type: ignore[union-attr]
-            timers.current_processing_time,
-            timers.current_watermark,
-            op.name,
-            key,
-            ts,
-            tag.id,
-            value,
-        )
-        op.output.collect_side(tag, value, ts)

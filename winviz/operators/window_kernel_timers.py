@@ -1,11 +1,8 @@
 """The window kernel's event-time timers: Flink's ``WindowOperator.onEventTime`` for the
-kernel's configuration (``winviz.operators.window_kernel``: ``EventTimeTrigger``, incremental
-contents, no evictor), fused into one loop over the due timers of
-``InternalTimerService.advanceWatermark`` (``winviz.timers``). ``EventTimeTrigger.onEventTime``
-FIREs when the timer is the window's ``maxTimestamp`` and registers no timer; at the cleanup
-time ``clearAllState`` clears the contents and ``EventTimeTrigger.clear`` deletes the
-``maxTimestamp`` timer. The rules are ``winviz.operators.window_rules``' (``cleanup_time``
-through ``WindowOperator.cleanup_time``).
+kernel's configuration (``winviz.operators.window_kernel``), fused into one loop over the due
+timers of ``InternalTimerService.advanceWatermark``: the timer at ``maxTimestamp`` FIREs
+(``EventTimeTrigger`` registers no timer), the cleanup timer clears the contents and deletes
+the ``maxTimestamp`` timer. The window's times are ``window_rules.window_times``.
 """
 
 from __future__ import annotations
@@ -14,9 +11,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from winviz.errors import WinvizError
-from winviz.keygroups import JavaKey
+from winviz.keygroups import user_key
 from winviz.operators.simple import SinkOperator
 from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
+from winviz.operators.window_rules import window_times
+from winviz.timers import EVENT
 
 if TYPE_CHECKING:
     from winviz.operators.window_operator import WindowOperator
@@ -27,60 +26,47 @@ CONTENTS_AS_THEY_ARE = (ReduceWindowFunction, AggregateWindowFunction)
 
 
 class EventTimeFiring:
-    """The event-time firing of a ``WindowKernel`` (which the timer service calls as its
-    ``fire_due_event_timers``): with a trace, the same records as Flink's path; without one,
-    for contents emitted as they are, ``_fire_untraced``."""
+    """The event-time firing of a ``WindowKernel`` (the timer service's
+    ``fire_due_event_timers``)."""
 
     op: WindowOperator
     contents_as_they_are: bool
 
     fire_traced: Callable[..., None]  # emit contents as they are, traced
     straight_sink: SinkOperator | None = None
-    """The sink the operator's records go straight into (its output's one target), set when
-    the job is built (``winviz.operators.chaining``), else None. Firings into it keep their
-    results for it (``SinkOperator.keep``, once per watermark: nothing runs in between) and,
-    traced, write its ``sink`` records with their own."""
-    kept: list[tuple[Any, int]] | None = None
-    """While the traced loop fires into ``straight_sink``: the results kept for it, handed
-    over at the end (``SinkOperator.keep``)."""
-    sink_record: tuple[str | None, int | None] = (None, None)
-    """That sink's name and watermark (for its ``sink`` records), else (None, None)."""
+    """The operator's output's one target when it is a sink (``winviz.operators.chaining``):
+    a watermark's firings keep their results for it (``SinkOperator.keep``) and, traced,
+    write its ``sink`` records with their own."""
+    kept: list[tuple[Any, int]] | None = None  # (the traced loop's results for that sink)
+    sink_record: tuple[str | None, int | None] = (None, None)  # (its name and watermark)
 
     def fire_event_timers(self, watermark: int) -> None:
         """The timer service's ``advance_watermark`` with ``on_event_time`` for the kernel's
         configuration, in one loop: pop every live event-time timer at or before the
-        watermark in (time, registration) order; EventTimeTrigger fires when the timer is the
-        window's ``max_timestamp``; the cleanup timer clears the window's contents and
-        deletes the trigger's timer (``EventTimeTrigger.clear``). With a trace, the same
-        records as Flink's path (timer_fired, trigger, the firing's records, timer_deleted,
-        cleanup)."""
+        watermark in firing order; the timer at ``max_timestamp`` fires; the cleanup timer
+        clears the contents and deletes the ``max_timestamp`` timer (``EventTimeTrigger.clear``),
+        with the same records as Flink's path. Contents not emitted as they are (a
+        ``ProcessWindowFunction``), or panes kept without a trace, take the timer service's
+        own loop (Flink's path); no trace: ``_fire_untraced``."""
         op = self.op
-        heap = op.timers.event_queue.heap
-        if not heap or heap[0][0] > watermark:
+        timers, trace = op.timers, op.trace
+        queue = timers.event_queue
+        if not queue.heap or queue.heap[0][0] > watermark:
             return  # no timer due: the earliest (live or deleted) is after the watermark
-        fn = op.function
-        if (
-            op.trace is None
-            and fn.process_function is None
-            and type(fn) in CONTENTS_AS_THEY_ARE
-            and not op.panes
-        ):
+        if not self.contents_as_they_are or (trace is None and op.panes):
+            timers.fire_due(queue, EVENT, watermark, queue._counter, {}, watermark)
+            return
+        if trace is None:
             self._fire_untraced(watermark, self.straight_sink)
             return
-        timers = op.timers
-        queue = timers.event_queue
-        live = queue.live
-        state, cname = op.state, op.contents.name
-        as_they_are = self.contents_as_they_are and op.trace is not None
-        lateness = op.allowed_lateness
-        trace = op.trace
+        live, state, cname, lateness = queue.live, op.state, op.contents.name, op.allowed_lateness
         name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
         cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
         now = timers.current_processing_time  # (it stands still while a watermark advances)
-        sink = self.straight_sink if as_they_are else None  # (fire_traced keeps for it)
+        sink = self.straight_sink  # (fire_traced keeps for it)
         self.kept = [] if sink is not None else None
         self.sink_record = (None, None) if sink is None else (sink.name, sink._watermark)
-        key = window = shown = None
+        key = window = None
         last_window: Any = None  # the window whose max_timestamp and cleanup time these are
         max_ts = cleanup = 0
         try:
@@ -88,68 +74,41 @@ class EventTimeFiring:
                 op.current_key = key
                 ctx.key, ctx.window = key, window
                 if window is not last_window:  # (timers come window by window)
-                    last_window, max_ts = window, window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
-                fire, clears = ts == max_ts, ts == cleanup
-                contents = state.get(cname, key, window) if fire else None
-                # (fire_traced writes timer_fired and trigger with the firing's records)
-                traced_firing = as_they_are and contents is not None
-                if trace is not None:
-                    shown = key.value if key.__class__ is JavaKey else key  # the user's key
-                    if not traced_firing:
-                        trace.event_timer_fired(now, watermark, name, shown, window, ts, fire)
-                if contents is None:
-                    pass
-                elif traced_firing:  # (and when it clears: timer_deleted and cleanup too)
+                    last_window, (max_ts, cleanup) = window, window_times(window, lateness)
+                clears = ts == cleanup
+                contents = state.get(cname, key, window) if ts == max_ts else None
+                if contents is not None:  # (with its timer's records, and the cleanup's)
                     existed = (key, window, max_ts) in live if clears else None
                     self.fire_traced(key, window, max_ts, contents, True, existed, cleanup)
                 else:
-                    op.emit_window_contents(key, window, window, contents)
-                if clears:
-                    # clear_all_state: EventTimeTrigger.clear deletes the timer at
-                    # max_timestamp (traced as timer_deleted), then the function's clear
+                    shown = user_key(key)
+                    trace.event_timer_fired(now, watermark, name, shown, window, ts, ts == max_ts)
+                if clears:  # clear_all_state (the function's clear does nothing)
                     state.clear(cname, key, window)
                     existed = live.pop((key, window, max_ts), None) is not None
-                    if as_they_are:  # (its function's clear does nothing: one write)
-                        if not traced_firing:
-                            trace.event_window_cleared(  # type: ignore[union-attr]
-                                now, watermark, name, shown, window, max_ts, existed, cleanup
-                            )
-                        window_ctx.current_window = window
-                        if op.panes:
-                            op.panes.pop((key, window), None)
-                        cleaned.append(window)
-                        continue
-                    if trace is not None:
-                        trace.timer_deleted(
-                            now, watermark, name, shown, window, max_ts, "event", window, existed
+                    if contents is None:
+                        trace.event_window_cleared(
+                            now, watermark, name, shown, window, max_ts, existed, cleanup
                         )
                     window_ctx.current_window = window
-                    fn.clear(window_ctx)
                     if op.panes:
                         op.panes.pop((key, window), None)
-                    if trace is not None:
-                        trace.cleanup(now, watermark, name, shown, window, max_ts, cleanup)
-                        cleaned.append(window)
+                    cleaned.append(window)
         except WinvizError:
             raise
         except Exception as exc:
             raise op.user_error(exc, key, None, window) from exc
         finally:
             if cleaned:
-                trace.forget(cleaned)  # type: ignore[union-attr]
+                trace.forget(cleaned)
             if self.kept:
                 sink.keep(self.kept)  # type: ignore[union-attr]
             self.kept, self.sink_record = None, (None, None)
 
     def _fire_untraced(self, watermark: int, sink: SinkOperator | None) -> None:
-        """``fire_event_timers`` without a trace for a reduce / aggregate without a
-        ProcessWindowFunction (whose ``clear`` does nothing) and no per-window user state:
-        the timer at ``max_timestamp`` emits the contents (kept for ``sink`` when there is a
-        sink straight after); the cleanup timer (the same one without allowed lateness)
-        drops them and the trigger's timer. The current key, the trigger context's key and
-        window and the window context's window are left as the last timer sets them, as
-        Flink's path leaves them."""
+        """``fire_event_timers`` without a trace: the timer at ``max_timestamp`` emits the
+        contents (kept for ``sink``, if any); the cleanup timer drops them and the trigger's
+        timer. Keys and windows of the contexts are left as Flink's path leaves them."""
         op = self.op
         queue = op.timers.event_queue
         live = queue.live
@@ -171,8 +130,7 @@ class EventTimeFiring:
                 last, last_key = window, key
                 if window is not slot_window:
                     slot_window, slot = window, slots.get((cname, window))
-                    max_ts = window.max_timestamp()
-                    cleanup = op.cleanup_time(window) if lateness else max_ts
+                    max_ts, cleanup = window_times(window, lateness)
                 if ts == cleanup and slot is not None:  # contents go (after firing, below)
                     contents = slot.pop(key, None)
                     if not slot:  # (KeyedStateBackend.clear: no empty slot stays)

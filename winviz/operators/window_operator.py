@@ -1,38 +1,28 @@
-"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), step by step.
+"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), step by step: read it next to
+``WindowOperator.java``; the methods come in the same order under the same names.
 
-Read it next to Flink's ``WindowOperator.java``; the methods come in the same order and under
-the same names.
-
-``process_element`` (``processElement``): ask the **assigner** for the element's windows;
-skip windows that are already **late** (``is_window_late``: ``cleanup_time(window) <=
-watermark``); add the element to the window's **state**; ask the **trigger**
-(``on_element``); FIRE emits the contents stamped ``window.max_timestamp()``
-(``emit_window_contents``), PURGE clears them; ``register_cleanup_timer`` at
-``cleanup_time``. An element that landed in no window *and* is itself late
-(``is_element_late``: ``ts + allowed_lateness <= watermark``) goes to the late **side
-output**, or is counted in ``num_late_records_dropped``. Session windows go through a
-``MergingWindowSet`` per key: the new window is added, merged windows have their trigger
-state merged (``on_merge``) and cleared, their cleanup timers deleted and their contents
-folded into one state window. Flink refuses a merge whose result would already be late
-(``UnsupportedOperationError``).
+``process_element``: the **assigner** gives the element's windows; a window already late
+(``is_window_late``) is skipped; the element is added to the window's **state**; the
+**trigger**'s ``on_element`` decides: FIRE emits the contents stamped
+``window.max_timestamp()`` (``emit_window_contents``), PURGE clears them; then
+``cleanup_timer``. An element in no window that is late itself
+(``is_element_late``) goes to the late **side output** or counts in
+``num_late_records_dropped``. Session windows go through a ``MergingWindowSet`` per key
+(``_merge_function``: trigger state merged, merged windows cleared).
 
 ``on_event_time`` / ``on_processing_time``: the **timer service** (``winviz.timers``) calls
-back with a due timer; the trigger decides again, and when the timer is the window's cleanup
-time (``is_cleanup_time``) ``clear_all_state`` clears what the operator keeps for the window —
-contents, trigger state, merging bookkeeping — and calls the window function's ``clear``.
-Per-window state a ``ProcessWindowFunction`` keeps (``context.window_state()``) is the
-function's to clear there: Flink does not clear it, and state the function leaves stays for
-good. Merging (session) windows have no per-window state at all: Flink's
-``MergingWindowStateStore`` refuses it (``UnsupportedOperationError``).
+back; the trigger decides again, and at the window's cleanup time ``clear_all_state`` clears
+contents, trigger state and merging bookkeeping and calls the function's ``clear``. Per-window
+state of a ``ProcessWindowFunction`` (``context.window_state()``) is the function's to clear;
+merging windows refuse it, as Flink's ``MergingWindowStateStore`` does.
 
-This module is Flink's path. Its rules — the cleanup time, the lateness of an element, adding
-to reducing / aggregating contents, a firing's pane and timing — are stated once, in
-``winviz.operators.window_rules``, and called from here and from the fused path. For the most
-common configuration (a non-merging event-time window with EventTimeTrigger, no evictor,
-reduce or aggregate) the same steps also run fused into tight loops, in
-``winviz.operators.window_kernel``, which says exactly which path it equals;
-``winviz.operators.chaining`` chooses it when the job is built, and it plugs in at ``fuse``:
-the operator then hands its element path and its event-time firing to it.
+**The fused path.** The rules are named functions shared with the window kernel
+(``winviz.operators.window_rules``: ``cleanup_time``, ``window_times``, ``is_element_late``,
+``next_pane``; adding to contents: ``winviz.state.add_to_contents``). For a non-merging
+event-time window with ``EventTimeTrigger``, no evictor and reduce / aggregate contents, the
+job builder (``winviz.operators.chaining``) gives the operator a ``WindowKernel``
+(``winviz.operators.window_kernel``) at ``fuse``: ``process_element`` / ``process_batch``
+then hand over to its loops and the timer service fires event time through it.
 """
 
 from __future__ import annotations
@@ -58,7 +48,7 @@ from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.window_functions import InternalWindowFunction
 from winviz.operators.window_rules import cleanup_time, is_element_late, next_pane
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor, state_type
-from winviz.time import MAX, format_ms, wrap_long
+from winviz.time import MAX, format_ms
 from winviz.timers import InternalTimer, budget_error
 from winviz.windows.assigners import GlobalWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
@@ -182,10 +172,7 @@ class WindowOperator(KeyedStreamOperator):
             if self.trace is not None:
                 self.trace_element(key, ts, value)
             windows = self.assigner.assign_windows(value, ts, self.timers.current_processing_time)
-            if self.assigner.is_merging:
-                skipped = self._process_merging(internal, value, ts, windows)
-            else:
-                skipped = self._process_windows(internal, value, ts, windows)
+            skipped = self._process_windows(internal, value, ts, windows)
             if skipped and self.is_element_late(ts):
                 self.late_element(internal, value, ts)
         except WinvizError as exc:
@@ -195,42 +182,35 @@ class WindowOperator(KeyedStreamOperator):
             raise self.user_error(exc, key, value) from exc
 
     def _process_windows(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
-        """``processElement`` for a non-merging assigner: per window, skip it if late, else
-        ``_window_element``. True when every window was skipped."""
+        """``processElement``'s loop over the element's windows: skip a late one, else
+        ``_window_element``. A merging assigner (session windows) adds each window to the
+        key's ``MergingWindowSet`` first (``_merge_function`` says what a merge does) and
+        keeps the contents under the state window of the window it became. True when every
+        window was skipped."""
         skipped = True
         trace = self.trace
+        merging = None
+        if self.assigner.is_merging:
+            merging = self.merging_sets.get(key)
+            if merging is None:
+                merging = self.merging_sets[key] = MergingWindowSet(self.assigner)
         for window in windows:
-            if self.is_window_late(window):
-                if trace is not None:
-                    trace.skipped_late_window(*self._trace_at(key), window, ts, value)
-                continue
-            skipped = False
-            self._window_element(key, value, ts, window, window)
-        return skipped
-
-    def _process_merging(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
-        """``processElement`` for a merging assigner (session windows): each new window goes
-        into the key's ``MergingWindowSet`` first (``_merge_function`` says what a merge
-        does), then ``_window_element`` on the window it became, with the contents kept
-        under its state window. True when every window was skipped."""
-        skipped = True
-        trace = self.trace
-        merging = self.merging_sets.get(key)
-        if merging is None:
-            merging = self.merging_sets[key] = MergingWindowSet(self.assigner)
-        for window in windows:
-            actual = merging.add_window(window, self._merge_function(key))
+            actual = (
+                window if merging is None else merging.add_window(window, self._merge_function(key))
+            )
             if self.is_window_late(actual):
-                merging.retire_window(actual)
+                if merging is not None:
+                    merging.retire_window(actual)
                 if trace is not None:
                     trace.skipped_late_window(*self._trace_at(key), actual, ts, value)
                 continue
             skipped = False
-            state_window = merging.get_state_window(actual)
+            state_window = actual if merging is None else merging.get_state_window(actual)
             if state_window is None:
                 raise IllegalStateError(f"Window {window} is not in in-flight window set.")
             self._window_element(key, value, ts, actual, state_window)
-        self._persist(key, merging)
+        if merging is not None:
+            self._persist(key, merging)
         return skipped
 
     def _window_element(
@@ -262,7 +242,7 @@ class WindowOperator(KeyedStreamOperator):
             self.emit_window_contents(key, window, state_window, contents)
         if result.is_purge:
             self._purge(key, window, state_window, "trigger")
-        self.register_cleanup_timer(window)
+        self.cleanup_timer(window, "register")
 
     def _for_trigger(self, value: Any) -> Any:
         """The element as the trigger gets it: a copy for a trigger of the user's own (a
@@ -273,7 +253,7 @@ class WindowOperator(KeyedStreamOperator):
         def merge(merge_result, merged_windows, state_window_result, merged_state_windows):
             if self.is_event_time:
                 wm = self.timers.current_watermark
-                if wrap_long(merge_result.max_timestamp() + self.allowed_lateness) <= wm:
+                if is_element_late(merge_result.max_timestamp(), self.allowed_lateness, wm):
                     raise UnsupportedOperationError(
                         "The end timestamp of an event-time window cannot become earlier than "
                         f"the current watermark by merging. Current watermark: {wm} window: "
@@ -298,7 +278,7 @@ class WindowOperator(KeyedStreamOperator):
             for m in merged_windows:
                 ctx.window = m
                 self.trigger.clear(m, ctx)
-                self.delete_cleanup_timer(m)
+                self.cleanup_timer(m, "delete")
                 self.panes.pop((key, m), None)
             self.state.merge_namespaces(
                 self.contents, key, state_window_result, merged_state_windows
@@ -491,23 +471,13 @@ class WindowOperator(KeyedStreamOperator):
             ts, self.allowed_lateness, self.timers.current_watermark
         )
 
-    def register_cleanup_timer(self, window: Any) -> None:
+    def cleanup_timer(self, window: Any, how: str) -> None:
+        """``registerCleanupTimer`` / ``deleteCleanupTimer`` (``how``: "register" or
+        "delete") for the trigger context's window; none at MAX (the global window)."""
         t = self.cleanup_time(window)
-        if t == MAX:
-            return  # no cleanup for the global window (or an overflowing one)
-        if self.is_event_time:
-            self.ctx.register_event_time_timer(t)
-        else:
-            self.ctx.register_processing_time_timer(t)
-
-    def delete_cleanup_timer(self, window: Any) -> None:
-        t = self.cleanup_time(window)
-        if t == MAX:
-            return
-        if self.is_event_time:
-            self.ctx.delete_event_time_timer(t)
-        else:
-            self.ctx.delete_processing_time_timer(t)
+        if t != MAX:
+            domain = "event" if self.is_event_time else "processing"
+            getattr(self.ctx, f"{how}_{domain}_time_timer")(t)
 
     # -- helpers ----------------------------------------------------------------------------
 

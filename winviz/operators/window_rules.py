@@ -26,6 +26,12 @@ def cleanup_time(max_ts: int, allowed_lateness: int) -> int:
     return t if t >= max_ts else MAX
 
 
+def window_times(window: Any, allowed_lateness: int) -> tuple[int, int]:
+    """An event-time window's max timestamp and cleanup time (``cleanup_time``)."""
+    max_ts = window.max_timestamp()
+    return max_ts, cleanup_time(max_ts, allowed_lateness) if allowed_lateness else max_ts
+
+
 def is_element_late(ts: int | None, allowed_lateness: int, watermark: int) -> bool:
     """Whether an event-time element is late past the allowed lateness
     (``WindowOperator.isElementLate``: ``ts + allowed_lateness <= watermark``)."""
