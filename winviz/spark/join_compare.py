@@ -1,23 +1,11 @@
 """Flink's interval join and Spark's stream-stream join of the same data, side by side.
 
-``flink_interval_join(left, ..., right, ..., spec)`` runs the winviz engine's interval join
-(Flink 2.3's ``IntervalJoinOperator``, ``winviz.operators.interval_join``) with the spec's
-bounds (``between(lower, upper)``, an exclusive bound as ``lower_bound_exclusive()`` /
-``upper_bound_exclusive()``) and watermark delays (``for_bounded_out_of_orderness``),
-late rows to side outputs. ``compare(engine_result, spark_result)`` of a join twin's result
-(``compare_join``) gives one row per pair
-of rows that the condition joins (same key, ``l.ts + lower <= r.ts <= l.ts + upper``) and
-one per NULL row Spark's outer join emitted: whether each engine output it, when, and why not.
-
-Each row's ``reason`` says why a side did not output the pair (joined with ``"; "``): a row
-Flink dropped as late (below its watermark) or removed from its buffer by the cleanup timer
-before the other row arrived; a row Spark dropped as late (``<=`` the previous batch's
-watermark) or evicted past its state watermark (``join_model`` rule 2) first; a NULL row of
-Spark's outer join; or ``SPARK_LATER``.
-
-The two watermarks differ by design: Flink's bounded-out-of-orderness watermark is
-``max ts - delay - 1`` and rises every ``auto_watermark_interval`` of processing time; Spark's
-is ``max ts - delay`` and moves only between micro-batches.
+``flink_interval_join`` runs the engine's interval join (Flink's ``IntervalJoinOperator``) with
+a ``JoinSpec``'s bounds and delays. ``compare_join`` gives one row per pair the condition joins
+and per NULL row of Spark's outer join: whether each engine output it, when, and why not: a row
+late for a side, a row Flink removed from its buffer or Spark evicted past its state watermark
+before the other row arrived, a NULL row, or ``SPARK_LATER``. Flink's watermark is ``max ts -
+delay - 1`` every ``auto_watermark_interval``; Spark's ``max ts - delay``, between batches.
 """
 
 from __future__ import annotations

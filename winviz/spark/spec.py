@@ -1,6 +1,6 @@
-"""What a Spark twin computes: a windowed aggregation with a watermark, and how it is driven.
+"""What a Spark twin computes (``TwinSpec``, ``StateSpec``) and the rule of Spark's ``window()``.
 
-The Spark pipeline a ``TwinSpec`` stands for::
+A ``TwinSpec`` stands for this query (``EventTimeWatermark``, ``TimeWindow`` / ``SessionWindow``)::
 
     (spark.readStream.schema(...).option("maxFilesPerTrigger", 1).json(input_dir)
         .withColumn("event_time", timestamp_millis(ts_field))
@@ -9,36 +9,20 @@ The Spark pipeline a ``TwinSpec`` stands for::
         .agg(count("*"), sum(value_field))
         .writeStream.outputMode(output_mode).foreachBatch(...))
 
-``window()`` is Spark's ``TimeWindow`` expression (tumbling when ``slide == size``; the windows
-of an event time: ``spark_windows``, Spark's ``TimeWindowing``), and
-``withWatermark`` is ``EventTimeWatermark``. With ``session_gap`` instead of ``size`` the
-grouping is ``session_window("event_time", f"{gap} milliseconds")`` (``SessionWindow``; each row
-opens ``[ts, ts + gap)`` and overlapping sessions of a key merge), append mode only.
+``session_gap`` instead of ``size`` groups by ``session_window`` (append mode only). A tuple of
+delays makes the input a union of streams, each with its own ``withWatermark``, combined by
+``multipleWatermarkPolicy`` = ``watermark_policy`` (``MultipleWatermarkPolicy``).
 
-With a tuple of delays, ``watermark_delay=(d0, d1)``, the input is a *union of streams*: each
-record names its stream (0, 1, ... in ``stream_field``) and each stream gets its own
-``withWatermark`` before the ``union``; Spark combines their watermarks with
-``spark.sql.streaming.multipleWatermarkPolicy`` = ``watermark_policy`` (``"min"``, the
-default, or ``"max"``; ``MultipleWatermarkPolicy``). Output modes (``OutputMode.Append`` /
-``OutputMode.Update``): *append* emits a window once, when the watermark has passed its end;
-*update* emits every window whose aggregate changed in the batch.
-
-Drives (how the micro-batches are executed, see ``winviz.spark.twins``):
-
-- ``"per_batch"`` — each trigger interval's file is added, then ``processAllAvailable()``: Spark
-  runs the data batch and, when that batch raised the watermark, an extra *no-data batch* that
-  applies the new watermark (emits/evicts windows) before the next data arrives. Late rows of
-  the next batch are then filtered with the new watermark.
-- ``"available_now"`` — every file is written first, then one run with
-  ``trigger(availableNow=True)``: batches follow each other with no no-data batch in between
-  (only one at the very end), so a batch's late-row filter uses the watermark of the batch
-  before, which lags one batch behind the data: rows that ``per_batch`` drops can still count.
+Drives: ``"per_batch"`` adds each trigger interval's file, then ``processAllAvailable()`` (a
+raised watermark gets a no-data batch before the next data); ``"available_now"`` writes every
+file, then runs ``trigger(availableNow=True)`` (one no-data batch, at the end), so a batch's
+late filter lags one batch behind.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from winviz.errors import InputError
 
@@ -170,6 +154,24 @@ def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
     overlapping = -(-size // slide)
     starts = [last_start - i * slide for i in range(overlapping)]
     return [(s, s + size) for s in reversed(starts) if s <= ts < s + size]
+
+
+def copies(spec: Any, ts: int) -> list[tuple[int, int]]:
+    """The ``(start, end)`` groups a row at ``ts`` goes into: its windows, its session ``[ts,
+    ts + gap)``, or ``(ts, ts)`` for a state or join twin's row. Spark's late filter drops a
+    copy with ``end <= late-events watermark`` (``WatermarkSupport``; the join's
+    ``OneSideHashJoiner``: ``ts <= watermark``); Spark only counts them
+    (``numRowsDroppedByWatermark``)."""
+    if not isinstance(spec, TwinSpec):
+        return [(ts, ts)]
+    if spec.is_session:
+        return [(ts, ts + spec.session_gap)]
+    return spark_windows(ts, spec.size, spec.window_slide)
+
+
+def is_dropped(spec: Any, ts: int, late_watermark: int) -> bool:
+    """Whether Spark's late filter drops the whole row (every copy of it is late)."""
+    return all(end <= late_watermark for _, end in copies(spec, ts))
 
 
 def is_ms(value: object) -> bool:
