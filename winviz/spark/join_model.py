@@ -56,8 +56,10 @@ from winviz.spark.spec import (
     DRIVES,
     WATERMARK_POLICIES,
     TwinSpec,
+    check,
     is_dropped,
     is_ms,
+    non_negative_ms,
     one_of,
     positive_ms,
 )
@@ -95,22 +97,14 @@ class JoinSpec:
     def __post_init__(self) -> None:
         for name in ("lower", "upper"):
             value = getattr(self, name)
-            if not is_ms(value):
-                raise InputError("must be an int (milliseconds)", field=name, value=value)
-        if self.lower > self.upper:
-            raise InputError(
-                f"lower bound {self.lower} > upper bound {self.upper}: no row could join",
-                field="lower",
-                value=self.lower,
-                expected=f"<= upper ({self.upper})",
-            )
+            check(is_ms(value), "must be an int (milliseconds)", name, value)
+        no_row = f"lower bound {self.lower} > upper bound {self.upper}: no row could join"
+        check(self.lower <= self.upper, no_row, "lower", self.lower, f"<= upper ({self.upper})")
         for name in ("lower_inclusive", "upper_inclusive"):
-            if not isinstance(getattr(self, name), bool):
-                raise InputError("must be a bool", field=name, value=getattr(self, name))
-        for name in ("left_delay", "right_delay"):
             value = getattr(self, name)
-            if not is_ms(value) or value < 0:
-                raise InputError("must be an int >= 0 (milliseconds)", field=name, value=value)
+            check(isinstance(value, bool), "must be a bool", name, value)
+        for name in ("left_delay", "right_delay"):
+            non_negative_ms(getattr(self, name), name, "must be an int >= 0 (milliseconds)")
         one_of(self.join_type, JOIN_TYPES, "join_type")
         one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
         one_of(self.drive, DRIVES, "drive")

@@ -66,63 +66,45 @@ class TwinSpec:
     drive: Drive = "per_batch"
 
     def __post_init__(self) -> None:
-        if (self.size is None) == (self.session_gap is None):
-            raise InputError(
-                "give exactly one of size (time windows) and session_gap (session windows)",
-                field="size",
-                value=self.size,
-            )
+        exactly_one = "give exactly one of size (time windows) and session_gap (session windows)"
+        check((self.size is None) != (self.session_gap is None), exactly_one, "size", self.size)
         if self.is_session:
             positive_ms(self.session_gap, "session_gap")
-            if self.slide is not None:
-                raise InputError("session windows have no slide", field="slide", value=self.slide)
-            if self.output_mode != "append":
-                raise InputError(
-                    "the session-window twin runs in append mode only",
-                    field="output_mode",
-                    value=self.output_mode,
-                    expected="'append'",
-                )
+            check(self.slide is None, "session windows have no slide", "slide", self.slide)
+            append_only = "the session-window twin runs in append mode only"
+            check(
+                self.output_mode == "append",
+                append_only,
+                "output_mode",
+                self.output_mode,
+                "'append'",
+            )
         else:
             positive_ms(self.size, "size")
             positive_ms(self.window_slide, "slide")
-            if self.window_slide > self.size:
-                raise InputError(
-                    "a slide larger than the window leaves gaps", field="slide", value=self.slide
-                )
+            gaps = "a slide larger than the window leaves gaps"
+            check(self.window_slide <= self.size, gaps, "slide", self.slide)
         positive_ms(self.trigger_interval, "trigger_interval")
-        for delay in self.delays:
-            if not is_ms(delay) or delay < 0:
-                raise InputError(
-                    "must be an int >= 0 (or a tuple of them, one per stream)",
-                    field="watermark_delay",
-                    value=self.watermark_delay,
-                )
-        if isinstance(self.watermark_delay, tuple):
-            if len(self.watermark_delay) < 2:
-                raise InputError(
-                    "a union needs one delay per stream, at least two",
-                    field="watermark_delay",
-                    value=self.watermark_delay,
-                )
-            if self.stream_field is None:
-                raise InputError(
-                    "a union of streams needs a stream_field naming each record's stream",
-                    field="stream_field",
-                    value=None,
-                )
-        elif self.stream_field is not None:
-            raise InputError(
-                "stream_field needs one watermark delay per stream (a tuple)",
-                field="watermark_delay",
-                value=self.watermark_delay,
-            )
+        delay, union = self.watermark_delay, isinstance(self.watermark_delay, tuple)
+        ints = "must be an int >= 0 (or a tuple of them, one per stream)"
+        check(all(is_ms(d) and d >= 0 for d in self.delays), ints, "watermark_delay", delay)
+        at_least_two = "a union needs one delay per stream, at least two"
+        check(not union or len(self.delays) >= 2, at_least_two, "watermark_delay", delay)
+        named = "a union of streams needs a stream_field naming each record's stream"
+        check(not union or self.stream_field is not None, named, "stream_field", None)
+        one_each = "stream_field needs one watermark delay per stream (a tuple)"
+        check(union or self.stream_field is None, one_each, "watermark_delay", delay)
         one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
         one_of(self.output_mode, OUTPUT_MODES, "output_mode")
         one_of(self.drive, DRIVES, "drive")
         one_of(self.aggregate, AGGREGATES, "aggregate")
-        if self.aggregate == "sum" and self.value_field is None:
-            raise InputError("aggregate='sum' needs a value_field", field="value_field", value=None)
+        needs_value = "aggregate='sum' needs a value_field"
+        check(
+            self.aggregate != "sum" or self.value_field is not None,
+            needs_value,
+            "value_field",
+            None,
+        )
 
     @property
     def window_slide(self) -> int:
@@ -179,14 +161,22 @@ def is_ms(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def check(ok: bool, message: str, field: str, value: object, expected: str | None = None) -> None:
+    """Raise ``InputError(message, field=field, value=value, expected=expected)`` unless ``ok``."""
+    if not ok:
+        raise InputError(message, field=field, value=value, expected=expected)
+
+
 def positive_ms(value: object, name: str) -> None:
-    if not is_ms(value) or value <= 0:  # type: ignore[operator]
-        raise InputError("must be a positive int (milliseconds)", field=name, value=value)
+    check(is_ms(value) and value > 0, "must be a positive int (milliseconds)", name, value)  # type: ignore[operator]
+
+
+def non_negative_ms(value: object, name: str, message: str = "must be an int >= 0") -> None:
+    check(is_ms(value) and value >= 0, message, name, value)  # type: ignore[operator]
 
 
 def one_of(value: object, allowed: tuple[str, ...], name: str) -> None:
-    if value not in allowed:
-        raise InputError("unknown option", field=name, value=value, expected=f"one of {allowed}")
+    check(value in allowed, "unknown option", name, value, f"one of {allowed}")
 
 
 STATE_APIS = ("transform_with_state", "apply_in_pandas_with_state")
@@ -223,9 +213,7 @@ class StateSpec:
     def __post_init__(self) -> None:
         positive_ms(self.timeout, "timeout")
         positive_ms(self.trigger_interval, "trigger_interval")
-        d = self.watermark_delay
-        if not is_ms(d) or d < 0:
-            raise InputError("must be an int >= 0", field="watermark_delay", value=d)
+        non_negative_ms(self.watermark_delay, "watermark_delay")
         one_of(self.api, STATE_APIS, "api")
         one_of(self.drive, DRIVES, "drive")
 

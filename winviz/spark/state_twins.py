@@ -56,6 +56,7 @@ from winviz.spark.twins import (
     input_stream,
     query_dirs,
     session_settings,
+    watermarked,
 )
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -76,20 +77,6 @@ def run_state_twin(
     return TwinResult(spec, outcomes, "spark", inputs)
 
 
-def output_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
-    """``key``, ``timer``, ``count``, ``sum`` as a DDL string (types as the input's)."""
-    schema = input_schema(spec, inputs)
-    key_type = schema[KEY].dataType.simpleString()
-    sum_type = schema[VALUE].dataType.simpleString() if spec.value_field is not None else "long"
-    return f"key {key_type}, timer long, count long, sum {sum_type}"
-
-
-def state_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
-    """The per-key state: ``count``, ``sum``, largest event time, the timer."""
-    sum_type = output_schema(spec, inputs).rsplit(" ", 1)[1]
-    return f"count long, sum {sum_type}, max_ts long, timer long"
-
-
 def build_state_query(
     spark: Any,
     spec: StateSpec,
@@ -100,19 +87,19 @@ def build_state_query(
     """file source -> event time -> watermark -> groupBy(key) -> the chosen state API; with
     ``processing_time``: file source -> groupBy(key) -> ``transformWithStateInPandas`` with
     processing-time timers (``run_processing_time_probe``)."""
-    from pyspark.sql import functions as F
-
     stream = input_stream(spark, spec, inputs, watched, indexed=True)
     columns = [KEY, TS, INDEX]
     if not processing_time:
-        stream = stream.withColumn(EVENT_TIME, F.timestamp_millis(TS)).withWatermark(
-            EVENT_TIME, f"{spec.watermark_delay} milliseconds"
-        )
+        stream = watermarked(stream, spec)
         columns.append(EVENT_TIME)
     if spec.value_field is not None:
         columns.append(VALUE)
     grouped = stream.select(*columns).groupBy(KEY)
-    out, state = output_schema(spec, inputs), state_schema(spec, inputs)
+    # the output row and the per-key state (sum typed as the input's value)
+    schema = input_schema(spec, inputs)
+    sum_type = schema[VALUE].dataType.simpleString() if spec.value_field is not None else "long"
+    out = f"key {schema[KEY].dataType.simpleString()}, timer long, count long, sum {sum_type}"
+    state = f"count long, sum {sum_type}, max_ts long, timer long"
     with warnings.catch_warnings():  # PySpark 4.x: "does not yet fully support pandas >= 3"
         warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
         if processing_time or spec.api == "transform_with_state":

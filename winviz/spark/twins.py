@@ -226,21 +226,10 @@ def build_join_query(
     right = side(1, "r", spec.right_delay)
     condition = F.expr(join_condition(spec))
     joined = left.join(right, condition, spec.join_type)  # Spark names the JOIN_TYPES alike
-    if spec.join_type == "left_semi":
-        return joined.select(
-            F.col("lkey").alias("key"),
-            F.col("lidx"),
-            F.unix_millis("lt"),
-            F.lit(None).cast("long"),
-            F.lit(None).cast("long"),
-        )
-    return joined.select(
-        F.coalesce("lkey", "rkey").alias("key"),
-        F.col("lidx"),
-        F.unix_millis("lt"),
-        F.col("ridx"),
-        F.unix_millis("rt"),
-    )
+    semi = spec.join_type == "left_semi"  # a left semi row has no right side
+    key = F.col("lkey") if semi else F.coalesce("lkey", "rkey")
+    right_side = [F.lit(None).cast("long")] * 2 if semi else [F.col("ridx"), F.unix_millis("rt")]
+    return joined.select(key.alias("key"), F.col("lidx"), F.unix_millis("lt"), *right_side)
 
 
 def join_condition(spec: JoinSpec) -> str:
