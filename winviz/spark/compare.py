@@ -74,26 +74,11 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
     rows = []
     for g in groups:
         f, s = flink.get(g, _Flink()), spark.get(g, _Spark())
-        last = f.firings[-1] if f.firings else None
-        out = s.outputs[-1] if s.outputs else None
-        flink_result = last[1] if last else None
-        spark_result_value = out[2] if out else None
-        same = flink_result == spark_result_value
-        rows.append(
-            {
-                "key": g[0],
-                "window_start": g[1],
-                "window_end": g[2],
-                "flink_result": flink_result,
-                "flink_time": last[0] if last else None,
-                "flink_firings": len(f.firings),
-                "spark_result": spark_result_value,
-                "spark_batch": out[0] if out else None,
-                "spark_time": out[1] if out else None,
-                "same_result": same,
-                "reason": "; ".join(_reasons(g, f, s, same, final_wm, open_sessions)),
-            }
-        )
+        f_last = f.firings[-1][:2] if f.firings else (None, None)  # (proc_time, result)
+        s_last = s.outputs[-1] if s.outputs else (None, None, None)  # (batch, time, result)
+        same = f_last[1] == s_last[2]
+        why = "; ".join(_reasons(g, f, s, same, final_wm, open_sessions))
+        rows.append((*g, f_last[1], f_last[0], len(f.firings), s_last[2], *s_last[:2], same, why))
     frame = pd.DataFrame(rows, columns=COLUMNS, dtype=object)
     ints = ["window_start", "window_end", "flink_time", "flink_firings"]
     ints += ["spark_batch", "spark_time"]

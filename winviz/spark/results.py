@@ -30,7 +30,6 @@ class OutputRow(NamedTuple):
     sum: int | float | None
 
     def order(self) -> tuple:
-        """By window, then key."""
         return (self.window_start, self.window_end, str(type(self.key)), self.key)
 
 
@@ -44,7 +43,6 @@ class TimerRow(NamedTuple):
     sum: int | float | None
 
     def order(self) -> tuple:
-        """By timer, then key."""
         return (self.timer, str(type(self.key)), self.key)
 
 
@@ -64,7 +62,6 @@ class JoinRow(NamedTuple):
         return self.left_index is None or self.right_index is None
 
     def order(self) -> tuple:
-        """By key, then left and right input index (a NULL side first)."""
         return (
             str(type(self.key)),
             self.key,

@@ -37,19 +37,11 @@ OutputMode = Literal["append", "update"]
 
 @dataclass(frozen=True)
 class TwinSpec:
-    """A windowed count/sum per key with a watermark; all times in milliseconds.
-
-    Exactly one of ``size`` (time windows, ``slide`` optional) and ``session_gap`` (session
-    windows) is given. ``watermark_delay`` is one delay, or one per stream of a union (then
-    ``stream_field`` names the field holding each record's stream index and
-    ``watermark_policy`` says how Spark combines the streams' watermarks).
-
-    ``key_field`` / ``ts_field`` / ``value_field`` name the record fields (dict keys, or indexes
-    into tuples); ``value_field`` is needed for ``aggregate="sum"``. ``ts_field`` holds event
-    time (int ms, or anything ``winviz.time.TimestampNormalizer`` accepts). ``slide`` defaults
-    to ``size`` (tumbling). ``trigger_interval`` cuts the input into micro-batches by arrival
-    time (``winviz.spark.batches``). ``aggregate`` picks the ``result`` of each output row.
-    """
+    """A windowed count/sum per key with a watermark (times in ms): exactly one of ``size``
+    (``slide`` defaults to it) and ``session_gap``; one ``watermark_delay`` or one per stream
+    of a union (``stream_field`` names each record's stream). The ``*_field``s are dict keys or
+    tuple indexes (``ts_field``: anything ``TimestampNormalizer`` accepts); ``aggregate="sum"``
+    needs ``value_field``."""
 
     size: int | None = None
     watermark_delay: int | tuple[int, ...] = 0
@@ -184,14 +176,9 @@ STATE_APIS = ("transform_with_state", "apply_in_pandas_with_state")
 
 @dataclass(frozen=True)
 class StateSpec:
-    """The ``KeyedProcessFunction`` analogue run through one of Spark's arbitrary-state APIs:
-    per key, count (and sum) the rows, and keep one event-time timer at *the largest event time
-    seen for the key + ``timeout``* (moved on every new row); when it fires, output
-    ``(key, timer, count, sum)`` and clear the key's state. All times in ms.
-
-    ``api`` picks the Spark API, ``transformWithStateInPandas`` or ``applyInPandasWithState``
-    (``winviz.spark.state_twins``); the other fields mean what they mean in ``TwinSpec``.
-    """
+    """The ``KeyedProcessFunction`` twin of ``winviz.spark.state_twins`` (times in ms): per
+    key, count (and sum) rows with one event-time timer at largest event time + ``timeout``,
+    on Spark's ``api``; the other fields as in ``TwinSpec``."""
 
     timeout: int
     watermark_delay: int = 0
