@@ -109,30 +109,35 @@ def _row(
                 f"no field {name!r} in {record!r}", field=str(name), **where
             ) from None
 
-    def bad(message: str, column: str, value: Any, expected: str | None = None) -> BatchInputError:
-        field = str(fields[column])
-        return BatchInputError(message, field=field, value=value, expected=expected, **where)
-
     key = out[KEY]
     if not isinstance(key, (str, int)) or isinstance(key, bool):
-        raise bad("a key must be a str or an int", KEY, key)
+        raise _bad("a key must be a str or an int", where, fields[KEY], key)
     try:
         out[TS] = norm(out[TS], field_name=str(spec.ts_field))
     except InputError as exc:
         raise BatchInputError(f"bad event time: {exc}", **where) from None
     if not MIN_SPARK_MS <= out[TS] <= MAX_SPARK_MS:
-        raise bad("event time outside Spark's TimestampType range (years 0001-9999)", TS, out[TS])
-    stream = out.get(STREAM, 0)
-    if not is_ms(stream) or not 0 <= stream < len(spec.delays):
+        message = "event time outside Spark's TimestampType range (years 0001-9999)"
+        raise _bad(message, where, fields[TS], out[TS])
+    stream = out.get(STREAM)
+    if STREAM in out and (not is_ms(stream) or not 0 <= stream < len(spec.delays)):
         message, expected = (
             "a stream must be the index of one of the union's streams",
             f"an int in 0..{len(spec.delays) - 1}",
         )
-        raise bad(message, STREAM, stream, expected)
-    value = out.get(VALUE, 0)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
-        raise bad("a value must be an int or a float (not NaN)", VALUE, value)
+        raise _bad(message, where, fields[STREAM], stream, expected)
+    value = out.get(VALUE)
+    if VALUE in out and (
+        not isinstance(value, (int, float)) or isinstance(value, bool) or value != value
+    ):
+        raise _bad("a value must be an int or a float (not NaN)", where, fields[VALUE], value)
     return out
+
+
+def _bad(
+    message: str, where: dict[str, int], field: Any, value: Any, expected: str | None = None
+) -> BatchInputError:
+    return BatchInputError(message, field=str(field), value=value, expected=expected, **where)
 
 
 def write_batch_file(batch: InputBatch, watched: Path, staging: Path) -> Path:

@@ -164,6 +164,7 @@ class SparkModel(MicroBatchModel):
     def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
         """Rules 2-4 and 7 for one micro-batch (``None``: a no-data batch)."""
         evict, late, spec = self.watermark, self.previous, self.spec
+        session = spec.is_session
         partial: dict[Group, list[Any]] = {}
         for r in batch.rows if batch is not None else ():
             for start, end in copies(spec, r[TS]):
@@ -173,7 +174,7 @@ class SparkModel(MicroBatchModel):
         changed = [g for g in partial if g[1] > late]
         for g in changed:
             n, total = partial[g]
-            if spec.is_session:
+            if session:
                 key = g[2]
                 self.sessions[key] = merge_sessions(
                     [*self.sessions.get(key, []), [*g[:2], n, total]]
@@ -182,18 +183,16 @@ class SparkModel(MicroBatchModel):
                 acc = self.state.setdefault(g, [0, None])
                 acc[0] += n
                 acc[1] = sum_ignoring_nulls(acc[1], total)
-        if spec.is_session:
-            out = [
-                OutputRow(s, e, k, *acc)
-                for k, kept in self.sessions.items()
-                for s, e, *acc in kept
-                if e <= evict
-            ]
-            self.sessions = {
-                k: kept
-                for k, ss in self.sessions.items()
-                if (kept := [s for s in ss if s[1] > evict])
-            }
+        out = []
+        if session:
+            for key, sessions in list(self.sessions.items()):
+                kept = [x for x in sessions if x[1] > evict]
+                if len(kept) < len(sessions):
+                    out += [OutputRow(s, e, key, n, t) for s, e, n, t in sessions if e <= evict]
+                    if kept:
+                        self.sessions[key] = kept
+                    else:
+                        del self.sessions[key]
         else:
             final = [g for g in self.state if g[1] <= evict]
             shown = final if spec.output_mode == "append" else changed

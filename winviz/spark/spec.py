@@ -136,16 +136,17 @@ def copies(spec: Any, ts: int) -> list[tuple[int, int]]:
     copy with ``end <= late-events watermark`` (``WatermarkSupport``; the join's
     ``OneSideHashJoiner``: ``ts <= watermark``); Spark only counts them
     (``numRowsDroppedByWatermark``)."""
-    if not isinstance(spec, TwinSpec):
+    if type(spec) is not TwinSpec:
         return [(ts, ts)]
-    if spec.is_session:
+    if spec.session_gap is not None:
         return [(ts, ts + spec.session_gap)]
     return spark_windows(ts, spec.size, spec.window_slide)
 
 
 def is_dropped(spec: Any, ts: int, late_watermark: int) -> bool:
-    """Whether Spark's late filter drops the whole row (every copy of it is late)."""
-    return all(end <= late_watermark for _, end in copies(spec, ts))
+    """Whether Spark's late filter drops the whole row: every copy is late, i.e. the last,
+    which ends latest."""
+    return copies(spec, ts)[-1][1] <= late_watermark
 
 
 def is_ms(value: object) -> bool:
