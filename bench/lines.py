@@ -44,7 +44,6 @@ NEW_OPERATORS: dict[str, str] = {
     "spark/twins.py:run_join_twin": "window and interval joins (Spark twin)",
     "spark/twins.py:build_join_query": "window and interval joins (Spark twin)",
     "spark/twins.py:join_condition": "window and interval joins (Spark twin)",
-    "spark/twins.py:_file_batch": "window and interval joins (Spark twin)",
     "spark/twins.py:explain_run": "window and interval joins (Spark twin)",
     "batch_execution.py": "BATCH execution mode",
     "alignment.py": "watermark alignment",

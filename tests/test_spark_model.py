@@ -10,8 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from winviz.errors import InputError
-from winviz.spark import BatchInputError, TwinSpec, form_batches, predict, spark_windows
+from winviz.spark import (
+    BatchInputError,
+    JoinSpec,
+    StateSpec,
+    TwinSpec,
+    form_batches,
+    predict,
+    spark_windows,
+)
 from winviz.spark import session as spark_session
+from winviz.spark.spec import copies, is_dropped
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,6 +73,65 @@ def test_spec_checks_its_options() -> None:
         TwinSpec(size=5, watermark_delay=0, aggregate="sum")
     with pytest.raises(InputError, match="slide"):
         TwinSpec(size=5, slide=6, watermark_delay=0)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda: TwinSpec(session_gap=5, output_mode="update"),
+            "field 'output_mode', value 'update': the session-window twin runs in append mode "
+            "only (expected 'append')",
+        ),
+        (
+            lambda: TwinSpec(size=5, watermark_delay=(1,)),
+            "field 'watermark_delay', value (1,): a union needs one delay per stream, at least two",
+        ),
+        (
+            lambda: TwinSpec(size=5, stream_field="s"),
+            "field 'watermark_delay', value 0: stream_field needs one watermark delay per stream "
+            "(a tuple)",
+        ),
+        (
+            lambda: StateSpec(timeout=5, watermark_delay=-1),
+            "field 'watermark_delay', value -1: must be an int >= 0",
+        ),
+        (
+            lambda: JoinSpec(lower=5, upper=1),
+            "field 'lower', value 5: lower bound 5 > upper bound 1: no row could join (expected "
+            "<= upper (1))",
+        ),
+        (
+            lambda: JoinSpec(lower=0, upper=1, right_delay=-1),
+            "field 'right_delay', value -1: must be an int >= 0 (milliseconds)",
+        ),
+        (
+            lambda: form_batches(
+                [{"key": "a", "ts": 1, "s": 2}],
+                [0],
+                TwinSpec(size=5, watermark_delay=(0, 0), stream_field="s"),
+            ),
+            "micro-batch 0, row 0: record 0, field 's', value 2: a stream must be the index of "
+            "one of the union's streams (expected an int in 0..1)",
+        ),
+    ],
+)
+def test_spec_and_row_errors_name_the_field_value_and_expectation(make, message: str) -> None:
+    with pytest.raises(InputError) as info:
+        make()
+    assert str(info.value) == message
+
+
+def test_the_late_filter_drops_a_copy_whose_end_is_at_or_below_the_late_watermark() -> None:
+    sliding = TwinSpec(size=3000, slide=1000)
+    assert copies(sliding, 2500) == [(0, 3000), (1000, 4000), (2000, 5000)]
+    assert (is_dropped(sliding, 2500, 4000), is_dropped(sliding, 2500, 5000)) == (False, True)
+    sessions = TwinSpec(session_gap=700)
+    assert copies(sessions, 2500) == [(2500, 3200)]
+    assert (is_dropped(sessions, 2500, 3199), is_dropped(sessions, 2500, 3200)) == (False, True)
+    state, join = StateSpec(timeout=10), JoinSpec(lower=0, upper=1)
+    assert copies(state, 2500) == copies(join, 2500) == [(2500, 2500)]
+    assert (is_dropped(join, 2500, 2499), is_dropped(state, 2500, 2500)) == (False, True)
 
 
 def test_spark_windows_like_time_windowing() -> None:

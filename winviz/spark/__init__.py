@@ -1,22 +1,12 @@
-"""The Spark twin: winviz pipelines run on real (local) PySpark Structured Streaming, and a
-pure-Python model of Spark's semantics, both read back as a ``winviz.trace.Trace``.
+"""The Spark twin: winviz pipelines on real (local) PySpark Structured Streaming (``run_twin``,
+needs Java) and a pure-Python model of Spark's rules (``predict``, no JVM), both read back as a
+``TwinResult`` with a ``winviz.trace.Trace``; ``build_twin(env, sink)`` makes the twin of an
+engine pipeline and ``compare`` sets both side by side. The engine never imports this package;
+PySpark is imported only when a session starts.
 
-    from winviz.spark import TwinSpec, run_twin, predict
-
-    spec = TwinSpec(size=5000, watermark_delay=2000, output_mode="append",
-                    trigger_interval=1000, drive="per_batch")
-    spark_run = run_twin(records, arrival_times, spec)     # real Spark (needs Java)
-    model_run = predict(records, arrival_times, spec)      # no JVM
-    spark_run.to_pandas()                                  # one row per micro-batch
-
-    plan = build_twin(env, "counts")                       # the twin of an engine pipeline
-    compare(env.execute(), plan.run())                     # per (key, window): who, when, why
-
-The path of a run: ``spec`` -> ``batches`` -> ``twins`` / ``state_twins`` (real Spark,
-``session``, one runner for every twin) or ``model`` / ``join_model`` (no JVM, one driver for
-every model) -> ``results`` (with the run's trace); ``builder`` makes a ``TwinPlan`` from an
-engine pipeline, ``compare`` (``join_compare`` for a join) sets both side by side. The engine
-core never imports this package; PySpark is imported only when a session starts.
+    spec = TwinSpec(size=5000, watermark_delay=2000, trigger_interval=1000)
+    predict(records, arrival_times, spec).to_pandas()      # one row per micro-batch
+    compare(env.execute(), build_twin(env, "counts").run())
 """
 
 from winviz.spark.batches import BatchInputError, InputBatch, form_batches

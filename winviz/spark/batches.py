@@ -1,17 +1,10 @@
 """Deterministic micro-batches: the input records cut by arrival time, fed to Spark's file source.
 
-**Forming batches.** The records carry arrival times (processing time, ms), as for
-``env.from_collection(values, arrival_times=...)``. With a trigger interval ``I``, interval
-``k`` holds the records whose arrival falls in ``[k*I, (k+1)*I)``, in input order; its batch runs
-at processing time ``(k+1)*I`` (when a ``Trigger.ProcessingTime(I)`` would fire). Empty
-intervals are *skipped*: Spark's ``MicroBatchExecution`` runs no batch when no new data arrived
-and no watermark is pending (a pending watermark is handled by the drive, see ``twins``).
-
-**Feeding Spark.** Each batch becomes one JSON-lines file in the watched directory. Spark's
-``FileStreamSource`` picks new files ordered by modification time only, so every file gets a
-strictly increasing mtime (``os.utime``); with ``maxFilesPerTrigger=1`` each micro-batch reads
-exactly one file. A file is written in a staging directory and renamed into the watched one,
-so Spark never sees it half written.
+Interval ``k`` of trigger interval ``I`` holds the records arriving in ``[k*I, (k+1)*I)``, in
+input order; its batch runs at ``(k+1)*I`` (as ``Trigger.ProcessingTime(I)``). Empty intervals
+run no batch (``MicroBatchExecution``). Each batch is one JSON-lines file, renamed into the
+watched directory with a strictly increasing mtime: ``FileStreamSource`` orders files by mtime
+only, and ``maxFilesPerTrigger=1`` makes each micro-batch read one file.
 """
 
 from __future__ import annotations
@@ -100,57 +93,51 @@ def _field(record: Any, name: str | int) -> Any:
 def _row(
     record: Any, spec: TwinSpec, norm: TimestampNormalizer, batch: int, row: int, index: int
 ) -> dict[str, Any]:
-    """``{key, ts, value}`` of one record, checked."""
+    """``{key, ts, value, stream}`` of one record, checked."""
     where = {"batch": batch, "row": row, "index": index}
-    out: dict[str, Any] = {}
-    fields = [(KEY, spec.key_field), (TS, spec.ts_field)]
+    fields = {KEY: spec.key_field, TS: spec.ts_field}
     if spec.value_field is not None:
-        fields.append((VALUE, spec.value_field))
+        fields[VALUE] = spec.value_field
     if spec.stream_field is not None:
-        fields.append((STREAM, spec.stream_field))
-    for column, name in fields:
+        fields[STREAM] = spec.stream_field
+    out: dict[str, Any] = {}
+    for column, name in fields.items():
         try:
             out[column] = _field(record, name)
         except (KeyError, IndexError, TypeError):
             raise BatchInputError(
                 f"no field {name!r} in {record!r}", field=str(name), **where
             ) from None
+
     key = out[KEY]
     if not isinstance(key, (str, int)) or isinstance(key, bool):
-        raise BatchInputError(
-            "a key must be a str or an int", field=str(spec.key_field), value=key, **where
-        )
+        raise _bad("a key must be a str or an int", where, fields[KEY], key)
     try:
         out[TS] = norm(out[TS], field_name=str(spec.ts_field))
     except InputError as exc:
         raise BatchInputError(f"bad event time: {exc}", **where) from None
     if not MIN_SPARK_MS <= out[TS] <= MAX_SPARK_MS:
-        raise BatchInputError(
-            "event time outside Spark's TimestampType range (years 0001-9999)",
-            field=str(spec.ts_field),
-            value=out[TS],
-            **where,
+        message = "event time outside Spark's TimestampType range (years 0001-9999)"
+        raise _bad(message, where, fields[TS], out[TS])
+    stream = out.get(STREAM)
+    if STREAM in out and (not is_ms(stream) or not 0 <= stream < len(spec.delays)):
+        message, expected = (
+            "a stream must be the index of one of the union's streams",
+            f"an int in 0..{len(spec.delays) - 1}",
         )
-    if STREAM in out:
-        stream = out[STREAM]
-        if not is_ms(stream) or not 0 <= stream < len(spec.delays):
-            raise BatchInputError(
-                "a stream must be the index of one of the union's streams",
-                field=str(spec.stream_field),
-                value=stream,
-                expected=f"an int in 0..{len(spec.delays) - 1}",
-                **where,
-            )
-    if VALUE in out:
-        value = out[VALUE]
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
-            raise BatchInputError(
-                "a value must be an int or a float (not NaN)",
-                field=str(spec.value_field),
-                value=value,
-                **where,
-            )
+        raise _bad(message, where, fields[STREAM], stream, expected)
+    value = out.get(VALUE)
+    if VALUE in out and (
+        not isinstance(value, (int, float)) or isinstance(value, bool) or value != value
+    ):
+        raise _bad("a value must be an int or a float (not NaN)", where, fields[VALUE], value)
     return out
+
+
+def _bad(
+    message: str, where: dict[str, int], field: Any, value: Any, expected: str | None = None
+) -> BatchInputError:
+    return BatchInputError(message, field=str(field), value=value, expected=expected, **where)
 
 
 def write_batch_file(batch: InputBatch, watched: Path, staging: Path) -> Path:

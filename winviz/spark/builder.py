@@ -1,29 +1,15 @@
-"""The Spark twin of an engine pipeline: ``build_twin(env, sink)`` reads the job graph that
-``winviz.datastream`` built and, where Spark has an equivalent, returns the ``TwinSpec`` and
-the rows to feed it; where it has none, it says precisely why.
+"""The Spark twin of an engine pipeline: ``build_twin(env, sink)`` reads the job graph
+(``winviz.graph``) and returns a ``TwinPlan``: the ``TwinSpec`` (or ``JoinSpec``) and rows to
+feed it, or why Spark has no equivalent (``NO_TWIN``, one sentence per obstacle).
 
-What translates (the engine side -> the Spark side):
-
-- ``env.from_collection(values, arrival_times=...)`` -> the rows, cut into micro-batches by
-  arrival time; ``map`` / ``filter`` / ``flat_map`` before the windows run here, in Python;
-- ``assign_timestamps_and_watermarks(for_bounded_out_of_orderness(B))`` (or
-  ``for_monotonous_timestamps()``, B = 0) -> ``withWatermark(ts, B)``: Flink's watermark is
-  ``max_ts - B - 1`` and fires a window when it reaches ``end - 1``; Spark's is ``max_ts - B``
-  and closes a window when it reaches ``end``: the same condition on the event times seen;
-- ``a.union(b)`` of two such streams -> a union with one delay per stream and policy ``min``
-  (Flink's ``StatusWatermarkValve`` takes the minimum too);
-- ``key_by(f)`` -> the key column ``f(value)`` (a str or an int);
-- ``TumblingEventTimeWindows.of(size)`` / ``SlidingEventTimeWindows.of(size, slide)`` (offset
-  0) -> ``window(ts, size, slide)``; ``EventTimeSessionWindows.with_gap(gap)`` ->
-  ``session_window(ts, gap)``;
-- ``aggregate(CountAggregate())`` -> ``count(*)``; ``aggregate(SumAggregate(field))`` ->
-  ``sum(value)``; the default ``EventTimeTrigger`` -> output mode ``append``.
-
-Everything else is refused with its reason (``NO_TWIN``, one sentence per obstacle, the
-refusal vocabulary for window and join twins alike); ``NoTwinError`` is raised when a twin
-without a spec is asked to run. A sink fed by an interval join gets the stream-stream join twin
-instead (``build_join_twin``). The input streams of a window or of a join side are read from the
-job graph by ``streams_of``.
+Sources (``from_collection``) give the rows; ``map`` / ``filter`` / ``flat_map`` before the
+windows run here, in Python; ``for_bounded_out_of_orderness(B)`` (``for_monotonous_timestamps``:
+B = 0) is ``withWatermark(ts, B)`` (Flink's ``max_ts - B - 1`` reaching ``end - 1`` is Spark's
+``max_ts - B`` reaching ``end``); a union is one delay per stream, policy ``min`` (as Flink's
+``StatusWatermarkValve``); ``key_by`` the key column; event-time tumbling / sliding / session
+windows ``window()`` / ``session_window()``; ``CountAggregate`` / ``SumAggregate`` ``count(*)``
+/ ``sum(value)`` in append mode; an interval join the stream-stream join
+(``build_join_twin``).
 """
 
 from __future__ import annotations
@@ -50,6 +36,7 @@ from winviz.graph import (
 )
 from winviz.joins import UnionKeySelector
 from winviz.spark import twins
+from winviz.spark.batches import SIDE_NAMES
 from winviz.spark.compare import compare
 from winviz.spark.join_compare import flink_interval_join
 from winviz.spark.join_model import JoinSpec, predict_join
@@ -258,23 +245,16 @@ def build_twin(
             approximate=approximate,
             reasons=reasons,
         )
-    if isinstance(window.spec, KeyedProcessSpec):
-        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["process"]))
-    if isinstance(window.spec, WindowSpec) and isinstance(
-        window.spec.key_selector, UnionKeySelector
-    ):
-        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["window_join"]))
-    if not isinstance(window.spec, WindowSpec):
-        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["shape"]))
     w = window.spec
+    if isinstance(w, KeyedProcessSpec):
+        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["process"]))
+    if not isinstance(w, WindowSpec):
+        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["shape"]))
+    if isinstance(w.key_selector, UnionKeySelector):
+        return TwinPlan(sink, None, reasons=(*reasons, NO_TWIN["window_join"]))
     shape = _window_shape(w.assigner, reasons)
-    caveats: list[str] = []
-    if w.allowed_lateness:
-        caveats.append(NO_TWIN["allowed_lateness"])
-    if w.late_data_tag is not None:
-        caveats.append(NO_TWIN["side_output"])
-    if not approximate:
-        reasons.extend(caveats)
+    late = {"allowed_lateness": w.allowed_lateness, "side_output": w.late_data_tag is not None}
+    caveats = _caveats(late, approximate, reasons)
     if w.evictor is not None:
         reasons.append(NO_TWIN["evictor"])
     if w.trigger is not None:
@@ -305,21 +285,26 @@ def _window_shape(assigner: Any, reasons: list[str]) -> dict[str, Any]:
         TumblingEventTimeWindows,
     )
 
-    if not assigner.is_event_time:  # the processing-time assigners subclass these three
-        reasons.append(NO_TWIN["assigner"])
-    elif isinstance(assigner, SlidingEventTimeWindows):
+    event = assigner.is_event_time  # the processing-time assigners subclass these three
+    if event and isinstance(assigner, SlidingEventTimeWindows | TumblingEventTimeWindows):
         if assigner.offset:
             reasons.append(NO_TWIN["offset"])
-        return {"size": assigner.size, "slide": assigner.slide}
-    elif isinstance(assigner, TumblingEventTimeWindows):
-        if assigner.offset:
-            reasons.append(NO_TWIN["offset"])
+        if isinstance(assigner, SlidingEventTimeWindows):
+            return {"size": assigner.size, "slide": assigner.slide}
         return {"size": assigner.size}
-    elif isinstance(assigner, EventTimeSessionWindows) and assigner.gap is not None:
+    if event and isinstance(assigner, EventTimeSessionWindows) and assigner.gap is not None:
         return {"session_gap": assigner.gap}
-    else:
-        reasons.append(NO_TWIN["assigner"])
+    reasons.append(NO_TWIN["assigner"])
     return {}
+
+
+def _caveats(late: dict[str, bool], approximate: bool, reasons: list[str]) -> list[str]:
+    """The ``NO_TWIN`` sentences of the late-data features in use (``late``: name -> in use):
+    what an approximate twin leaves out, else reasons to refuse."""
+    caveats = [NO_TWIN[name] for name, used in late.items() if used]
+    if not approximate:
+        reasons.extend(caveats)
+    return caveats
 
 
 def _function(window: WindowSpec, reasons: list[str]) -> tuple[str, Any]:
@@ -383,13 +368,25 @@ def _source_rows(node: Any, reasons: list[str]) -> list[Row]:
 
 
 def _rows(
-    streams: list[Stream], key_selector: Any, value_of: Any
+    streams: list[Stream],
+    key_selector: Any,
+    value_of: Any = None,
+    reasons: list[str] | None = None,
+    side: str = "",
 ) -> tuple[list[dict[str, Any]], list[int]]:
-    """The twin's rows in arrival order (stable: stream order, then input order)."""
+    """The twin's rows in arrival order (stable: stream order, then input order). With
+    ``reasons`` (a join side): stop at a key that is not a str or an int, saying why."""
     tagged = []
     for i, (rows, _, assigner) in enumerate(streams):
-        for arrival, value, source_ts in rows:
-            row: dict[str, Any] = {"key": key_selector(value), "ts": assigner(value, source_ts)}
+        for index, (arrival, value, source_ts) in enumerate(rows):
+            key = key_selector(value)
+            if reasons is not None and (not isinstance(key, str | int) or isinstance(key, bool)):
+                kind = type(key).__name__
+                reasons.append(
+                    NO_TWIN["join_key"].format(side=side, index=index, value=key, kind=kind)
+                )
+                break
+            row: dict[str, Any] = {"key": key, "ts": assigner(value, source_ts)}
             if value_of is not None:
                 row["value"] = value_of(value)
             if len(streams) > 1:
@@ -409,51 +406,27 @@ def build_join_twin(
     approximate: bool,
     reasons: list[str],
 ) -> TwinPlan:
-    """The twin of the interval join node ``join`` (``IntervalJoinSpec``) feeding ``sink``;
-    ``reasons`` holds what the caller already refused.
-
-    What translates (``winviz.spark.join_model``): each side's stream as for a window twin
-    (rows, ``withWatermark`` delay, key column); ``between(lower, upper)`` -> ``rt >= lt +
-    lower AND rt <= lt + upper``, an exclusive bound (``lower_bound_exclusive()`` /
-    ``upper_bound_exclusive()``) as the strict inequality, whose state watermark Spark solves
-    without its ``- 1`` (``StreamingJoinHelper.getStateValueWatermark``): the pairs and the
-    eviction of Flink's bound moved by one; ``process(wv.PairJoinFunction())`` -> the inner
-    join's rows (Flink's interval join is inner). Everything else is refused (``NO_TWIN``).
-    The rows keep each side's source order (arrival order): ``left_index`` / ``right_index``
-    in the twin's output are positions in that order."""
+    """The twin of the interval join node ``join`` feeding ``sink`` (``reasons``: what the
+    caller already refused): each side's stream as for a window twin, ``between`` (exclusive
+    bounds too) as the time-range condition, ``process(wv.PairJoinFunction())`` as the inner
+    join's rows. ``left_index`` / ``right_index`` are positions in each side's arrival order."""
     from winviz.functions import PairJoinFunction
 
     spec: IntervalJoinSpec = join.spec
     if type(spec.function) is not PairJoinFunction:
         reasons.append(NO_TWIN["join_function"])
-    caveats = []
-    if spec.left_late_tag is not None or spec.right_late_tag is not None:
-        caveats.append(NO_TWIN["join_side_output"])
-    if not approximate:
-        reasons.extend(caveats)
+    late = spec.left_late_tag is not None or spec.right_late_tag is not None
+    caveats = _caveats({"join_side_output": late}, approximate, reasons)
     sides = []
     for node in join.inputs:
         streams = streams_of(node, reasons)
         if len(streams) > 1:
             reasons.append(NO_TWIN["join_union"])
         sides.append(streams[0] if len(streams) == 1 else None)
-    rows: list[list[dict[str, Any]]] = [[], []]
-    arrivals: list[list[int]] = [[], []]
-    for s, (stream, key_selector) in enumerate(zip(sides, spec.key_selectors, strict=True)):
-        if stream is None:
-            continue
-        records, _, assigner = stream
-        for i, (arrival, value, source_ts) in enumerate(records):
-            key = key_selector(value)
-            if not isinstance(key, str | int) or isinstance(key, bool):
-                reasons.append(
-                    NO_TWIN["join_key"].format(
-                        side=("left", "right")[s], index=i, value=key, kind=type(key).__name__
-                    )
-                )
-                break
-            rows[s].append({"key": key, "ts": assigner(value, source_ts)})
-            arrivals[s].append(arrival)
+    (left, left_arrivals), (right, right_arrivals) = (
+        _rows([stream], key_selector, None, reasons, name) if stream is not None else ([], [])
+        for stream, key_selector, name in zip(sides, spec.key_selectors, SIDE_NAMES, strict=True)
+    )
     if reasons:
         return TwinPlan(sink, None, reasons=tuple(dict.fromkeys(reasons)))
     assert sides[0] is not None and sides[1] is not None
@@ -471,10 +444,10 @@ def build_join_twin(
     return TwinPlan(
         sink,
         twin,
-        left=tuple(rows[0]),
-        left_arrivals=tuple(arrivals[0]),
-        right=tuple(rows[1]),
-        right_arrivals=tuple(arrivals[1]),
+        left=tuple(left),
+        left_arrivals=tuple(left_arrivals),
+        right=tuple(right),
+        right_arrivals=tuple(right_arrivals),
         caveats=tuple(caveats),
         auto_watermark_interval=env.auto_watermark_interval,
     )

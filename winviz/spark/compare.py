@@ -1,17 +1,11 @@
 """``compare(engine_result, spark_result)``: what the Flink engine and its Spark twin produced
-for each (key, window), when, and a reason for every difference.
+for each (key, window), when, and every rule that explains a difference (``reason``).
 
 The engine side is read from its trace (the window operator's ``fired``,
 ``skipped_late_window``, ``side_output`` and ``late_dropped`` records), the Spark side from a
-``TwinResult`` (a real run or the model): its output rows per micro-batch and, recomputed from
-each batch's input rows and late-events watermark, the rows its late filter dropped
-(``winviz.spark.late_filter``). A join twin's result is compared pair by pair
+``TwinResult``; the rows Spark's late filter dropped are recomputed from each batch's input and
+late-events watermark. A join twin's result is compared pair by pair
 (``winviz.spark.join_compare``).
-
-Each row's ``reason`` names every rule that explains a difference, joined with ``"; "``: a
-result Spark emits later (``APPEND_LATER``), Flink's end-of-input watermark (MAX), a late
-re-fire (``LATE_REFIRE``), a side output, a row dropped as late by either side or counted by
-Spark's lagging late filter, or a Spark session still open in its state (``_open_sessions``).
 """
 
 from __future__ import annotations
@@ -24,10 +18,9 @@ from winviz.errors import ArgumentTypeError
 from winviz.spark.batches import KEY, TS
 from winviz.spark.join_compare import compare_join
 from winviz.spark.join_model import JoinSpec
-from winviz.spark.late_filter import late_copies
 from winviz.spark.model import SparkModel
 from winviz.spark.results import TwinResult, with_inputs
-from winviz.spark.spec import spark_windows
+from winviz.spark.spec import copies
 from winviz.time import MAX
 
 COLUMNS = [
@@ -50,13 +43,11 @@ LATE_REFIRE = "late re-fire (allowed lateness) has no Spark equivalent"
 
 
 def compare(engine_result: Any, spark_result: TwinResult, operator: str | None = None) -> Any:
-    """A pandas DataFrame, one row per (key, window) either side produced or dropped rows
-    for, sorted by key then window (columns ``COLUMNS``): Flink's last (final) result, when it
-    fired it and how many times it fired; Spark's last output, its batch and that batch's
-    processing time; whether the final results agree and why not (or why they came at
-    different times). ``operator`` names the engine's window operator (default: the one
-    operator that fired windows). A join twin's result is compared pair by pair
-    (``winviz.spark.join_compare.compare_join``)."""
+    """A pandas DataFrame (``COLUMNS``), one row per (key, window) either side produced or
+    dropped rows for, sorted by key then window: Flink's final result, when and how many times
+    it fired; Spark's last output, its batch and processing time; whether the results agree,
+    and why not (or why at different times). ``operator``: the engine's window operator
+    (default: the one that fired windows)."""
     import pandas as pd
 
     if getattr(engine_result, "trace", None) is None:
@@ -83,26 +74,11 @@ def compare(engine_result: Any, spark_result: TwinResult, operator: str | None =
     rows = []
     for g in groups:
         f, s = flink.get(g, _Flink()), spark.get(g, _Spark())
-        last = f.firings[-1] if f.firings else None
-        out = s.outputs[-1] if s.outputs else None
-        flink_result = last[1] if last else None
-        spark_result_value = out[2] if out else None
-        same = flink_result == spark_result_value
-        rows.append(
-            {
-                "key": g[0],
-                "window_start": g[1],
-                "window_end": g[2],
-                "flink_result": flink_result,
-                "flink_time": last[0] if last else None,
-                "flink_firings": len(f.firings),
-                "spark_result": spark_result_value,
-                "spark_batch": out[0] if out else None,
-                "spark_time": out[1] if out else None,
-                "same_result": same,
-                "reason": "; ".join(_reasons(g, f, s, same, final_wm, open_sessions)),
-            }
-        )
+        f_last = f.firings[-1][:2] if f.firings else (None, None)  # (proc_time, result)
+        s_last = s.outputs[-1] if s.outputs else (None, None, None)  # (batch, time, result)
+        same = f_last[1] == s_last[2]
+        why = "; ".join(_reasons(g, f, s, same, final_wm, open_sessions))
+        rows.append((*g, f_last[1], f_last[0], len(f.firings), s_last[2], *s_last[:2], same, why))
     frame = pd.DataFrame(rows, columns=COLUMNS, dtype=object)
     ints = ["window_start", "window_end", "flink_time", "flink_firings"]
     ints += ["spark_batch", "spark_time"]
@@ -179,30 +155,27 @@ def _spark_side(result: TwinResult) -> dict[tuple, _Spark]:
         late = b.late_watermark
         for row in batch.rows if batch is not None else ():
             key, ts = row[KEY], row[TS]
-            dropped = late_copies(spec, ts, late)
-            if not spec.is_session:
-                for start, end in spark_windows(ts, spec.size, spec.window_slide):
-                    if (start, end) not in dropped:
-                        side[(key, start, end)].counted[ts] = (
-                            f"counted by Spark: ts {ts} (window end {end}) > watermark of "
-                            f"previous batch {late} (batch {b.batch_id})"
-                        )
-            for start, end in dropped:
-                if spec.is_session:
-                    why = f"ts {ts} + gap {spec.session_gap}"
-                else:
-                    why = f"ts {ts} (window end {end})"
-                side[(key, start, end)].dropped.append(
-                    f"dropped by Spark's late filter: {why} <= watermark of previous batch "
-                    f"{late} (batch {b.batch_id})"
-                )
+            for start, end in copies(spec, ts):
+                why = f"ts {ts} (window end {end})"
+                if end <= late:
+                    if spec.is_session:
+                        why = f"ts {ts} + gap {spec.session_gap}"
+                    side[(key, start, end)].dropped.append(
+                        f"dropped by Spark's late filter: {why} <= watermark of previous batch "
+                        f"{late} (batch {b.batch_id})"
+                    )
+                elif not spec.is_session:
+                    side[(key, start, end)].counted[ts] = (
+                        f"counted by Spark: {why} > watermark of previous batch {late} "
+                        f"(batch {b.batch_id})"
+                    )
     return side
 
 
 def _open_sessions(result: TwinResult) -> dict[Any, list[list[Any]]]:
-    """The sessions still in Spark's state after the last batch, per key (``[start, end,
-    count, sum]``): the batches of ``result`` replayed through ``SparkModel``, which the tests
-    check against real Spark batch by batch (a streaming query never shows its state)."""
+    """The sessions (``[start, end, count, sum]`` per key) in Spark's state after the last
+    batch: ``result`` replayed through ``SparkModel`` (a streaming query never shows its
+    state)."""
     model = SparkModel(result.spec)
     for b, batch in with_inputs(result.batches, result.inputs):
         model.run_batch(batch, b.proc_time)

@@ -1,23 +1,11 @@
 """Flink's interval join and Spark's stream-stream join of the same data, side by side.
 
-``flink_interval_join(left, ..., right, ..., spec)`` runs the winviz engine's interval join
-(Flink 2.3's ``IntervalJoinOperator``, ``winviz.operators.interval_join``) with the spec's
-bounds (``between(lower, upper)``, an exclusive bound as ``lower_bound_exclusive()`` /
-``upper_bound_exclusive()``) and watermark delays (``for_bounded_out_of_orderness``),
-late rows to side outputs. ``compare(engine_result, spark_result)`` of a join twin's result
-(``compare_join``) gives one row per pair
-of rows that the condition joins (same key, ``l.ts + lower <= r.ts <= l.ts + upper``) and
-one per NULL row Spark's outer join emitted: whether each engine output it, when, and why not.
-
-Each row's ``reason`` says why a side did not output the pair (joined with ``"; "``): a row
-Flink dropped as late (below its watermark) or removed from its buffer by the cleanup timer
-before the other row arrived; a row Spark dropped as late (``<=`` the previous batch's
-watermark) or evicted past its state watermark (``join_model`` rule 2) first; a NULL row of
-Spark's outer join; or ``SPARK_LATER``.
-
-The two watermarks differ by design: Flink's bounded-out-of-orderness watermark is
-``max ts - delay - 1`` and rises every ``auto_watermark_interval`` of processing time; Spark's
-is ``max ts - delay`` and moves only between micro-batches.
+``flink_interval_join`` runs the engine's interval join (Flink's ``IntervalJoinOperator``) with
+a ``JoinSpec``'s bounds and delays. ``compare_join`` gives one row per pair the condition joins
+and per NULL row of Spark's outer join: whether each engine output it, when, and why not: a row
+late for a side, a row Flink removed from its buffer or Spark evicted past its state watermark
+before the other row arrived, a NULL row, or ``SPARK_LATER``. Flink's watermark is ``max ts -
+delay - 1`` every ``auto_watermark_interval``; Spark's ``max ts - delay``, between batches.
 """
 
 from __future__ import annotations
@@ -180,53 +168,52 @@ def compare_join(engine_result: Any, spark_result: TwinResult) -> Any:
         for side, i in b.arrived:  # the batch each input row was read in
             arrived_in[(side, i)] = b.batch_id
 
-    def flink_reasons(lr: dict[str, Any], rr: dict[str, Any]) -> list[str]:
-        late = [
+    def flink_late(side: int, row: dict[str, Any]) -> str | None:
+        if (side, row["i"]) not in flink.late:
+            return None
+        return (
             f"Flink dropped {SIDE_NAMES[side]} row {row['i']} (ts {row['ts']}) as late: "
             f"{row['ts']} < watermark {flink.late[(side, row['i'])]}"
-            for side, row in ((LEFT, lr), (RIGHT, rr))
-            if (side, row["i"]) in flink.late
-        ]
-        if late:
-            return late
-        out = []
-        for side, row, other, orow in ((LEFT, lr, RIGHT, rr), (RIGHT, rr, LEFT, lr)):
-            removal = flink.removal(side, row)
-            arrived = flink.arrived.get((other, orow["i"]))
-            if removal is not None and arrived is not None and removal[0] < arrived:
-                out.append(
-                    f"Flink removed {SIDE_NAMES[side]} row {row['i']} (ts {row['ts']}) from its "
-                    f"buffer at watermark {removal[1]} before {SIDE_NAMES[other]} row "
-                    f"{orow['i']} arrived"
-                )
-        return out or ["Flink emitted nothing"]
+        )
 
-    def spark_reasons(lr: dict[str, Any], rr: dict[str, Any]) -> list[str]:
-        late = []
-        for side, row in ((LEFT, lr), (RIGHT, rr)):
-            if (side, row["i"]) in late_in:
-                batch, wm = late_in[(side, row["i"])]
-                late.append(
-                    f"Spark dropped {SIDE_NAMES[side]} row {row['i']} (ts {row['ts']}) as late "
-                    f"in batch {batch}: {row['ts']} <= watermark of previous batch {wm}"
-                )
-        if late:
-            return late
-        out = []
-        for side, row, other, orow in ((LEFT, lr, RIGHT, rr), (RIGHT, rr, LEFT, lr)):
-            if (side, row["i"]) not in evicted_in:
-                continue
-            batch, swm, wm = evicted_in[(side, row["i"])]
-            later = arrived_in.get((other, orow["i"]))
-            if later is not None and later > batch:
-                name = SIDE_NAMES[side]
-                formula = state_watermark_formula(spec, side, wm)
-                out.append(
-                    f"Spark evicted {name} row {row['i']} in batch {batch} (ts {row['ts']} <= "
-                    f"{name} state watermark {swm} = {formula}) before {SIDE_NAMES[other]} row "
-                    f"{orow['i']} arrived in batch {later}"
-                )
-        return out or ["Spark emitted nothing"]
+    def flink_gone(side: int, row: dict[str, Any], other: int, orow: dict[str, Any]) -> Any:
+        removal = flink.removal(side, row)
+        arrived = flink.arrived.get((other, orow["i"]))
+        if removal is None or arrived is None or removal[0] >= arrived:
+            return None
+        return (
+            f"Flink removed {SIDE_NAMES[side]} row {row['i']} (ts {row['ts']}) from its "
+            f"buffer at watermark {removal[1]} before {SIDE_NAMES[other]} row {orow['i']} arrived"
+        )
+
+    def spark_late(side: int, row: dict[str, Any]) -> str | None:
+        if (side, row["i"]) not in late_in:
+            return None
+        batch, wm = late_in[(side, row["i"])]
+        return (
+            f"Spark dropped {SIDE_NAMES[side]} row {row['i']} (ts {row['ts']}) as late "
+            f"in batch {batch}: {row['ts']} <= watermark of previous batch {wm}"
+        )
+
+    def spark_gone(side: int, row: dict[str, Any], other: int, orow: dict[str, Any]) -> Any:
+        batch, swm, wm = evicted_in.get((side, row["i"]), (None, None, None))
+        later = arrived_in.get((other, orow["i"]))
+        if batch is None or later is None or later <= batch:
+            return None
+        name, formula = SIDE_NAMES[side], state_watermark_formula(spec, side, wm)
+        return (
+            f"Spark evicted {name} row {row['i']} in batch {batch} (ts {row['ts']} <= "
+            f"{name} state watermark {swm} = {formula}) before {SIDE_NAMES[other]} row "
+            f"{orow['i']} arrived in batch {later}"
+        )
+
+    def why_not(who: str, late: Any, gone: Any, lr: Any, rr: Any) -> list[str]:
+        """Why ``who`` did not output the pair: its rows that were late, else its rows removed
+        before the other arrived, else nothing."""
+        pairs = ((LEFT, lr, RIGHT, rr), (RIGHT, rr, LEFT, lr))
+        dropped = [m for side, row, _, _ in pairs if (m := late(side, row)) is not None]
+        removed = [m for p in pairs if (m := gone(*p)) is not None]
+        return dropped or removed or [f"{who} emitted nothing"]
 
     table = []
     for lr in lrows:
@@ -238,9 +225,9 @@ def compare_join(engine_result: Any, spark_result: TwinResult) -> Any:
             s = spark_pairs.get(pair)
             reasons: list[str] = []
             if f_time is None:
-                reasons += flink_reasons(lr, rr)
+                reasons += why_not("Flink", flink_late, flink_gone, lr, rr)
             if s is None:
-                reasons += spark_reasons(lr, rr)
+                reasons += why_not("Spark", spark_late, spark_gone, lr, rr)
             if f_time is not None and s is not None and s[1] > f_time:
                 reasons.append(SPARK_LATER)
             table.append(_row(lr, rr, f_time, s, reasons))
@@ -280,18 +267,9 @@ def _row(
     s: tuple[int, int] | None,
     reasons: list[str],
 ) -> dict[str, Any]:
-    some = lr if lr is not None else rr
-    assert some is not None
-    return {
-        "key": some["key"],
-        "left_index": None if lr is None else lr["i"],
-        "left_ts": None if lr is None else lr["ts"],
-        "right_index": None if rr is None else rr["i"],
-        "right_ts": None if rr is None else rr["ts"],
-        "flink": f_time is not None,
-        "flink_time": f_time,
-        "spark": s is not None,
-        "spark_batch": None if s is None else s[0],
-        "spark_time": None if s is None else s[1],
-        "reason": "; ".join(dict.fromkeys(reasons)),
-    }
+    key = (lr if lr is not None else rr)["key"]  # type: ignore[index]
+    left = (None, None) if lr is None else (lr["i"], lr["ts"])
+    right = (None, None) if rr is None else (rr["i"], rr["ts"])
+    spark = (None, None) if s is None else s
+    values = (key, *left, *right, f_time is not None, f_time, s is not None, *spark)
+    return dict(zip(COLUMNS, (*values, "; ".join(dict.fromkeys(reasons))), strict=True))

@@ -1,57 +1,36 @@
 """Spark's stream-stream join with watermarks and a time-range condition, modelled batch by batch.
 
-The Spark query (``winviz.spark.twins.run_join_twin`` runs it on real local Spark)::
+The query (``winviz.spark.twins.run_join_twin``, Spark's ``StreamingSymmetricHashJoinExec``)::
 
     left  = events.where("side = 0").withWatermark("lt", f"{left_delay} milliseconds")
     right = events.where("side = 1").withWatermark("rt", f"{right_delay} milliseconds")
     left.join(right, expr("lkey = rkey AND rt >= lt + INTERVAL {lower} MILLISECONDS"
                           " AND rt <= lt + INTERVAL {upper} MILLISECONDS"), join_type)
 
-i.e. a left row ``l`` and a right row ``r`` of the same key join when
-``l.ts + lower <= r.ts <= l.ts + upper`` — the bounds of Flink's
-``interval_join(...).between(lower, upper)``; an exclusive bound (Flink's
-``lower_bound_exclusive()`` / ``upper_bound_exclusive()``) is the strict inequality
-``rt > lt + lower`` / ``rt < lt + upper``. Spark plans it as ``StreamingSymmetricHashJoinExec``
-(``sql/core/.../operators/stateful/join/StreamingSymmetricHashJoinExec.scala``). Its rules,
-each checked against Spark's source and against real Spark 4.x (``tests/test_spark_join.py``):
+the condition of Flink's ``IntervalJoinOperator`` (``between(lower, upper)``; an exclusive bound
+is the strict inequality). Its rules, checked against Spark's source and real Spark 4.x
+(``tests/test_spark_join.py``):
 
-1. **Watermarks**: as for a union of streams (``winviz.spark.model`` rules 1, 2 and 6), one
-   ``withWatermark`` per side: a batch runs with the *eviction* watermark ``W`` and filters
-   late rows with the *late-events* watermark ``L``, the eviction watermark of the batch before.
-2. **State watermarks** (``StreamingSymmetricHashJoinHelper.getStateWatermarkPredicates`` and
-   ``StreamingJoinHelper.getStateValueWatermark``): the condition is solved for each side's time
-   with the *other* side's time replaced by the watermark ``W``; a ``<=`` / ``>=`` conjunct gives
-   ``solution - 1`` because the eviction predicate is inclusive (``ts <= state watermark``,
-   ``WatermarkSupport.watermarkExpression``); a strict ``<`` / ``>`` conjunct gives the
-   solution itself. ``rt <= lt + upper`` bounds the left side:
-   ``left state watermark = W - upper - 1`` (``rt < lt + upper``: ``W - upper``);
-   ``rt >= lt + lower`` bounds the right side: ``right state watermark = W + lower - 1``
-   (``rt > lt + lower``: ``W + lower``). So an exclusive bound evicts exactly as the inclusive
-   bound moved by one (Flink's ``upper - 1`` / ``lower + 1``) would.
-3. **Late rows** (``OneSideHashJoiner.storeAndJoinWithOtherSide``): a row with ``ts <= L``
-   (``winviz.spark.late_filter``) is dropped before it joins anything and counted in
-   ``numRowsDroppedByWatermark``.
-4. **Joining** (``processPartitions``): first every left input row joins the right *state*
-   (rows of earlier batches) and is stored (always — even if it is evicted at the end of this
-   batch); then every right input row joins the left state (which now holds this batch's left
-   rows too) and is stored unless its ``ts <= right state watermark`` — except that an
-   unmatched right row is stored anyway in a right/full outer join, so that eviction emits its
-   NULL row. A stored row keeps a ``matched`` flag (state format 2, SPARK-26154), set when it
-   joins. Left semi: a left input row that matches is output once and not stored; a right
-   input row outputs the stored left rows it matches that were not matched before.
-5. **Eviction and outer rows**: after the joined rows, the state rows with ``ts <= state
-   watermark`` are removed; for the outer side(s) (left outer: left; right outer: right; full
-   outer: both) each removed row that never matched is output with NULLs for the other side.
-   This is the only place a NULL row is produced: it comes when the state watermark passes the
-   row, not when the row arrives.
-6. **No-data batches** (``StreamingSymmetricHashJoinExec.shouldRunAnotherBatch``): the query
-   has state watermark predicates, so a raised watermark runs an extra batch with no input
-   (``per_batch`` drive: after every data batch that raised it; ``available_now``: once at the
-   end), as for the window twins.
+1. **Watermarks** as for a union (``winviz.spark.model`` rules 1, 2, 6), one per side: a batch
+   evicts with ``W`` and drops late rows with ``L``, the eviction watermark of the batch before.
+2. **State watermarks** (``StreamingJoinHelper.getStateValueWatermark``): the condition solved
+   for one side's time with the other's replaced by ``W``, minus 1 for an inclusive bound (the
+   eviction predicate is ``ts <= state watermark``): left ``W - upper - 1``, right ``W + lower
+   - 1``.
+3. **Late rows** (``OneSideHashJoiner.storeAndJoinWithOtherSide``): ``ts <= L`` is dropped
+   before joining and counted in ``numRowsDroppedByWatermark``.
+4. **Joining** (``processPartitions``): left input rows join the right state and are stored;
+   then right input rows join the left state (with this batch's left rows) and are stored
+   unless ``ts <= right state watermark`` (an unmatched row of a right/full outer join is
+   stored anyway). A stored row keeps a ``matched`` flag (state format 2). Left semi: a
+   matching left row is output once and not stored; a right row outputs the stored left rows
+   it matches that were not matched before.
+5. **Eviction**: then state rows with ``ts <= state watermark`` are removed; on an outer side a
+   removed row that never matched is output with NULLs (the only NULL rows).
+6. **No-data batches** (``shouldRunAnotherBatch``): as for the window twins.
 
-Spark computes the state watermark with doubles in microseconds (``StreamingJoinHelper``);
-the model uses exact integer milliseconds, which agree for event times within about
-±285 years of 1970 (below 2^53 µs).
+Spark solves the state watermark in double microseconds; the model's integer ms agree within
+about ±285 years of 1970.
 """
 
 from __future__ import annotations
@@ -71,14 +50,16 @@ from winviz.spark.batches import (
     InputBatch,
     form_batches,
 )
-from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, run_micro_batches
 from winviz.spark.results import BatchOutcome, JoinRow, TwinResult
 from winviz.spark.spec import (
     DRIVES,
     WATERMARK_POLICIES,
     TwinSpec,
+    check,
+    is_dropped,
     is_ms,
+    non_negative_ms,
     one_of,
     positive_ms,
 )
@@ -91,11 +72,10 @@ JoinType = Literal["inner", "left_outer", "right_outer", "full_outer", "left_sem
 
 @dataclass(frozen=True)
 class JoinSpec:
-    """A Spark stream-stream join of two timestamped inputs (all times in ms): the condition
-    of the module docstring (``lower_inclusive=False`` / ``upper_inclusive=False``: a strict
-    bound), ``left_delay`` / ``right_delay`` the ``withWatermark`` delays, ``join_type`` one of
-    ``JOIN_TYPES`` (Spark 4 supports all five with a time range); the other fields as in
-    ``TwinSpec``."""
+    """A Spark stream-stream join of two timestamped inputs (times in ms): the condition of the
+    module docstring (``lower_inclusive=False`` / ``upper_inclusive=False``: a strict bound),
+    each side's ``withWatermark`` delay and a ``join_type`` of ``JOIN_TYPES``; the other fields
+    as in ``TwinSpec``."""
 
     lower: int
     upper: int
@@ -117,22 +97,14 @@ class JoinSpec:
     def __post_init__(self) -> None:
         for name in ("lower", "upper"):
             value = getattr(self, name)
-            if not is_ms(value):
-                raise InputError("must be an int (milliseconds)", field=name, value=value)
-        if self.lower > self.upper:
-            raise InputError(
-                f"lower bound {self.lower} > upper bound {self.upper}: no row could join",
-                field="lower",
-                value=self.lower,
-                expected=f"<= upper ({self.upper})",
-            )
+            check(is_ms(value), "must be an int (milliseconds)", name, value)
+        no_row = f"lower bound {self.lower} > upper bound {self.upper}: no row could join"
+        check(self.lower <= self.upper, no_row, "lower", self.lower, f"<= upper ({self.upper})")
         for name in ("lower_inclusive", "upper_inclusive"):
-            if not isinstance(getattr(self, name), bool):
-                raise InputError("must be a bool", field=name, value=getattr(self, name))
-        for name in ("left_delay", "right_delay"):
             value = getattr(self, name)
-            if not is_ms(value) or value < 0:
-                raise InputError("must be an int >= 0 (milliseconds)", field=name, value=value)
+            check(isinstance(value, bool), "must be a bool", name, value)
+        for name in ("left_delay", "right_delay"):
+            non_negative_ms(getattr(self, name), name, "must be an int >= 0 (milliseconds)")
         one_of(self.join_type, JOIN_TYPES, "join_type")
         one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
         one_of(self.drive, DRIVES, "drive")
@@ -142,9 +114,15 @@ class JoinSpec:
     def delays(self) -> tuple[int, int]:
         return (self.left_delay, self.right_delay)
 
+    @property
+    def closed_bounds(self) -> tuple[int, int]:
+        """``(lo, hi)``: the pair joins when ``lo <= rt - lt <= hi`` (integer ms: a strict
+        bound is the inclusive one moved by 1)."""
+        return (self.lower + (not self.lower_inclusive), self.upper - (not self.upper_inclusive))
+
     def batch_spec(self) -> TwinSpec:
-        """The ``TwinSpec`` that cuts the combined input into micro-batches (a union of the two
-        sides, ``stream`` 0 = left, 1 = right)."""
+        """The ``TwinSpec`` that cuts the combined input (``stream`` 0 = left, 1 = right) into
+        micro-batches."""
         return TwinSpec(
             size=1,
             watermark_delay=self.delays,
@@ -156,22 +134,15 @@ class JoinSpec:
 
 
 def state_watermarks(spec: JoinSpec, watermark: int) -> tuple[int, int]:
-    """Rule 2: (left, right) state watermarks for eviction watermark ``watermark``: state rows
-    with ``ts <=`` them are removed. An inclusive bound (``<=`` / ``>=``) subtracts 1, a strict
-    one does not (``StreamingJoinHelper.getStateValueWatermark``)."""
-    return (
-        watermark - spec.upper - (1 if spec.upper_inclusive else 0),
-        watermark + spec.lower - (1 if spec.lower_inclusive else 0),
-    )
+    """Rule 2: the (left, right) state watermarks for eviction watermark ``watermark``."""
+    lo, hi = spec.closed_bounds
+    return (watermark - hi - 1, watermark + lo - 1)
 
 
 def joins(spec: JoinSpec, left_ts: int, right_ts: int) -> bool:
-    """The time-range condition ``left.ts + lower <= right.ts <= left.ts + upper`` (``<`` on
-    an exclusive side)."""
-    low, high = left_ts + spec.lower, left_ts + spec.upper
-    above = right_ts >= low if spec.lower_inclusive else right_ts > low
-    below = right_ts <= high if spec.upper_inclusive else right_ts < high
-    return above and below
+    """The time-range condition."""
+    lo, hi = spec.closed_bounds
+    return lo <= right_ts - left_ts <= hi
 
 
 class _Stored:
@@ -184,8 +155,8 @@ class _Stored:
 
 
 class JoinModel(MicroBatchModel):
-    """Rules 1-6 for one query: the watermark tracker and both sides' join state
-    (key -> stored rows, in arrival order)."""
+    """Rules 1-6 for one query: the watermarks and both sides' state (key -> stored rows, in
+    arrival order)."""
 
     def __init__(self, spec: JoinSpec) -> None:
         super().__init__(spec)
@@ -197,11 +168,10 @@ class JoinModel(MicroBatchModel):
         proc_time: int,
         watermark: int | None = None,
     ) -> BatchOutcome:
-        """One micro-batch (``None``: no data). ``watermark`` overrides the eviction watermark
+        """One micro-batch (``None``: no data); ``watermark`` overrides the eviction watermark
         (replaying a real run with the watermarks Spark reported)."""
         spec = self.spec
         evict = self.watermark if watermark is None else watermark
-        late_wm = self.previous
         left_wm, right_wm = state_watermarks(spec, evict)
         rows = batch.rows if batch is not None else ()
         indexes = batch.indexes if batch is not None else ()
@@ -209,16 +179,15 @@ class JoinModel(MicroBatchModel):
         late: list[tuple[int, int]] = []
         evicted: list[tuple[int, int, bool]] = []
         inputs: tuple[list[tuple[Any, int, int]], list[tuple[Any, int, int]]] = ([], [])
-        for r, i in zip(rows, indexes, strict=True):
-            side, index = i
-            if is_dropped(spec, r[TS], late_wm):  # rule 3
+        for r, (side, index) in zip(rows, indexes, strict=True):
+            if is_dropped(spec, r[TS], self.previous):  # rule 3
                 late.append((side, index))
             else:
                 inputs[side].append((r[KEY], index, r[TS]))
         semi = spec.join_type == "left_semi"
-        outer_sides = OUTER_SIDES.get(spec.join_type, ())  # whose unmatched rows get NULL rows
+        outer_sides = OUTER_SIDES.get(spec.join_type, ())
         left_state, right_state = self.state
-        for key, index, ts in inputs[LEFT]:  # rule 4: left rows against the right state
+        for key, index, ts in inputs[LEFT]:  # rule 4
             matches = [s for s in right_state.get(key, ()) if joins(spec, ts, s.ts)]
             for s in matches:
                 s.matched = True
@@ -228,7 +197,7 @@ class JoinModel(MicroBatchModel):
                 out.append(JoinRow(key, index, ts, None, None))
                 continue
             left_state.setdefault(key, []).append(_Stored(index, ts, bool(matches)))
-        for key, index, ts in inputs[RIGHT]:  # right rows against the left state
+        for key, index, ts in inputs[RIGHT]:
             matches = [
                 s
                 for s in left_state.get(key, ())

@@ -1,20 +1,6 @@
-"""Reading a query back: ``StreamingQueryProgress`` + captured rows -> ``BatchOutcome``s, and
-the ``SparkQueryError`` of a query that failed.
-
-Spark reports each executed micro-batch in a ``StreamingQueryProgress`` (``query.recentProgress``,
-JSON): ``batchId``, ``numInputRows``, ``eventTime`` (``watermark`` — the batch's eviction
-watermark — and, when it had input, ``min``/``max``/``avg`` event time, as ISO-8601 UTC strings)
-and ``stateOperators[*].numRowsDroppedByWatermark``. A stream that is idle also reports progress
-events; they repeat a ``batchId`` no batch ran for, and are skipped (only batches that reached
-``foreachBatch`` count).
-
-A query that fails mid-run comes back as a ``SparkQueryError``: which micro-batch, which input
-row, and what completed. Spark stops a streaming query at the first failing task and raises
-``StreamingQueryException`` (from ``processAllAvailable()`` / ``awaitTermination()``); the
-batches before it were committed and their output already reached ``foreachBatch``. The failing
-batch is the next ``batchId``; with ``maxFilesPerTrigger=1`` it was reading the first file not
-yet read (or none: a no-data batch); the row is known when winviz's own code failed
-(``record_marker``).
+"""Reading a query back: Spark's ``StreamingQueryProgress`` reports (``query.recentProgress``)
+and the rows ``foreachBatch`` captured become ``BatchOutcome``s; a query that failed
+(``StreamingQueryException``) becomes a ``SparkQueryError`` naming its micro-batch and row.
 """
 
 from __future__ import annotations
@@ -41,26 +27,6 @@ def iso_to_ms(text: str) -> int:
     return (_dt.datetime.fromisoformat(text) - _EPOCH) // _MS
 
 
-def executed_progress(
-    progress: Sequence[Mapping[str, Any]], batch_ids: Sequence[int]
-) -> dict[int, Mapping[str, Any]]:
-    """The last progress report of each batch in ``batch_ids`` (idle reports skipped)."""
-    wanted = set(batch_ids)
-    found = {p["batchId"]: p for p in progress if p["batchId"] in wanted}
-    missing = sorted(wanted - set(found))
-    if missing:
-        raise ReadbackError(
-            f"no progress report for batches {missing}; raise "
-            "spark.sql.streaming.numRecentProgressUpdates"
-        )
-    return found
-
-
-def dropped_by_watermark(progress: Mapping[str, Any]) -> int:
-    """``numRowsDroppedByWatermark`` summed over the batch's stateful operators."""
-    return sum(op.get("numRowsDroppedByWatermark", 0) for op in progress.get("stateOperators", []))
-
-
 def to_outcomes(
     progress: Sequence[Mapping[str, Any]],
     captured: Mapping[int, list[OutputRow]],
@@ -68,15 +34,21 @@ def to_outcomes(
     *,
     complete: bool = True,
 ) -> list[BatchOutcome]:
-    """One ``BatchOutcome`` per batch that ran, in ``batchId`` order. Data batches are matched
-    to ``inputs`` in order (one file per batch); each must have read exactly its file's rows.
+    """One ``BatchOutcome`` per batch that reached ``foreachBatch``, in ``batchId`` order (the
+    idle reports of batches that never ran are skipped), each its last progress report. Data
+    batches are matched to ``inputs`` in order (one file each) and must have read its rows.
     ``complete=False`` (a failed query): only the batches that reported progress, and inputs
     may be left unread."""
     ids = sorted(captured)
+    reports = {p["batchId"]: p for p in progress if p["batchId"] in captured}
     if not complete:
-        reported = {p["batchId"] for p in progress}
-        ids = [i for i in ids if i in reported]
-    reports = executed_progress(progress, ids)
+        ids = [i for i in ids if i in reports]
+    missing = [i for i in ids if i not in reports]
+    if missing:
+        raise ReadbackError(
+            f"no progress report for batches {missing}; raise "
+            "spark.sql.streaming.numRecentProgressUpdates"
+        )
     data = iter(inputs)
     outcomes = []
     previous_wm = 0
@@ -101,7 +73,9 @@ def to_outcomes(
                 max_event_time=max_et,
                 watermark=watermark,
                 late_watermark=previous_wm,
-                dropped=dropped_by_watermark(p),
+                dropped=sum(
+                    op.get("numRowsDroppedByWatermark", 0) for op in p.get("stateOperators", [])
+                ),
                 rows=tuple(captured[batch_id]),
             )
         )

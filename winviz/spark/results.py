@@ -1,18 +1,6 @@
-"""What a Spark twin (or the model of one) produced, micro-batch by micro-batch.
-
-A ``BatchOutcome`` is one executed micro-batch of Spark's ``MicroBatchExecution``: its
-``batchId``, its input, the two watermarks it ran with and what it output. Spark keeps two
-watermarks per batch since 3.4 (``spark.sql.streaming.statefulOperator.allowMultiple``, see
-``OffsetSeqMetadata`` / ``WatermarkPropagator``): the *eviction* watermark that decides which
-windows are final (emitted in append mode, removed from state) — the value progress reports as
-``eventTime.watermark`` — and the *late-events* watermark, the eviction watermark of the batch
-before, that decides which input rows are too late (``numRowsDroppedByWatermark``).
-
-One ``TwinResult`` type holds every twin's run: a window twin's rows are ``OutputRow``s, a state
-twin's ``TimerRow``s, a join twin's ``winviz.spark.join_model.JoinRow``s (its batches also say
-which rows were late or evicted, and the state watermarks). A window or state twin's result
-also holds its run as a ``winviz.trace.Trace`` (``build_trace``), made from its batches and
-inputs, so the engine's charts can draw Spark beside Flink.
+"""What a Spark twin (or its model) produced, micro-batch by micro-batch: ``BatchOutcome``s
+in a ``TwinResult``, and a window or state twin's run as a ``winviz.trace.Trace``
+(``build_trace``) so the engine's charts can draw Spark beside Flink.
 """
 
 from __future__ import annotations
@@ -22,9 +10,8 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from winviz.spark.batches import SIDE_NAMES, InputBatch
-from winviz.spark.late_filter import is_dropped
-from winviz.spark.spec import StateSpec, TwinSpec
-from winviz.trace import Trace, TraceWriter
+from winviz.spark.spec import StateSpec, TwinSpec, is_dropped
+from winviz.trace import Trace
 from winviz.windows import TimeWindow
 
 if TYPE_CHECKING:
@@ -32,11 +19,9 @@ if TYPE_CHECKING:
 
 
 class OutputRow(NamedTuple):
-    """One row a batch output: a window ``[window_start, window_end)`` of ``key`` with the
-    number of rows and the sum of their values (None without a value field).
-
-    Each row type's ``order`` is the fixed order of a batch's rows (Spark's row order is not
-    defined)."""
+    """A window twin's output row: window ``[window_start, window_end)`` of ``key``, its row
+    count and value sum (None without a value field). Each row type's ``order`` fixes the order
+    of a batch's rows (Spark's is not defined)."""
 
     window_start: int
     window_end: int
@@ -45,13 +30,12 @@ class OutputRow(NamedTuple):
     sum: int | float | None
 
     def order(self) -> tuple:
-        """By window, then key."""
         return (self.window_start, self.window_end, str(type(self.key)), self.key)
 
 
 class TimerRow(NamedTuple):
-    """One row a state twin output (``winviz.spark.state_twins``): the event-time ``timer``
-    of ``key`` fired with ``count`` rows (and their ``sum``) since the key's state was new."""
+    """A state twin's output row: ``key``'s event-time ``timer`` fired with ``count`` rows (and
+    their ``sum``) since the key's state was new."""
 
     key: Any
     timer: int
@@ -59,13 +43,12 @@ class TimerRow(NamedTuple):
     sum: int | float | None
 
     def order(self) -> tuple:
-        """By timer, then key."""
         return (self.timer, str(type(self.key)), self.key)
 
 
 class JoinRow(NamedTuple):
-    """One output row: the key, and each side's input index and event time (None for the
-    NULL side of an outer row; a left semi row has no right side)."""
+    """A join twin's output row: the key, each side's input index and event time (None: the
+    NULL side of an outer row, or a left semi row's right side)."""
 
     key: Any
     left_index: int | None
@@ -79,7 +62,6 @@ class JoinRow(NamedTuple):
         return self.left_index is None or self.right_index is None
 
     def order(self) -> tuple:
-        """By key, then left and right input index (a NULL side first)."""
         return (
             str(type(self.key)),
             self.key,
@@ -90,16 +72,16 @@ class JoinRow(NamedTuple):
 
 @dataclass(frozen=True)
 class BatchOutcome:
-    """One executed micro-batch: ``interval`` is the trigger interval its input came from
-    (None for a no-data batch), ``proc_time`` when it ran on the simulated processing clock,
-    ``max_event_time`` progress ``eventTime.max`` (for a union, of the first stream with rows),
-    ``dropped`` ``numRowsDroppedByWatermark`` and ``rows`` its sorted output.
+    """One executed micro-batch of Spark's ``MicroBatchExecution`` (``StreamingQueryProgress``):
+    ``interval`` the trigger interval of its input (None: a no-data batch), ``proc_time`` when
+    it ran, ``max_event_time`` ``eventTime.max``, ``watermark`` the eviction watermark (windows
+    final), ``late_watermark`` the batch before's (rows late), ``dropped``
+    ``numRowsDroppedByWatermark``, ``rows`` its sorted output.
 
-    A join twin's batch also says what Spark does not report (``join_model`` rules 2-5):
-    ``state_watermarks`` the (left, right) state watermarks; ``late`` (side, input index) of
-    the input rows dropped as late; ``evicted`` (side, input index, matched) of the state rows
-    removed, and of the right input rows not stored because the right state watermark had
-    passed them; ``arrived`` (side, input index) of the batch's input rows."""
+    A join twin's batch adds what Spark does not report (``join_model`` rules 2-5): the (left,
+    right) ``state_watermarks``; ``late`` (side, index) of rows dropped as late; ``evicted``
+    (side, index, matched) of rows removed from state or never stored; ``arrived`` (side,
+    index) of its input rows."""
 
     batch_id: int
     interval: int | None
@@ -129,16 +111,14 @@ def with_inputs(
     return [(o, None if o.is_no_data else next(data)) for o in outcomes]
 
 
-# a window or state twin's per-batch table: the fields every batch has but its rows (a join's
-# table: ``join_table_row``)
+# a window or state twin's per-batch table (a join's: ``join_table_row``)
 TABLE_COLUMNS = [f.name for f in fields(BatchOutcome) if f.default is MISSING and f.name != "rows"]
 
 
 @dataclass
 class TwinResult:
-    """Every micro-batch of one run, the spec it ran, its input batches and its trace
-    (``winviz.trace.Trace``, ``build_trace`` of the batches and inputs; a join twin has
-    none)."""
+    """Every micro-batch of one run, its spec, its input batches and its trace (a join twin
+    has none)."""
 
     spec: TwinSpec | StateSpec | JoinSpec
     batches: list[BatchOutcome]
@@ -230,34 +210,14 @@ OPERATOR = "spark"
 def build_trace(
     spec: TwinSpec | StateSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
 ) -> Trace:
-    """The trace of a run: ``outcomes`` in batch order; data batches take their input rows
-    from ``inputs`` in order.
-
-    The records use the engine's schema (``winviz.trace``) and one new kind:
-
-    ``batch`` — a micro-batch ran (Spark's ``MicroBatchExecution`` executing one ``batchId``).
-    ``proc_time`` is when it ran, ``watermark`` its eviction watermark; detail fields are
-    ``DETAIL_FIELDS["batch"]``. Per batch, in this order:
-
-    - ``arrival`` (value, index) for each input row, at its arrival time;
-    - ``batch``;
-    - ``watermark`` (input = ``"batch <id>"``) when the batch's eviction watermark is higher than
-      the previous batch's;
-    - ``element`` (value = the row) for each input row as the batch processes it (``watermark`` =
-      the batch's late-events watermark), followed by ``late_dropped`` (value = the row) when
-      Spark's late filter drops the whole row (``winviz.spark.late_filter``: Spark only counts
-      ``numRowsDroppedByWatermark``, per partial aggregate, in the ``batch`` record's ``dropped``;
-      which rows they were is derived from its rules);
-    - ``fired`` (result, pane, timing, count) and ``emitted`` (value = the row as a dict) for each
-      output row, with the row's key and window; ``timing`` is ``early`` when the window's end is
-      above the batch's watermark, else ``on_time`` for the window's first output and ``late`` for
-      later ones (Flink's ``fired`` timings); ``pane`` counts earlier outputs of the same window and
-      key.
-    - state twins (``TimerRow`` rows): ``timer_fired`` (domain ``EVENT_TIME``, namespace None) at
-      the timer's time as ``ts``, then ``emitted`` (value = the row as a dict).
-
-    Operator name: ``OPERATOR``. ``ts`` of ``fired``/``emitted`` is the window's max timestamp.
-    """
+    """The trace of a run (operator ``OPERATOR``, the engine's schema plus the ``batch`` kind,
+    one executed ``batchId``). Per batch: ``arrival`` of each input row; ``batch``;
+    ``watermark`` when it rose; ``element`` of each row at the late-events watermark, then
+    ``late_dropped`` when the late filter drops the whole row (``spec.is_dropped``); per output
+    row ``fired`` (``timing`` ``early`` while the window's end is above the watermark, else
+    ``on_time`` for the first output, ``late`` after; ``pane`` counts earlier outputs) and
+    ``emitted`` at the window's max timestamp, or for a ``TimerRow`` ``timer_fired`` at the
+    timer and ``emitted``."""
     trace = Trace()
     write = trace.writer
     panes: dict[tuple, int] = {}
@@ -281,7 +241,10 @@ def build_trace(
                 write.late_dropped(b.proc_time, b.late_watermark, OPERATOR, key, ts, row)
         for r in b.rows:
             if isinstance(r, TimerRow):
-                _timer_output(write, b, r)
+                write.timer_fired(
+                    b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, "EVENT_TIME", None
+                )
+                write.emitted(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, r._asdict())
                 continue
             window = TimeWindow(r.window_start, r.window_end)
             pane = panes.get((r.key, window), 0)
@@ -294,9 +257,3 @@ def build_trace(
             )
             write.emitted(b.proc_time, b.watermark, OPERATOR, r.key, window, ts, r._asdict())
     return trace
-
-
-def _timer_output(write: TraceWriter, b: BatchOutcome, r: TimerRow) -> None:
-    """A state twin's timer firing and its output row."""
-    write.timer_fired(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, "EVENT_TIME", None)
-    write.emitted(b.proc_time, b.watermark, OPERATOR, r.key, None, r.timer, r._asdict())

@@ -1,20 +1,7 @@
-"""One quiet, deterministic local ``SparkSession`` per process.
-
-The twins run tiny streaming queries, so the session is tuned for latency, not throughput:
-
-- ``spark.sql.shuffle.partitions=1`` — a stateful aggregation keeps one state store per shuffle
-  partition and runs one task per partition per micro-batch; the default 200 partitions turn a
-  toy pipeline from ~1.5 s into ~26 s (``SQLConf.SHUFFLE_PARTITIONS``).
-- ``spark.sql.adaptive.enabled=false`` — AQE would re-plan batch queries; keep plans stable.
-- ``spark.sql.session.timeZone=UTC`` and the Python process's ``TZ=UTC`` — ``window()`` works on
-  ``TimestampType`` and ``collect()`` converts timestamps with the Python process's local zone.
-- ``spark.ui.enabled=false``, ``spark.ui.showConsoleProgress=false`` — no web UI, no progress bar.
-- the JVM (``spark.driver.extraJavaOptions``): ``-XX:+UseSerialGC -XX:TieredStopAtLevel=1``
-  (the quick C1 compiler: short jobs start faster) and a log4j2 configuration that logs WARN and
-  up; the JVM's stdout/stderr go to a log file (``spark_log_path()``), never to the notebook.
-
-``get_spark()`` creates the session lazily on first use and caches it. The master is
-``local[2]`` unless given (``master=`` or the ``WINVIZ_SPARK_MASTER`` environment variable).
+"""One quiet, deterministic local ``SparkSession`` per process (``get_spark()``, created on
+first use; master ``local[2]`` unless ``master=`` or ``WINVIZ_SPARK_MASTER`` says otherwise),
+tuned for tiny streaming queries: the settings below, the quick C1 JIT, and the JVM's output
+and WARN log in a file (``spark_log_path()``), never in the notebook.
 """
 
 from __future__ import annotations
@@ -37,9 +24,10 @@ DEFAULT_MASTER = "local[2]"
 MASTER_ENV = "WINVIZ_SPARK_MASTER"
 
 SESSION_CONF: dict[str, str] = {
+    # one state store and one task per micro-batch (the default 200: ~26 s instead of ~1.5 s)
     "spark.sql.shuffle.partitions": "1",
-    "spark.sql.adaptive.enabled": "false",
-    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.adaptive.enabled": "false",  # stable plans
+    "spark.sql.session.timeZone": "UTC",  # window() works on TimestampType
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
@@ -200,12 +188,9 @@ def master_addresses(master: str) -> list[tuple[str, int]]:
 
 
 def _check_master(gateway: Any, master: str) -> None:
-    """Before a SparkContext waits for a standalone master (Spark retries registering for
-    about a minute, then fails with "Cannot call methods on a stopped SparkContext"), let the
-    JVM open a TCP connection to each of the master's addresses: when none answers within
-    ``MASTER_CONNECT_TIMEOUT_MS``, shut the JVM down and raise ``SparkUnavailableError`` with
-    the master and the JVM's own exceptions (``UnknownHostException``, ``ConnectException``,
-    ``SocketTimeoutException``...)."""
+    """Fail fast when no address of a standalone master accepts a TCP connection from the JVM
+    (a ``SparkContext`` would retry for about a minute): shut the JVM down and raise
+    ``SparkUnavailableError`` with the JVM's own exceptions."""
     from py4j.protocol import Py4JJavaError
 
     jvm = gateway.jvm

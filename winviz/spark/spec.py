@@ -1,6 +1,6 @@
-"""What a Spark twin computes: a windowed aggregation with a watermark, and how it is driven.
+"""What a Spark twin computes (``TwinSpec``, ``StateSpec``) and the rule of Spark's ``window()``.
 
-The Spark pipeline a ``TwinSpec`` stands for::
+A ``TwinSpec`` stands for this query (``EventTimeWatermark``, ``TimeWindow`` / ``SessionWindow``)::
 
     (spark.readStream.schema(...).option("maxFilesPerTrigger", 1).json(input_dir)
         .withColumn("event_time", timestamp_millis(ts_field))
@@ -9,36 +9,20 @@ The Spark pipeline a ``TwinSpec`` stands for::
         .agg(count("*"), sum(value_field))
         .writeStream.outputMode(output_mode).foreachBatch(...))
 
-``window()`` is Spark's ``TimeWindow`` expression (tumbling when ``slide == size``; the windows
-of an event time: ``spark_windows``, Spark's ``TimeWindowing``), and
-``withWatermark`` is ``EventTimeWatermark``. With ``session_gap`` instead of ``size`` the
-grouping is ``session_window("event_time", f"{gap} milliseconds")`` (``SessionWindow``; each row
-opens ``[ts, ts + gap)`` and overlapping sessions of a key merge), append mode only.
+``session_gap`` instead of ``size`` groups by ``session_window`` (append mode only). A tuple of
+delays makes the input a union of streams, each with its own ``withWatermark``, combined by
+``multipleWatermarkPolicy`` = ``watermark_policy`` (``MultipleWatermarkPolicy``).
 
-With a tuple of delays, ``watermark_delay=(d0, d1)``, the input is a *union of streams*: each
-record names its stream (0, 1, ... in ``stream_field``) and each stream gets its own
-``withWatermark`` before the ``union``; Spark combines their watermarks with
-``spark.sql.streaming.multipleWatermarkPolicy`` = ``watermark_policy`` (``"min"``, the
-default, or ``"max"``; ``MultipleWatermarkPolicy``). Output modes (``OutputMode.Append`` /
-``OutputMode.Update``): *append* emits a window once, when the watermark has passed its end;
-*update* emits every window whose aggregate changed in the batch.
-
-Drives (how the micro-batches are executed, see ``winviz.spark.twins``):
-
-- ``"per_batch"`` — each trigger interval's file is added, then ``processAllAvailable()``: Spark
-  runs the data batch and, when that batch raised the watermark, an extra *no-data batch* that
-  applies the new watermark (emits/evicts windows) before the next data arrives. Late rows of
-  the next batch are then filtered with the new watermark.
-- ``"available_now"`` — every file is written first, then one run with
-  ``trigger(availableNow=True)``: batches follow each other with no no-data batch in between
-  (only one at the very end), so a batch's late-row filter uses the watermark of the batch
-  before, which lags one batch behind the data: rows that ``per_batch`` drops can still count.
+Drives: ``"per_batch"`` adds each trigger interval's file, then ``processAllAvailable()`` (a
+raised watermark gets a no-data batch before the next data); ``"available_now"`` writes every
+file, then runs ``trigger(availableNow=True)`` (one no-data batch, at the end), so a batch's
+late filter lags one batch behind.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from winviz.errors import InputError
 
@@ -53,19 +37,11 @@ OutputMode = Literal["append", "update"]
 
 @dataclass(frozen=True)
 class TwinSpec:
-    """A windowed count/sum per key with a watermark; all times in milliseconds.
-
-    Exactly one of ``size`` (time windows, ``slide`` optional) and ``session_gap`` (session
-    windows) is given. ``watermark_delay`` is one delay, or one per stream of a union (then
-    ``stream_field`` names the field holding each record's stream index and
-    ``watermark_policy`` says how Spark combines the streams' watermarks).
-
-    ``key_field`` / ``ts_field`` / ``value_field`` name the record fields (dict keys, or indexes
-    into tuples); ``value_field`` is needed for ``aggregate="sum"``. ``ts_field`` holds event
-    time (int ms, or anything ``winviz.time.TimestampNormalizer`` accepts). ``slide`` defaults
-    to ``size`` (tumbling). ``trigger_interval`` cuts the input into micro-batches by arrival
-    time (``winviz.spark.batches``). ``aggregate`` picks the ``result`` of each output row.
-    """
+    """A windowed count/sum per key with a watermark (times in ms): exactly one of ``size``
+    (``slide`` defaults to it) and ``session_gap``; one ``watermark_delay`` or one per stream
+    of a union (``stream_field`` names each record's stream). The ``*_field``s are dict keys or
+    tuple indexes (``ts_field``: anything ``TimestampNormalizer`` accepts); ``aggregate="sum"``
+    needs ``value_field``."""
 
     size: int | None = None
     watermark_delay: int | tuple[int, ...] = 0
@@ -82,63 +58,45 @@ class TwinSpec:
     drive: Drive = "per_batch"
 
     def __post_init__(self) -> None:
-        if (self.size is None) == (self.session_gap is None):
-            raise InputError(
-                "give exactly one of size (time windows) and session_gap (session windows)",
-                field="size",
-                value=self.size,
-            )
+        exactly_one = "give exactly one of size (time windows) and session_gap (session windows)"
+        check((self.size is None) != (self.session_gap is None), exactly_one, "size", self.size)
         if self.is_session:
             positive_ms(self.session_gap, "session_gap")
-            if self.slide is not None:
-                raise InputError("session windows have no slide", field="slide", value=self.slide)
-            if self.output_mode != "append":
-                raise InputError(
-                    "the session-window twin runs in append mode only",
-                    field="output_mode",
-                    value=self.output_mode,
-                    expected="'append'",
-                )
+            check(self.slide is None, "session windows have no slide", "slide", self.slide)
+            append_only = "the session-window twin runs in append mode only"
+            check(
+                self.output_mode == "append",
+                append_only,
+                "output_mode",
+                self.output_mode,
+                "'append'",
+            )
         else:
             positive_ms(self.size, "size")
             positive_ms(self.window_slide, "slide")
-            if self.window_slide > self.size:
-                raise InputError(
-                    "a slide larger than the window leaves gaps", field="slide", value=self.slide
-                )
+            gaps = "a slide larger than the window leaves gaps"
+            check(self.window_slide <= self.size, gaps, "slide", self.slide)
         positive_ms(self.trigger_interval, "trigger_interval")
-        for delay in self.delays:
-            if not is_ms(delay) or delay < 0:
-                raise InputError(
-                    "must be an int >= 0 (or a tuple of them, one per stream)",
-                    field="watermark_delay",
-                    value=self.watermark_delay,
-                )
-        if isinstance(self.watermark_delay, tuple):
-            if len(self.watermark_delay) < 2:
-                raise InputError(
-                    "a union needs one delay per stream, at least two",
-                    field="watermark_delay",
-                    value=self.watermark_delay,
-                )
-            if self.stream_field is None:
-                raise InputError(
-                    "a union of streams needs a stream_field naming each record's stream",
-                    field="stream_field",
-                    value=None,
-                )
-        elif self.stream_field is not None:
-            raise InputError(
-                "stream_field needs one watermark delay per stream (a tuple)",
-                field="watermark_delay",
-                value=self.watermark_delay,
-            )
+        delay, union = self.watermark_delay, isinstance(self.watermark_delay, tuple)
+        ints = "must be an int >= 0 (or a tuple of them, one per stream)"
+        check(all(is_ms(d) and d >= 0 for d in self.delays), ints, "watermark_delay", delay)
+        at_least_two = "a union needs one delay per stream, at least two"
+        check(not union or len(self.delays) >= 2, at_least_two, "watermark_delay", delay)
+        named = "a union of streams needs a stream_field naming each record's stream"
+        check(not union or self.stream_field is not None, named, "stream_field", None)
+        one_each = "stream_field needs one watermark delay per stream (a tuple)"
+        check(union or self.stream_field is None, one_each, "watermark_delay", delay)
         one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
         one_of(self.output_mode, OUTPUT_MODES, "output_mode")
         one_of(self.drive, DRIVES, "drive")
         one_of(self.aggregate, AGGREGATES, "aggregate")
-        if self.aggregate == "sum" and self.value_field is None:
-            raise InputError("aggregate='sum' needs a value_field", field="value_field", value=None)
+        needs_value = "aggregate='sum' needs a value_field"
+        check(
+            self.aggregate != "sum" or self.value_field is not None,
+            needs_value,
+            "value_field",
+            None,
+        )
 
     @property
     def window_slide(self) -> int:
@@ -172,19 +130,46 @@ def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
     return [(s, s + size) for s in reversed(starts) if s <= ts < s + size]
 
 
+def copies(spec: Any, ts: int) -> list[tuple[int, int]]:
+    """The ``(start, end)`` groups a row at ``ts`` goes into: its windows, its session ``[ts,
+    ts + gap)``, or ``(ts, ts)`` for a state or join twin's row. Spark's late filter drops a
+    copy with ``end <= late-events watermark`` (``WatermarkSupport``; the join's
+    ``OneSideHashJoiner``: ``ts <= watermark``); Spark only counts them
+    (``numRowsDroppedByWatermark``)."""
+    if type(spec) is not TwinSpec:
+        return [(ts, ts)]
+    if spec.session_gap is not None:
+        return [(ts, ts + spec.session_gap)]
+    return spark_windows(ts, spec.size, spec.window_slide)
+
+
+def is_dropped(spec: Any, ts: int, late_watermark: int) -> bool:
+    """Whether Spark's late filter drops the whole row: every copy is late, i.e. the last,
+    which ends latest."""
+    return copies(spec, ts)[-1][1] <= late_watermark
+
+
 def is_ms(value: object) -> bool:
     """Whether ``value`` is an int of milliseconds (an int, not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def check(ok: bool, message: str, field: str, value: object, expected: str | None = None) -> None:
+    """Raise ``InputError(message, field=field, value=value, expected=expected)`` unless ``ok``."""
+    if not ok:
+        raise InputError(message, field=field, value=value, expected=expected)
+
+
 def positive_ms(value: object, name: str) -> None:
-    if not is_ms(value) or value <= 0:  # type: ignore[operator]
-        raise InputError("must be a positive int (milliseconds)", field=name, value=value)
+    check(is_ms(value) and value > 0, "must be a positive int (milliseconds)", name, value)  # type: ignore[operator]
+
+
+def non_negative_ms(value: object, name: str, message: str = "must be an int >= 0") -> None:
+    check(is_ms(value) and value >= 0, message, name, value)  # type: ignore[operator]
 
 
 def one_of(value: object, allowed: tuple[str, ...], name: str) -> None:
-    if value not in allowed:
-        raise InputError("unknown option", field=name, value=value, expected=f"one of {allowed}")
+    check(value in allowed, "unknown option", name, value, f"one of {allowed}")
 
 
 STATE_APIS = ("transform_with_state", "apply_in_pandas_with_state")
@@ -192,14 +177,9 @@ STATE_APIS = ("transform_with_state", "apply_in_pandas_with_state")
 
 @dataclass(frozen=True)
 class StateSpec:
-    """The ``KeyedProcessFunction`` analogue run through one of Spark's arbitrary-state APIs:
-    per key, count (and sum) the rows, and keep one event-time timer at *the largest event time
-    seen for the key + ``timeout``* (moved on every new row); when it fires, output
-    ``(key, timer, count, sum)`` and clear the key's state. All times in ms.
-
-    ``api`` picks the Spark API, ``transformWithStateInPandas`` or ``applyInPandasWithState``
-    (``winviz.spark.state_twins``); the other fields mean what they mean in ``TwinSpec``.
-    """
+    """The ``KeyedProcessFunction`` twin of ``winviz.spark.state_twins`` (times in ms): per
+    key, count (and sum) rows with one event-time timer at largest event time + ``timeout``,
+    on Spark's ``api``; the other fields as in ``TwinSpec``."""
 
     timeout: int
     watermark_delay: int = 0
@@ -221,9 +201,7 @@ class StateSpec:
     def __post_init__(self) -> None:
         positive_ms(self.timeout, "timeout")
         positive_ms(self.trigger_interval, "trigger_interval")
-        d = self.watermark_delay
-        if not is_ms(d) or d < 0:
-            raise InputError("must be an int >= 0", field="watermark_delay", value=d)
+        non_negative_ms(self.watermark_delay, "watermark_delay")
         one_of(self.api, STATE_APIS, "api")
         one_of(self.drive, DRIVES, "drive")
 

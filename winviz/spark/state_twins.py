@@ -1,36 +1,25 @@
 """The Spark twin of a ``KeyedProcessFunction`` with event-time timers (``StateSpec``).
 
-The program (the same for both of Spark's arbitrary-state APIs): per key, count (and sum) the
-rows and keep one event-time timer at *largest event time seen + timeout*, moved by each new
-row; when the timer fires, output ``TimerRow(key, timer, count, sum)`` and clear the key. In
-Flink terms: ``processElement`` deletes the old timer and registers the new one through
-``ctx.timerService()``, ``onTimer`` collects and clears.
+Per key: count (and sum) the rows, keep one event-time timer at *largest event time seen +
+timeout* (Flink: ``processElement`` deletes and registers it, ``onTimer`` collects and clears);
+when it fires, output ``TimerRow(key, timer, count, sum)`` and clear the key. On either of
+Spark's arbitrary-state APIs:
 
-- ``"transform_with_state"``: ``groupBy("key").transformWithStateInPandas(processor,
-  outputStructType, "Append", "EventTime")`` (``TransformWithStateInPandasExec``). The
-  processor's ``handleInputRows(self, key, rows, timerValues)`` keeps a ``ValueState`` and
-  moves the timer with ``getHandle().deleteTimer`` / ``registerTimer``;
-  ``handleExpiredTimer(self, key, timerValues, expiredTimerInfo)`` outputs. Needs the RocksDB
-  state store (``RocksDBStateStoreProvider``, set for the query) and ``protobuf``.
-- ``"apply_in_pandas_with_state"``: ``groupBy("key").applyInPandasWithState(func, ...,
-  "append", "EventTimeTimeout")`` (``FlatMapGroupsWithStateExec``); the timer is
-  ``state.setTimeoutTimestamp``, a timeout calls ``func`` with ``state.hasTimedOut``. Spark
-  refuses a timeout below the batch's watermark (``INVALID_TIMEOUT_TIMESTAMP``): the query
-  fails, and ``SparkQueryError`` names the batch and the row.
+- ``"transform_with_state"``: ``transformWithStateInPandas(processor, ..., "EventTime")``
+  (``TransformWithStateInPandasExec``; needs the RocksDB state store and ``protobuf``);
+- ``"apply_in_pandas_with_state"``: ``applyInPandasWithState(func, ..., "EventTimeTimeout")``
+  (``FlatMapGroupsWithStateExec``; a timeout below the watermark fails the query,
+  ``INVALID_TIMEOUT_TIMESTAMP``).
 
-Processing-time timers (``timeMode="ProcessingTime"`` / ``ProcessingTimeTimeout``) are not
-twinned: with them ``TransformWithStateExec.shouldRunAnotherBatch`` is always true, Spark runs
-no-data batches for ever and ``processAllAvailable()`` never returns;
-``run_processing_time_probe`` shows it with a wall-clock bound.
+Processing-time timers are not twinned: ``TransformWithStateExec.shouldRunAnotherBatch`` is
+then always true and ``processAllAvailable()`` never returns (``run_processing_time_probe``).
 
-The model of both (``StateModel``, no JVM) follows these rules, checked against Spark:
+The model (``StateModel``, checked against Spark):
 
-1. watermarks, batches and no-data batches as for windows (``winviz.spark.model`` rules 1, 5);
-2. the late filter (``winviz.spark.late_filter``) drops and counts rows (there is no
-   partial aggregation);
-3. a batch first handles its input, key by key, then fires the timers that are due against
-   its eviction watermark ``wm``: ``transformWithState`` fires ``t <= wm``,
-   ``applyInPandasWithState`` times out ``t < wm`` (``timeoutTimestamp < watermark``);
+1. watermarks and (no-data) batches as for windows (``winviz.spark.model`` rules 1, 5);
+2. the late filter (``winviz.spark.spec.is_dropped``) drops and counts rows;
+3. a batch handles its input key by key, then fires the timers due at its eviction watermark
+   ``wm``: ``transformWithState`` ``t <= wm``, ``applyInPandasWithState`` ``t < wm``;
 4. ``applyInPandasWithState`` fails when a new timeout is below ``wm``.
 """
 
@@ -55,12 +44,11 @@ from winviz.spark.batches import (
     form_batches,
     write_batch_file,
 )
-from winviz.spark.late_filter import is_dropped
 from winviz.spark.model import MicroBatchModel, run_micro_batches, sum_ignoring_nulls
 from winviz.spark.readback import SparkQueryError, marked_record, record_marker
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult
 from winviz.spark.session import get_spark
-from winviz.spark.spec import StateSpec
+from winviz.spark.spec import StateSpec, is_dropped
 from winviz.spark.twins import (
     EVENT_TIME,
     execute,
@@ -68,6 +56,7 @@ from winviz.spark.twins import (
     input_stream,
     query_dirs,
     session_settings,
+    watermarked,
 )
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -88,20 +77,6 @@ def run_state_twin(
     return TwinResult(spec, outcomes, "spark", inputs)
 
 
-def output_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
-    """``key``, ``timer``, ``count``, ``sum`` as a DDL string (types as the input's)."""
-    schema = input_schema(spec, inputs)
-    key_type = schema[KEY].dataType.simpleString()
-    sum_type = schema[VALUE].dataType.simpleString() if spec.value_field is not None else "long"
-    return f"key {key_type}, timer long, count long, sum {sum_type}"
-
-
-def state_schema(spec: StateSpec, inputs: Sequence[InputBatch]) -> str:
-    """The per-key state: ``count``, ``sum``, largest event time, the timer."""
-    sum_type = output_schema(spec, inputs).rsplit(" ", 1)[1]
-    return f"count long, sum {sum_type}, max_ts long, timer long"
-
-
 def build_state_query(
     spark: Any,
     spec: StateSpec,
@@ -112,19 +87,19 @@ def build_state_query(
     """file source -> event time -> watermark -> groupBy(key) -> the chosen state API; with
     ``processing_time``: file source -> groupBy(key) -> ``transformWithStateInPandas`` with
     processing-time timers (``run_processing_time_probe``)."""
-    from pyspark.sql import functions as F
-
     stream = input_stream(spark, spec, inputs, watched, indexed=True)
     columns = [KEY, TS, INDEX]
     if not processing_time:
-        stream = stream.withColumn(EVENT_TIME, F.timestamp_millis(TS)).withWatermark(
-            EVENT_TIME, f"{spec.watermark_delay} milliseconds"
-        )
+        stream = watermarked(stream, spec)
         columns.append(EVENT_TIME)
     if spec.value_field is not None:
         columns.append(VALUE)
     grouped = stream.select(*columns).groupBy(KEY)
-    out, state = output_schema(spec, inputs), state_schema(spec, inputs)
+    # the output row and the per-key state (sum typed as the input's value)
+    schema = input_schema(spec, inputs)
+    sum_type = schema[VALUE].dataType.simpleString() if spec.value_field is not None else "long"
+    out = f"key {schema[KEY].dataType.simpleString()}, timer long, count long, sum {sum_type}"
+    state = f"count long, sum {sum_type}, max_ts long, timer long"
     with warnings.catch_warnings():  # PySpark 4.x: "does not yet fully support pandas >= 3"
         warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
         if processing_time or spec.api == "transform_with_state":

@@ -1,26 +1,10 @@
-"""The Spark twins on real (local) Spark: a window twin (``run_twin``, a ``TwinSpec``'s windowed
-aggregation) and the stream-stream join twin (``run_join_twin``, a ``JoinSpec``), both run by
-``execute``, as the state twin is (``winviz.spark.state_twins``).
-
-``execute`` takes the input micro-batches (cut by ``winviz.spark.batches``), writes one
-JSON-lines file per batch into a fresh watched directory, runs the streaming query
-over Spark's file source and captures every batch's output with ``foreachBatch``
-(``ForeachBatchSink``; the function must consume its DataFrame — here with ``collect()`` — or
-the batch's state is not committed). Then ``winviz.spark.readback`` turns
-``query.recentProgress`` and the captured rows into ``BatchOutcome``s.
-
-The drives (``spec.drive``, see ``winviz.spark.spec``): ``"per_batch"`` adds a file, then
-calls ``StreamingQuery.processAllAvailable()``; ``"available_now"`` writes every file, then
-runs the query once with ``trigger(availableNow=True)`` (``Trigger.AvailableNow``).
-
-The join twin's query is the one ``winviz.spark.join_model`` describes, over one file source
-(both sides' rows of a trigger interval in one file, ``stream`` 0 = left, 1 = right, so one
-batch reads both). Spark reports counts, not which rows a batch dropped or evicted; those
-(``BatchOutcome.late`` / ``.evicted``, and the state watermarks) are derived by replaying the
-batches through ``JoinModel`` with the watermarks Spark reported (``explain_run``), and the
-tests check the model against Spark batch by batch.
-
-Input and checkpoint directories are fresh temporary directories, removed afterwards.
+"""The Spark twins on real (local) Spark: the window twin (``run_twin``) and the stream-stream
+join twin (``run_join_twin``), run, as the state twin is, by ``execute``: one JSON-lines file
+per micro-batch into a watched directory, Spark's file source, every batch's output captured
+with ``foreachBatch`` (``ForeachBatchSink``; its ``collect()`` lets the batch commit), then
+``winviz.spark.readback``. Spark reports counts only: the join's late and evicted rows are
+derived by replaying its batches through ``JoinModel`` with Spark's watermarks
+(``explain_run``).
 """
 
 from __future__ import annotations
@@ -87,7 +71,8 @@ def run_join_twin(
     """Run the join of ``spec`` on Spark, micro-batch by micro-batch; ``spark`` defaults to
     ``get_spark()``."""
     inputs = join_batches(left, left_arrivals, right, right_arrivals, spec)
-    files = [_file_batch(b) for b in inputs]
+    # in the files, each row's index is its index within its side
+    files = [dataclasses.replace(b, indexes=tuple(i for _, i in b.indexes)) for b in inputs]  # type: ignore[misc]
     outcomes = execute(spark, spec, files, build_join_query, JoinRow)
     return TwinResult(spec, explain_run(spec, inputs, outcomes), "spark", inputs)
 
@@ -101,11 +86,10 @@ def execute(
     conf: dict[str, str] | None = None,
 ) -> list[BatchOutcome]:
     """Every micro-batch of the streaming DataFrame ``build(spark, spec, inputs, watched_dir)``
-    run on ``spark`` (default ``get_spark()``) to the end of ``inputs`` under ``spec.drive``,
-    in fresh directories, with the session setting ``multipleWatermarkPolicy`` =
-    ``spec.watermark_policy`` and the settings ``conf``; ``row_type(*row)`` is a collected
-    row in the result (a batch's rows sorted by ``row_type.order``). A failure mid-query
-    raises ``SparkQueryError`` (the completed batches on ``.outcomes``)."""
+    run on ``spark`` (default ``get_spark()``) over ``inputs`` under ``spec.drive``, in fresh
+    directories, with ``multipleWatermarkPolicy`` = ``spec.watermark_policy`` and the session
+    settings ``conf``; each collected row becomes a ``row_type``. A failure mid-query raises
+    ``SparkQueryError`` (the completed batches on ``.outcomes``)."""
     spark = spark if spark is not None else get_spark()
     conf = {"spark.sql.streaming.multipleWatermarkPolicy": spec.watermark_policy, **(conf or {})}
     progress: list[dict[str, Any]] = []  # the query's progress reports, as dicts
@@ -165,10 +149,9 @@ def execute(
 
 
 def _process_all(query: Any, rows_written: int) -> None:
-    """``processAllAvailable()`` until Spark has read every row written so far, then once more:
-    a call can return on a "no new data" check that began before the newest file was renamed
-    in; the final call returns only after a check that began after the data batch, i.e. after
-    any no-data batch it called for."""
+    """``processAllAvailable()`` until Spark has read every row written so far (a call can
+    return on a check that began before the newest file), then once more (for the no-data
+    batch the data batch called for)."""
     for _ in range(100):
         query.processAllAvailable()
         read = sum(p.numInputRows for p in query.recentProgress)
@@ -204,11 +187,9 @@ def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watche
 
 
 def watermarked(source: Any, spec: TwinSpec) -> Any:
-    """``source`` with its event-time column and watermark. A union (one delay per stream):
-    each stream is the source's rows with that ``stream`` index, gets its own
-    ``withWatermark``, and the streams are ``unionByName``-ed. All streams come from one file,
-    so one micro-batch reads every stream's rows of a trigger interval (two file sources could
-    split them over two batches)."""
+    """``source`` with its event-time column and watermark; a union's streams are the rows of
+    each ``stream`` index of the one file source (so one batch reads them all), each with its
+    own ``withWatermark``, ``unionByName``-ed."""
     from pyspark.sql import functions as F
 
     with_time = source.withColumn(EVENT_TIME, F.timestamp_millis(TS))
@@ -245,21 +226,10 @@ def build_join_query(
     right = side(1, "r", spec.right_delay)
     condition = F.expr(join_condition(spec))
     joined = left.join(right, condition, spec.join_type)  # Spark names the JOIN_TYPES alike
-    if spec.join_type == "left_semi":
-        return joined.select(
-            F.col("lkey").alias("key"),
-            F.col("lidx"),
-            F.unix_millis("lt"),
-            F.lit(None).cast("long"),
-            F.lit(None).cast("long"),
-        )
-    return joined.select(
-        F.coalesce("lkey", "rkey").alias("key"),
-        F.col("lidx"),
-        F.unix_millis("lt"),
-        F.col("ridx"),
-        F.unix_millis("rt"),
-    )
+    semi = spec.join_type == "left_semi"  # a left semi row has no right side
+    key = F.col("lkey") if semi else F.coalesce("lkey", "rkey")
+    right_side = [F.lit(None).cast("long")] * 2 if semi else [F.col("ridx"), F.unix_millis("rt")]
+    return joined.select(key.alias("key"), F.col("lidx"), F.unix_millis("lt"), *right_side)
 
 
 def join_condition(spec: JoinSpec) -> str:
@@ -273,16 +243,11 @@ def join_condition(spec: JoinSpec) -> str:
     )
 
 
-def _file_batch(batch: InputBatch) -> InputBatch:
-    """The batch as written to its file: each row's ``index`` is its index within its side."""
-    return dataclasses.replace(batch, indexes=tuple(i for _, i in batch.indexes))  # type: ignore[misc]
-
-
 def explain_run(
     spec: JoinSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
 ) -> list[BatchOutcome]:
-    """The batches Spark ran as Spark reported them, with the state watermarks and the late /
-    evicted rows derived by ``JoinModel`` from Spark's watermarks."""
+    """Spark's batches with the state watermarks and late / evicted rows ``JoinModel`` derives
+    from Spark's watermarks."""
     model = JoinModel(spec)
     for o, batch in with_inputs(outcomes, inputs):
         model.run_batch(batch, o.proc_time, watermark=o.watermark)
@@ -312,9 +277,8 @@ def input_stream(
 
 
 def input_schema(spec: Any, inputs: Sequence[InputBatch]) -> Any:
-    """The JSON files' schema: ``key`` (long if every key is an int, else string), ``ts``
-    (long ms), ``value`` (double if a value is a float, else long) and ``stream`` where the
-    spec has them."""
+    """The JSON files' schema: ``key`` (long if every key is an int, else string), ``ts``,
+    ``value`` (double if a value is a float, else long) and ``stream`` where the spec has them."""
     from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
     ints = all(isinstance(r[KEY], int) for b in inputs for r in b.rows)
