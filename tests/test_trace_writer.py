@@ -59,6 +59,17 @@ def test_a_kind_method_writes_each_value_in_its_field(kind: str) -> None:
     assert record.details() == {f: values[f] for f in DETAIL_FIELDS[kind]}
 
 
+def test_a_kind_method_given_too_few_or_too_many_values_writes_nothing() -> None:
+    trace = Trace()
+    message = "TraceWriter.fired() takes key, window, ts, " + ", ".join(DETAIL_FIELDS["fired"])
+    few = ("<key>", "<window>", 9) + ("x",) * (len(DETAIL_FIELDS["fired"]) - 1)
+    for values in (few, (*few, "x", "y")):
+        with pytest.raises(TypeError) as caught:
+            trace.writer.fired(1, 2, "win", *values)
+        assert str(caught.value) == message + " after operator"
+    assert trace.records() == []
+
+
 def test_open_window_elements_writes_what_the_kind_methods_write() -> None:
     """A run of three elements (a cleanup timer of its own; then none) as the kernel hands it
     over, against the same records written one by one."""

@@ -16,8 +16,9 @@ details that repeat are shared objects (readers tell values apart by value, neve
 
 from __future__ import annotations
 
+import inspect
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from winviz.trace.element_entry import ElementEntry, shared_timer_details
@@ -300,26 +301,42 @@ class TraceWriter:
         return marker
 
 
+# A record's key, window, ts and detail from a kind's values (its base fields, then its detail
+# fields), by its base fields and whether it has one detail field (the detail is that value) or
+# several (their tuple).
+_LAYOUTS: dict[tuple[tuple[str, ...], bool], Callable[..., tuple[Any, Any, Any, Any]]] = {
+    (("key", "window", "ts"), True): lambda key, window, ts, d: (key, window, ts, d),
+    (("key", "window", "ts"), False): lambda key, window, ts, *d: (key, window, ts, d),
+    (("key", "window"), True): lambda key, window, d: (key, window, None, d),
+    (("key", "window"), False): lambda key, window, *d: (key, window, None, d),
+    (("key", "ts"), True): lambda key, ts, d: (key, None, ts, d),
+    (("key", "ts"), False): lambda key, ts, *d: (key, None, ts, d),
+    (("ts",), True): lambda ts, d: (None, None, ts, d),
+    (("ts",), False): lambda ts, *d: (None, None, ts, d),
+    ((), True): lambda d: (None, None, None, d),
+    ((), False): lambda *d: (None, None, None, d),
+}
+
+
 def _kind_method(kind: str) -> Any:
-    """The writer's method for ``kind``: its parameters and its record's layout from the
-    schema (``KIND_BASE_FIELDS``, ``DETAIL_FIELDS``; one detail field: the detail is that
-    value, several: their tuple), compiled once as if written out."""
+    """The writer's method for ``kind``, from the schema (``KIND_BASE_FIELDS``,
+    ``DETAIL_FIELDS``): its values are the base fields, then the detail fields."""
     base, details = KIND_BASE_FIELDS[kind], DETAIL_FIELDS[kind]
-    params = ["proc_time: Time", "watermark: Time", "operator: str"]
-    params += [f"{f}: {'Time' if f == 'ts' else 'Any'}" for f in base]
-    params += [f"{f}: Any" for f in details]
-    detail = details[0] if len(details) == 1 else f"({', '.join(details)},)"
-    record = ", ".join(
-        [repr(kind), "proc_time", "watermark", "operator"]
-        + [f if f in base else "None" for f in ("key", "window", "ts")]
-        + [detail]
+    layout, names = _LAYOUTS[base, len(details) == 1], (*base, *details)
+
+    def method(
+        self: TraceWriter, proc_time: Time, watermark: Time, operator: str, *values: Any
+    ) -> None:
+        if len(values) != len(names):
+            raise TypeError(f"TraceWriter.{kind}() takes {', '.join(names)} after operator")
+        self._extend((kind, proc_time, watermark, operator, *layout(*values)))
+
+    fields = ("self", "proc_time", "watermark", "operator", *names)
+    method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(f, inspect.Parameter.POSITIONAL_OR_KEYWORD) for f in fields]
     )
-    source = f"def {kind}(self, {', '.join(params)}) -> None:\n    self._extend(({record}))\n"
-    namespace: dict[str, Any] = {"Any": Any, "Time": Time}
-    exec(source, namespace)  # (the schema's own names only: no outside text is compiled)
-    method = namespace[kind]
-    method.__qualname__ = f"TraceWriter.{kind}"
-    method.__doc__ = f"One ``{kind}`` record (detail: {', '.join(details)})."
+    method.__name__, method.__qualname__ = kind, f"TraceWriter.{kind}"
+    method.__doc__ = f"One ``{kind}`` record: {', '.join(names)}."
     return method
 
 
