@@ -158,3 +158,34 @@ def test_a_missing_dataset_file_names_the_path_and_the_folder_expected(loader, n
     )
     with pytest.raises(FileNotFoundError):  # old callers' except clauses still catch it
         loader(Path("/nonexistent"))
+
+
+@pytest.mark.parametrize(
+    ("loader", "name"),
+    [(datasets.clickstream, "clickstream.csv"), (datasets.late_data, "seed_002_late_data.jsonl")],
+)
+def test_a_data_dir_that_is_a_file_or_a_dataset_that_is_a_folder_is_named(
+    loader, name, tmp_path
+) -> None:
+    expected = (
+        f"(expected a folder holding {name}; data_dir=None reads the kit's data folder "
+        f"{str(datasets.DATA_DIR)!r})"
+    )
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder")
+    with pytest.raises(datasets.DatasetFileError) as err:
+        loader(a_file)
+    assert str(err.value) == (
+        f"field 'data_dir', value '{a_file}': no file '{a_file}/{name}': '{a_file}' is not a "
+        f"folder {expected}"
+    )
+    assert isinstance(err.value, FileNotFoundError) and isinstance(err.value, wv.InputError)
+    assert (err.value.errno, err.value.filename) == (errno.ENOTDIR, f"{a_file}/{name}")
+    (tmp_path / name).mkdir()
+    with pytest.raises(datasets.DatasetFileError) as err:
+        loader(str(tmp_path))
+    assert str(err.value) == (
+        f"field 'data_dir', value '{tmp_path}': no file '{tmp_path}/{name}': it is a folder "
+        f"{expected}"
+    )
+    assert (err.value.errno, err.value.filename) == (errno.EISDIR, f"{tmp_path}/{name}")

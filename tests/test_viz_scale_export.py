@@ -121,7 +121,7 @@ def test_message_card_exports_too(tmp_path) -> None:
     assert "The trace is empty." in svg
 
 
-# -- the cheap building blocks behind the charts (spec.py, scale.bin_points, TraceView) --------
+# -- the cheap building blocks behind the charts (spec.py, scale.bin_fates, TraceView) --------
 
 
 def test_a_layer_keeps_altairs_row_limit() -> None:
@@ -158,36 +158,47 @@ def test_layer_rows_serialise_as_a_dataframe_would() -> None:
     assert spec.tooltips(rows, ["x"]) == [{"field": "what", "type": "nominal"}]
 
 
-def test_bin_points_exact_cells() -> None:
+def test_bin_elements_and_bin_fates_exact_cells() -> None:
     import pandas as pd
 
-    from winviz.viz import scale
+    from winviz.viz import palette, scale
 
     frame = pd.DataFrame(
         {
             "ts": [0.0, 1.0, 9.0, 9.0, 5.0],
-            "proc": [0.0, 1.0, 9.0, 9.0, 5.0],
+            "proc_time": [0.0, 1.0, 9.0, 9.0, 5.0],
             "fate": ["on time", "on time", "on time", "dropped", None],
         }
     )
-    cells, nx, ny = scale.bin_points(frame, "ts", "proc", "fate", (0, 10), (0, 10), 100)
-    assert (nx, ny) == (120, 80)
-    # sorted by (x cell, y cell, fate); the row without a fate forms no cell (as groupby)
-    assert cells[["fate", "count", "x", "y"]].values.tolist() == [
-        ["on time", 1, 0.0, 0.0],
-        ["on time", 1, 1.0, 1.0],
-        ["dropped", 1, 9.0, 9.0],
-        ["on time", 1, 9.0, 9.0],
-    ]
-    assert cells["x_hi"].iloc[0] == pytest.approx(10 / 120)
-    assert cells["y_lo"].iloc[2] == pytest.approx(9.0 // (10 / 80) * (10 / 80))
+    codes = np.array([palette.FATES.index(f) for f in frame["fate"][:4]])
+    for cells, nx, ny in (
+        scale.bin_elements(frame, (0, 10), (0, 10), 100),
+        scale.bin_fates(
+            frame["ts"][:4].to_numpy(),
+            frame["proc_time"][:4].to_numpy(),
+            codes,
+            (0, 10),
+            (0, 10),
+            100,
+        ),
+    ):
+        assert (nx, ny) == (120, 80)
+        # sorted by (x cell, y cell, fate); the row without a fate forms no cell (as groupby)
+        assert cells[["fate", "count", "x", "y"]].values.tolist() == [
+            ["on time", 1, 0.0, 0.0],
+            ["on time", 1, 1.0, 1.0],
+            ["dropped", 1, 9.0, 9.0],
+            ["on time", 1, 9.0, 9.0],
+        ]
+        assert cells["x_hi"].iloc[0] == pytest.approx(10 / 120)
+        assert cells["y_lo"].iloc[2] == pytest.approx(9.0 // (10 / 80) * (10 / 80))
 
 
 @pytest.mark.parametrize("present", [(0,), (0, 1, 2, 3), (1, 3), (2, 0)])
-def test_bin_fates_gives_bin_points_cells(present: tuple[int, ...]) -> None:
+def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) -> None:
     """``bin_fates`` (fates as their positions in FATES, not hashed) gives exactly the cells
-    ``bin_points`` gives for the fates' texts: same rows, order, values and grid, whichever
-    fates are present; 30,000 points coarsen the grid to fit the limit."""
+    binning the fates' texts gives (``bin_elements`` without codes): same rows, order, values
+    and grid, whichever fates are present; 30,000 points coarsen the grid to fit the limit."""
     import pandas as pd
 
     from winviz.viz import palette, scale
@@ -197,9 +208,9 @@ def test_bin_fates_gives_bin_points_cells(present: tuple[int, ...]) -> None:
     xs, ys = rnd.normal(0, 50, n).round(), rnd.uniform(-10, 300, n).round()
     codes = rnd.choice(np.array(present), n)
     fates = np.array([palette.FATES[c] for c in codes], dtype=object)
-    frame = pd.DataFrame({"x": xs, "y": ys, "fate": pd.Series(fates, dtype=object)})
-    want = scale.bin_points(frame, "x", "y", "fate", (-200, 200), (-10, 300), 2_000)
-    got = scale.bin_fates(xs, ys, codes, (-200, 200), (-10, 300), 2_000)
+    frame = pd.DataFrame({"ts": xs, "proc_time": ys, "fate": pd.Series(fates, dtype=object)})
+    want = scale.bin_elements(frame, (-200, 200), (-10, 300), 2_000)
+    got = scale.bin_fates(np.clip(xs, -200, 200), ys, codes, (-200, 200), (-10, 300), 2_000)
     assert got[1:] == want[1:] and want[1:] != (120, 80)
     pd.testing.assert_frame_equal(got[0], want[0])
 

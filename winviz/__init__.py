@@ -5,6 +5,7 @@ strategies, window assigners, triggers, evictors, functions, the trace, time hel
 key-group rules.
 """
 
+from winviz import _charts
 from winviz.batch_execution import RuntimeExecutionMode
 from winviz.checkpoints import CheckpointConfig, CompletedCheckpoint, Restore
 from winviz.datastream import (
@@ -98,20 +99,7 @@ from winviz.windows import (
 )
 
 _LAZY = {
-    # charts (winviz.viz imports Altair)
-    "timeline": "winviz.viz",
-    "window_lanes": "winviz.viz",
-    "timers_chart": "winviz.viz",
-    "skew_chart": "winviz.viz",
-    "propagation_chart": "winviz.viz",
-    "operator_flow": "winviz.viz",
-    "stage_watermarks": "winviz.viz",
-    "scrubber": "winviz.viz",
-    "explore": "winviz.viz",
-    "save_html": "winviz.viz",
-    "save_svg": "winviz.viz",
-    "save_png": "winviz.viz",
-    "setup_rendering": "winviz.viz",
+    **dict.fromkeys(_charts.TOP_LEVEL, "winviz.viz"),  # charts (winviz.viz imports Altair)
     # the Spark twin (winviz.spark imports PySpark only when a session starts)
     "build_twin": "winviz.spark",
     "compare": "winviz.spark",

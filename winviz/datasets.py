@@ -34,21 +34,26 @@ class DatasetError(InputError):
 
 
 class DatasetFileError(DatasetError, FileNotFoundError):
-    """A dataset file that is not there: names the path looked at and the folder it was
-    looked for in (``data_dir``). A ``FileNotFoundError`` too, with ``filename`` and
-    ``errno`` set as ``open`` sets them."""
+    """A dataset file that is not there (``errno`` ENOENT), whose folder ``data_dir`` is no
+    folder (ENOTDIR) or that is a folder (EISDIR): names the path looked at and the folder it was
+    looked for in. A ``FileNotFoundError`` too, with ``filename`` and ``errno`` set as ``open``
+    sets them."""
 
-    def __init__(self, path: Path, data_dir: str | Path | None) -> None:
+    def __init__(self, path: Path, data_dir: str | Path | None, code: int = errno.ENOENT) -> None:
+        problem = {
+            errno.ENOTDIR: f": {str(path.parent)!r} is not a folder",
+            errno.EISDIR: ": it is a folder",
+        }.get(code, "")
         InputError.__init__(
             self,
-            f"no file {str(path)!r}",
+            f"no file {str(path)!r}{problem}",
             field="data_dir",
             value=None if data_dir is None else str(data_dir),
             expected=f"a folder holding {path.name}; data_dir=None reads the kit's data "
             f"folder {str(DATA_DIR)!r}",
         )
         self.path, self.line = str(path), None
-        self.errno, self.strerror, self.filename = errno.ENOENT, None, str(path)
+        self.errno, self.strerror, self.filename = code, None, str(path)
 
     def __str__(self) -> str:
         """The message (``OSError`` would show ``[Errno 2] None: path`` instead)."""
@@ -67,12 +72,12 @@ def _path(name: str, data_dir: str | Path | None) -> Path:
 
 
 def _text(path: Path, data_dir: str | Path | None = None) -> str:
-    """The file's text; a missing file raises ``DatasetFileError`` naming the path, a byte
+    """The file's text; a path that is no file raises ``DatasetFileError`` naming it, a byte
     that is not UTF-8 ``DatasetError`` naming its line."""
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        raise DatasetFileError(path, data_dir) from None
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
+        raise DatasetFileError(path, data_dir, exc.errno) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

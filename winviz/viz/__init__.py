@@ -24,32 +24,7 @@ changes no global Altair setting; in a notebook, call ``setup_rendering()`` once
 
 from __future__ import annotations
 
-from winviz.viz.explore import Explorer, explore
-from winviz.viz.export import save_html, save_png, save_svg, setup_rendering
-from winviz.viz.flow import operator_flow
-from winviz.viz.lanes import window_lanes
-from winviz.viz.propagation import propagation_chart
-from winviz.viz.scrubber import scrubber
-from winviz.viz.skew import skew_chart
-from winviz.viz.stages import stage_watermarks
-from winviz.viz.timeline import timeline
-from winviz.viz.timers import timers_chart
-from winviz.viz.trace_view import TraceInputError
+from winviz import _charts
 
-__all__ = [
-    "Explorer",
-    "TraceInputError",
-    "explore",
-    "operator_flow",
-    "propagation_chart",
-    "save_html",
-    "save_png",
-    "save_svg",
-    "scrubber",
-    "setup_rendering",
-    "skew_chart",
-    "stage_watermarks",
-    "timeline",
-    "timers_chart",
-    "window_lanes",
-]
+globals().update({name: _charts.load(name) for name in _charts.PUBLIC})
+__all__ = sorted(_charts.PUBLIC)  # the names, one place: winviz/_charts.py

@@ -46,6 +46,7 @@ import ipywidgets as widgets
 import numpy as np
 from altair.utils.schemapi import debug_mode
 
+from winviz import _charts
 from winviz.collector import paused
 from winviz.trace import Trace, vocabulary
 from winviz.viz import fates, firings, grid, pages, palette, trace_view, value_texts
@@ -71,26 +72,12 @@ from winviz.viz.export import (
     EXPORT_RENDERER,
     JUPYTER_EMBED_OPTIONS,
 )
-from winviz.viz.lanes import window_lanes
-from winviz.viz.propagation import propagation_chart
-from winviz.viz.scrubber import scrubber
 from winviz.viz.scrubber_layers import PARAM as SCRUB_PARAM
-from winviz.viz.skew import skew_chart
 from winviz.viz.spec import altair_chart, chart_dict
-from winviz.viz.timeline import timeline
-from winviz.viz.timers import timers_chart
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only
 
-_CHART_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "timeline": timeline,
-    "window_lanes": window_lanes,
-    "timers_chart": timers_chart,
-    "scrubber": scrubber,
-    "propagation_chart": propagation_chart,
-    "skew_chart": skew_chart,
-}
-CHART_NAMES = tuple(_CHART_FUNCTIONS)
+CHART_NAMES = tuple(_charts.EXPLORE_CHARTS)
 
 
 @dataclass(frozen=True)
@@ -666,7 +653,7 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
             "a function result → chart"
         )
-    fn = _CHART_FUNCTIONS[chart].vega_lite  # the chart's dict (spec.chart_function)
+    fn = _charts.load(chart).vega_lite  # the chart's dict (spec.chart_function)
     if chart == "scrubber":
         return lambda result, view, at: fn(view, at=at)
     return lambda result, view, at: fn(view)

@@ -1,8 +1,9 @@
 """Keeping every layer under Altair's inline-data limit (5,000 rows, never disabled).
 
 Each layer is reduced to at most ``ROW_LIMIT`` rows before it is drawn, and the chart's subtitle
-says how: ``bin_points`` (grid cells with counts), ``keep_extremes`` / ``thin_steps`` (M4: a
-line's first, last, lowest and highest vertex per bin), ``every_kth`` (a regular sample).
+says how: ``bin_elements`` / ``bin_fates`` (grid cells with counts), ``keep_extremes`` /
+``thin_steps`` (M4: a line's first, last, lowest and highest vertex per bin), ``every_kth`` (a
+regular sample).
 """
 
 from __future__ import annotations
@@ -59,22 +60,6 @@ def extent(*columns: pd.Series) -> list[int]:
     return out
 
 
-def bin_points(
-    frame: pd.DataFrame,
-    x: str,
-    y: str,
-    by: str,
-    x_range: tuple[float, float],
-    y_range: tuple[float, float],
-    limit: int,
-) -> tuple[pd.DataFrame, int, int]:
-    """Points counted per grid cell and ``by`` value: (cells, nx, ny). The grid starts at
-    120 × 80 and is coarsened by √2 per side until the cells fit ``limit`` (``_cells``)."""
-    return _bin_arrays(
-        frame[x].to_numpy(float), frame[y].to_numpy(float), frame[by], by, x_range, y_range, limit
-    )
-
-
 def _bin_arrays(
     xs: np.ndarray,
     ys: np.ndarray,
@@ -84,7 +69,9 @@ def _bin_arrays(
     y_range: tuple[float, float],
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
-    """``bin_points`` of coordinates and ``by`` values given as arrays."""
+    """Points counted per grid cell and ``by`` value (``values``; a missing one forms no cell):
+    (cells, nx, ny). The grid starts at 120 × 80 and is coarsened by √2 per side until the cells
+    fit ``limit`` (``_cells``)."""
     # one code per ``by`` value, in sorted order (the cells are ordered by (ix, iy, by))
     codes, labels = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
     rank = np.argsort(np.argsort(np.asarray(labels, dtype=object), kind="stable"))
@@ -123,7 +110,7 @@ def bin_elements(
     fate_codes: np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, int, int]:
     """Elements (``ts``, ``proc_time``, ``fate``) clipped to the domains and binned per fate
-    (``bin_points``); ``fate_codes``, if known: each fate's position in ``palette.FATES``."""
+    (``_bin_arrays``); ``fate_codes``, if known: each fate's position in ``palette.FATES``."""
     xs = np.clip(np.asarray(elements["ts"], dtype=float), *x_domain)
     ys = np.clip(np.asarray(elements["proc_time"], dtype=float), *y_domain)
     if fate_codes is None:
@@ -139,7 +126,7 @@ def bin_fates(
     y_range: tuple[float, float],
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
-    """``bin_points`` by ``fate`` of float arrays, fates as positions in ``palette.FATES``."""
+    """``_bin_arrays`` by ``fate`` of float arrays, fates as positions in ``palette.FATES``."""
     present = np.flatnonzero(np.bincount(fate_codes, minlength=len(FATES)))
     order = sorted(present.tolist(), key=FATES.__getitem__)  # the fates present, sorted
     labels = np.array([FATES[i] for i in order], dtype=object)
