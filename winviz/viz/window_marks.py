@@ -350,7 +350,7 @@ def _merges_binned(
     groups: dict[tuple[Any, ...], list[int]], x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> list[dict[str, Any]]:
     """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away counted per grid
-    cell (``scale.bin_points``), a mark per cell at their mean position."""
+    cell (``scale._bin_arrays``), a mark per cell at their mean position."""
     sizes = [len(idx) for idx in groups.values()]
     n = sum(sizes)
     xs = np.repeat(np.array([x.clip(g[0])[0] for g in groups], dtype=float), sizes)
