@@ -233,6 +233,32 @@ def test_a_dropdown_change_reruns_with_the_option_value(explorer) -> None:
     assert same(ex.specs()[1], timeline(counts(RECORDS, size=2000)).to_dict())
 
 
+def test_a_dropdown_option_of_none_stays_selected_and_shows_its_run() -> None:
+    """ipywidgets' Dropdown reads a value of None as "nothing selected" and blanks itself
+    (lesson 07's idleness "none"); the explorer's dropdown selects the option holding None."""
+
+    def job(records, size=None):
+        return counts(records, size=5000 if size is None else size)
+
+    def fired(ex):
+        return [(r.value, r.timestamp) for r in ex.result.outputs["counts"]]
+
+    ex = explore(job, RECORDS, size=[("none", None), ("2 s", 2000)], charts=("timeline",))
+    size = ex.controls["size"]
+    assert (size.index, size.label, size.value) == (0, "none", None)
+    five = [(3, 4999), (1, 9999), (1, 14999)]
+    assert fired(ex) == five
+    size.index = 1
+    assert (size.index, size.label, size.value) == (1, "2 s", 2000)
+    assert fired(ex) == [(1, 1999), (1, 3999), (1, 5999), (1, 7999), (1, 13999)]
+    size.index = 0  # what the browser sends when the learner picks "none"
+    assert (size.index, size.label, size.value, ex.values) == (0, "none", None, {"size": None})
+    assert fired(ex) == five
+    size.value = 2000
+    size.value = None  # from Python
+    assert (size.index, size.label, fired(ex)) == (0, "none", five)
+
+
 def test_the_scrubbers_t_is_read_back_and_kept_across_runs() -> None:
     ex = explore(counts, RECORDS, bound=(0, 5000, 500), size=[5000, 0], charts=("scrubber",))
     (jc,) = ex.charts

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
+import traitlets
 
 from winviz.errors import InputError
 from winviz.viz import value_texts
@@ -86,7 +87,21 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
         raise ControlSpecError(f"control {name!r}: a dropdown needs at least one option")
     values = [v for _, v in options]
     among = default is not inspect.Parameter.empty and option_index(values, default) is not None
-    return widgets.Dropdown(options=options, value=default if among else values[0], **common)
+    return Dropdown(options=options, value=default if among else values[0], **common)
+
+
+class Dropdown(widgets.Dropdown):
+    """ipywidgets' ``Dropdown`` whose options may hold the value ``None`` (an idleness of
+    "none"): ipywidgets reads a value of None as "nothing selected" and blanks the dropdown;
+    here it selects the option that holds None."""
+
+    @traitlets.observe("value")
+    def _propagate_value(self, change: dict[str, Any]) -> None:
+        at = [i for i, o in enumerate(self._options_values) if o is None]
+        if change["new"] is None and at:
+            self.index = at[0]
+        else:
+            super()._propagate_value(change)
 
 
 class ControlSpecError(InputError):
