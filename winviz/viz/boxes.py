@@ -7,6 +7,7 @@ skew chart's "watermark lag" label). A box meets a box it ``overlaps`` and a seg
 from __future__ import annotations
 
 import math
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
 Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
 
 CELL_PX = 16  # the side of the cells boxes (x and y) and segments (x) are filed under
-SPAN_CELLS = 64  # a box spanning more cells each way is tested on every question
+FILED_PX = 1024  # a box wider or taller than this (or not finite) is tested on every question
 ASKED = 16  # questions answered by a test over every box added in bulk before it is filed
 
 
@@ -54,10 +55,9 @@ def _cells(lo: float, hi: float) -> range:
 
 
 def _fileable(box: Box) -> bool:
-    """Whether ``box`` is finite, not inverted and spans at most ``SPAN_CELLS`` each way."""
-    if not all(math.isfinite(v) for v in box) or box[2] < box[0] or box[3] < box[1]:
-        return False
-    return len(_cells(box[0], box[2])) <= SPAN_CELLS and len(_cells(box[1], box[3])) <= SPAN_CELLS
+    """Whether ``box`` is filed under its cells: its sides finite, at most ``FILED_PX`` apart
+    each way, and not inverted (a side not finite makes a difference NaN or infinite)."""
+    return 0 <= box[2] - box[0] <= FILED_PX and 0 <= box[3] - box[1] <= FILED_PX
 
 
 def _bound(seg: Segment) -> Box:
@@ -150,12 +150,13 @@ class Taken:
         if not _fileable(area):
             return [(s, tag) for s, tag, _ in segs]
         columns = self.columns
-        near = {at for i in _cells(left, right) for at in columns.get(i, ())}
-        return [
-            (s, tag)
-            for s, tag, b in (segs[at] for at in sorted(near.union(self.wide_segments)))
-            if b[0] <= right and left <= b[2] and b[1] <= bottom and top <= b[3]
-        ]
+        found = (at for i in _cells(left, right) for at in columns.get(i, ()))
+        near = {
+            at
+            for at in chain(found, self.wide_segments)
+            if (b := segs[at][2])[0] <= right and left <= b[2] and b[1] <= bottom and top <= b[3]
+        }
+        return [segs[at][:2] for at in sorted(near)]
 
     def hits(self, box: Box) -> Box | None:
         """A box ``box`` overlaps, else None."""
