@@ -7,7 +7,6 @@ skew chart's "watermark lag" label). A box meets a box it ``overlaps`` and a seg
 from __future__ import annotations
 
 import math
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -15,7 +14,7 @@ import numpy as np
 Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
 Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
 
-CELL_PX = 16  # the side of the cells boxes (x and y) and segments (x) are filed under
+CELL_PX = 16  # the side of the cells boxes are filed under
 FILED_PX = 1024  # a box wider or taller than this (or not finite) is tested on every question
 ASKED = 16  # questions answered by a test over every box added in bulk before it is filed
 
@@ -60,14 +59,10 @@ def _fileable(box: Box) -> bool:
     return 0 <= box[2] - box[0] <= FILED_PX and 0 <= box[3] - box[1] <= FILED_PX
 
 
-def _bound(seg: Segment) -> Box:
-    return (min(seg[0], seg[2]), min(seg[1], seg[3]), max(seg[0], seg[2]), max(seg[1], seg[3]))
-
-
 class Taken:
-    """Boxes and tagged segments drawn: boxes filed under each (x, y) cell they span, segments
-    under each x cell; boxes added in bulk (``add_array``) tested all at once until asked
-    ``ASKED`` times, then filed; what cannot be filed (``_fileable``) is tested every time."""
+    """Boxes and tagged segments drawn: boxes filed under every (x, y) cell they span (those
+    added in bulk, ``add_array``, tested all at once until asked ``ASKED`` times; those not
+    ``_fileable`` tested every time), segments tested all at once by their bounding boxes."""
 
     def __init__(self) -> None:
         self.parts: list[np.ndarray] = []  # boxes added in bulk, n × 4
@@ -76,17 +71,15 @@ class Taken:
         self.wide: list[Box] = []
         self.filed = 0  # the parts filed
         self.asked = 0
-        self.segments: list[tuple[Segment, Any, Box]] = []  # each, its tag and bounding box
-        self.columns: dict[int, list[int]] = {}
-        self.wide_segments: list[int] = []
+        self.segments: list[tuple[Segment, Any]] = []  # each with its tag
+        self.bounds: np.ndarray | None = None  # the segments' bounding boxes, n × 4
 
     def copy(self) -> Taken:
         out = Taken()
         out.parts, out.loose, out.wide = list(self.parts), list(self.loose), list(self.wide)
         out.cells = {c: list(boxes) for c, boxes in self.cells.items()}
         out.filed, out.asked, out.segments = self.filed, self.asked, list(self.segments)
-        out.columns = {c: list(segs) for c, segs in self.columns.items()}
-        out.wide_segments = list(self.wide_segments)
+        out.bounds = self.bounds
         return out
 
     def _file(self, box: Box) -> None:
@@ -116,13 +109,8 @@ class Taken:
             self.add(box)
 
     def add_segment(self, seg: Segment, tag: Any = True) -> None:
-        at, bound = len(self.segments), _bound(seg)
-        self.segments.append((seg, tag, bound))
-        if _fileable(bound):
-            for i in _cells(bound[0], bound[2]):
-                self.columns.setdefault(i, []).append(at)
-        else:
-            self.wide_segments.append(at)
+        self.segments.append((seg, tag))
+        self.bounds = None
 
     def _every(self) -> list[Box]:
         return self.loose + [tuple(b) for part in self.parts for b in part.tolist()]
@@ -145,18 +133,19 @@ class Taken:
 
     def segments_near(self, area: Box) -> list[tuple[Segment, Any]]:
         """The segments (with their tag, in the order added) whose bounding box meets
-        ``area`` (edges touching count); all of them when ``area`` is not ``_fileable``."""
-        segs, (left, top, right, bottom) = self.segments, area
-        if not _fileable(area):
-            return [(s, tag) for s, tag, _ in segs]
-        columns = self.columns
-        found = (at for i in _cells(left, right) for at in columns.get(i, ()))
-        near = {
-            at
-            for at in chain(found, self.wide_segments)
-            if (b := segs[at][2])[0] <= right and left <= b[2] and b[1] <= bottom and top <= b[3]
-        }
-        return [segs[at][:2] for at in sorted(near)]
+        ``area`` (edges touching count); all of them when a side of ``area`` is not finite."""
+        if not self.segments or not all(math.isfinite(v) for v in area):
+            return list(self.segments)
+        if self.bounds is None:
+            s = np.asarray([seg for seg, _ in self.segments], dtype=float)
+            self.bounds = np.column_stack(
+                (np.minimum(s[:, 0], s[:, 2]), np.minimum(s[:, 1], s[:, 3]),
+                 np.maximum(s[:, 0], s[:, 2]), np.maximum(s[:, 1], s[:, 3]))
+            )  # fmt: skip
+        left, top, right, bottom = area
+        b = self.bounds
+        meet = (b[:, 0] <= right) & (left <= b[:, 2]) & (b[:, 1] <= bottom) & (top <= b[:, 3])
+        return [self.segments[at] for at in np.flatnonzero(meet).tolist()]
 
     def hits(self, box: Box) -> Box | None:
         """A box ``box`` overlaps, else None."""

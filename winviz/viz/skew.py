@@ -19,7 +19,7 @@ import pandas as pd
 
 from winviz.trace.coded import object_array
 from winviz.viz import axes, palette, replay, scale, spec, watermark_steps
-from winviz.viz.boxes import Box, Segment, Taken, around, crosses
+from winviz.viz.boxes import Box, Taken, crosses
 from winviz.viz.fates import element_detail_lists, element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -284,8 +284,6 @@ def _lag_label_place(
             for top in [py + dy - h if baseline == "bottom" else py + dy]
             if not (left < 0 or top < 0 or left + w > width or top + h > height)
         ]
-        # the line's segments within reach of any of this point's boxes
-        near = line.segments_near(around([box for box, _ in boxes])) if boxes else []
         # the elements whose box may meet each label's: a slice of them by x
         sides = np.array([box for box, _ in boxes], dtype=np.float64).reshape(-1, 4)
         firsts = ex_right.searchsorted(sides[:, 0], side="right").tolist()
@@ -302,7 +300,7 @@ def _lag_label_place(
             most = None if best is None else best[0][0] - (n >= best[0][1])
             if most is not None and most < 0:
                 continue
-            crossed = _across(near, (left, top, right, bottom), most)
+            crossed = _across(line, (left, top, right, bottom), most)
             if most is not None and crossed > most:
                 continue
             score = (crossed, n)
@@ -334,13 +332,13 @@ def _line_segments(
     return np.column_stack([px[:-1], py[:-1], px[1:], py[1:]])[same]
 
 
-def _across(segments: list[tuple[Segment, Any]], box: Box, most: int | None) -> int:
-    """How many of ``segments`` run through ``box`` (``boxes.crosses``; a segment whose
+def _across(line: Taken, box: Box, most: int | None) -> int:
+    """How many of the ``line``'s segments run through ``box`` (``boxes.crosses``; a segment whose
     bounding box only touches it does not); ``most``: stop counting past it (the count returned
     is then ``most + 1``)."""
     left, top, right, bottom = box
     n = 0
-    for seg, _ in segments:
+    for seg, _ in line.segments_near(box):
         x1, y1, x2, y2 = seg
         meets = min(x1, x2) < right and max(x1, x2) > left
         if meets and min(y1, y2) < bottom and max(y1, y2) > top and crosses(seg, box):
