@@ -1,7 +1,7 @@
 """Label placement on the timeline, in pixels: where a mark's label, an element's label and
 the watermark's edge texts go so that they cross no mark, no line and no other label.
 
-The plot's data → pixel mapping (``Plot``), the pixel boxes taken (``Taken``), the places a
+The plot's data → pixel mapping (``Plot``), the pixel boxes taken (``boxes.Taken``), the places a
 label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), leader lines (``label_leaders``),
 marks at one point drawn side by side (``_side_by_side``) and the layers' drawing order.
 """
@@ -68,6 +68,10 @@ class Plot:
     def py(self, vy: float) -> float:
         return (1 - (vy - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
 
+    def holds(self, box: Box) -> bool:
+        """Whether ``box`` lies on the plot."""
+        return box[0] >= 0 and box[1] >= 0 and box[2] <= self.width and box[3] <= self.height
+
 
 def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float) -> Box:
     w, h = CHAR_PX * len(text), LABEL_FONT + 2
@@ -120,9 +124,11 @@ def _place_in_order(
         # off the guide lines (``taken.segments``) where a place is free of them, else across one
         for across, (align, dx, dy) in _PLACE_TRIES if taken.segments else _FIRST_TRIES:
             box = _text_box(px, py, r[field], align, dx, dy)
-            inside = box[0] >= 0 and box[2] <= plot.width and box[1] >= 0
-            inside = inside and box[3] <= plot.height
-            if not inside or taken.hits(box) or not (across or taken.crossing(box) is None):
+            if (
+                not plot.holds(box)
+                or taken.hits(box)
+                or not (across or taken.crossing(box) is None)
+            ):
                 continue
             line = _leader(shift[i], r[field], align, dx + shift[i], dy)
             along = []  # small boxes every 3 px along the leader line, but at its mark

@@ -135,11 +135,6 @@ def _square(centre: tuple[float, float], half: float) -> Box:
     return (cx - half, cy - half, cx + half, cy + half)
 
 
-def _inside(box: Box, px: Plot) -> bool:
-    """Whether ``box`` lies on the plot."""
-    return box[0] >= 0 and box[1] >= 0 and box[2] <= px.width and box[3] <= px.height
-
-
 RING_HALF_PX = EVENT_PX * 3**0.5 / 2 + 1  # half a ring's side: three times a mark's area
 
 
@@ -254,7 +249,7 @@ def watermark_label_off_marks(
 def _first_free(spots: Iterable[tuple[Any, Box]], taken: Taken, px: Plot) -> Any:
     """The first of ``spots`` (a place, its box) whose box is on the plot
     and free, else None."""
-    return next(((at, box) for at, box in spots if _inside(box, px) and taken.free(box)), None)
+    return next(((at, box) for at, box in spots if px.holds(box) and taken.free(box)), None)
 
 
 LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
@@ -528,7 +523,7 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
     k = 0
     while k < len(dxs):
         for m, b in enumerate(dedup_boxes(x0 + dxs[k], cy, n)):
-            if not _inside(b, px):
+            if not px.holds(b):
                 if b[1] < 0 or b[3] > px.height or (b[2] > px.width if out else b[0] < 0):
                     return len(dxs)  # (off the plot, and the tries ahead farther)
                 k += 1
