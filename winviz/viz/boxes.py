@@ -42,9 +42,7 @@ def crosses(seg: Segment, box: Box) -> bool:
 
 
 def around(boxes: list[Box]) -> Box:
-    """The smallest box around all of ``boxes`` (NaN when one of their sides is not finite)."""
-    if not all(math.isfinite(side) for box in boxes for side in box):
-        return (math.nan,) * 4
+    """The smallest box around all of ``boxes``."""
     return (min(b[0] for b in boxes), min(b[1] for b in boxes),
             max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
 

@@ -609,8 +609,7 @@ def in_row_above(
             _count_on(by_group[r["group"]], r)
         else:
             by_group[r["group"]] = dict(r)
-    placed: list[Box] = []
-    out = []
+    placed, out = Taken(), []
     for r in sorted(by_group.values(), key=lambda r: (px.px(r["x"]), r["reg_seq"])):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
         r["dx"] = (lo + hi) / 2
@@ -619,11 +618,12 @@ def in_row_above(
         while True:
             cy = -(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX
             boxes = dedup_boxes(cx, cy, r["n"])
-            if not any(overlaps(b, p) for b in boxes for p in placed):
+            if not any(map(placed.hits, boxes)):
                 break
             line += 1
         r["above"] = -cy
-        placed += boxes
+        for b in boxes:
+            placed.add(b)
         out.append(r)
     return out
 
