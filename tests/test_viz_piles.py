@@ -143,12 +143,12 @@ def test_first_free_is_the_first_place_tried_near_no_mark_and_off_the_marks_to_a
 
 
 def test_boxes_answer_as_a_test_over_every_box() -> None:
-    """labels._Boxes (a test over every box for the first questions, then its row index):
-    the same answer as ``overlaps`` against each box, for boxes that touch, share edges on
-    the index's rows, are tall, wide, inverted or far off, and for questions of each kind."""
+    """boxes.Taken (a test over every box added in bulk for the first questions, then its
+    cells): the same answer as ``overlaps`` against each box, for boxes that touch, share
+    edges on the cells, are tall, wide, inverted or far off, and for questions of each kind."""
     import random
 
-    from winviz.viz.labels import _Boxes, overlaps
+    from winviz.viz.boxes import Taken, overlaps
 
     rnd = random.Random(3)
 
@@ -167,18 +167,18 @@ def test_boxes_answer_as_a_test_over_every_box() -> None:
         return (x, y, x + w, y + h)
 
     boxes = [box() for _ in range(400)]
-    every = _Boxes()
+    every = Taken()
     every.add_array(np.asarray(boxes[:300], dtype=float))
-    every.add_small(boxes[300:390])
+    every.add_array(boxes[300:390])
     for b in boxes[390:]:
         every.add(b)
-    for _ in range(2000):  # past _Boxes.ASKED: the index answers most
+    for _ in range(2000):  # past boxes.ASKED: the cells answer most
         q = box()
         crossed = every.hits(q)  # (one of the boxes it crosses)
         assert (crossed is not None) == any(overlaps(a, q) for a in boxes), q
         assert crossed is None or (crossed in boxes and overlaps(crossed, q)), q
     # touching edges do not cross; a box one ulp inside does
-    touch = _Boxes()
+    touch = Taken()
     touch.add_array(np.asarray([(16.0, 16.0, 26.0, 26.0)] * 40))
     for _ in range(20):
         assert not touch.hits((26.0, 16.0, 30.0, 26.0))

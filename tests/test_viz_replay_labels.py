@@ -15,11 +15,11 @@ from tests.browser.gallery import restored, running_example
 from tests.chart_jobs import session_job
 from winviz import viz
 from winviz.viz import palette, propagation, replay
+from winviz.viz.boxes import Taken
 from winviz.viz.labels import (
     LABEL_PLACES,
     LABEL_REACH_PX,
     Plot,
-    _Boxes,
     _place_in_order,
     _place_labels,
     _text_box,
@@ -180,7 +180,7 @@ def _plot() -> Plot:
 
 def test_a_label_with_room_beside_its_mark_has_no_leader() -> None:
     rows = [{"x": 500, "y": 500, "label": "abc"}]
-    placed, hidden = _place_labels(rows, _plot(), _Boxes())
+    placed, hidden = _place_labels(rows, _plot(), Taken())
     assert hidden == 0
     assert placed == {("left", 7, -9): [
         {"x": 500, "y": 500, "label": "abc", "kind": "firing label"}
@@ -191,7 +191,7 @@ def test_a_label_with_room_beside_its_mark_has_no_leader() -> None:
 
 
 def test_a_label_a_line_away_is_joined_to_its_mark() -> None:
-    taken = _Boxes()
+    taken = Taken()
     # blocks the four places beside the mark, not the way up from it to a line above
     taken.add((470, 486, 495, 514))
     taken.add((506, 490, 530, 514))
@@ -220,12 +220,12 @@ def test_a_label_a_line_away_is_joined_to_its_mark() -> None:
 
 def test_no_leader_line_crosses_a_box_taken() -> None:
     # a box all round the mark: every place a line or two away has its leader cross it
-    taken = _Boxes()
+    taken = Taken()
     taken.add((470, 486, 530, 514))
     placed, hidden = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
     assert (placed, hidden) == ({}, 1)
     # a leader's way kept free: the label goes a line up, its leader's small boxes taken
-    taken = _Boxes()
+    taken = Taken()
     taken.add((470, 486, 495, 514))
     taken.add((506, 490, 530, 514))
     placed, _ = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
@@ -239,15 +239,15 @@ def test_a_crowd_s_labels_are_retried_right_to_left() -> None:
     # out; right to left, all fit
     rows = [{"x": 100 + 11 * i, "y": 985, "label": f"label {i} long text"} for i in range(4)]
     order = [0, 1, 2, 3]
-    assert _place_in_order(rows, order, _plot(), _Boxes(), [0] * 4, "label")[1] == 1
-    taken = _Boxes()
+    assert _place_in_order(rows, order, _plot(), Taken(), [0] * 4, "label")[1] == 1
+    taken = Taken()
     placed, hidden = _place_labels(rows, _plot(), taken, [0] * 4)
     assert hidden == 0
     assert sorted(r["label"] for v in placed.values() for r in v) == [r["label"] for r in rows]
 
 
 def test_a_shifted_marks_leader_starts_at_the_shifted_mark() -> None:
-    taken = _Boxes()
+    taken = Taken()
     taken.add((470, 486, 506, 514))
     taken.add((517, 490, 545, 514))
     rows = [{"x": 500, "y": 500, "label": "abc"}]
@@ -288,8 +288,8 @@ DIAGONAL = ((0.0, 1000.0, 1000.0, 0.0), palette.IDEAL)  # x + y = 1000 in pixels
 
 
 def test_a_label_keeps_off_a_guide_where_another_place_is_free() -> None:
-    taken = _Boxes()
-    taken.guides = [DIAGONAL]  # through its first place, (507, 485)–(525, 497)
+    taken = Taken()
+    taken.add_segment(*DIAGONAL)  # through its first place, (507, 485)–(525, 497)
     placed, hidden = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
     # the next place, right below the mark ((507, 503)–(525, 515)), is off it
     assert (placed, hidden) == (
@@ -299,10 +299,10 @@ def test_a_label_keeps_off_a_guide_where_another_place_is_free() -> None:
     # farther away (a leader to it) rather than across the guide: the places beside the mark
     # taken, the guide through the first place a line up (507, 473)–(525, 485), the next
     # ones a line away have their leaders cross a box taken: two lines below
-    taken = _Boxes()
+    taken = Taken()
     taken.add((470, 486, 495, 514))
     taken.add((506, 490, 530, 514))
-    taken.guides = [((0.0, 995.0, 995.0, 0.0), palette.IDEAL)]
+    taken.add_segment((0.0, 995.0, 995.0, 0.0), palette.IDEAL)
     placed, _ = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
     assert list(placed) == [("left", 7, 33)]
     assert "across" not in placed[("left", 7, 33)][0]
@@ -311,11 +311,11 @@ def test_a_label_keeps_off_a_guide_where_another_place_is_free() -> None:
 def test_a_label_crosses_a_guide_where_no_other_place_is_free() -> None:
     # every place but the first taken, the guide through the first: the label crosses the
     # guide (a faint line, not a mark) rather than being left out, and says so
-    taken = _Boxes()
+    taken = Taken()
     for place in LABEL_PLACES[1:]:
         taken.add(_text_box(500, 500, "abc", *place))
     before = taken.copy()
-    taken.guides = [DIAGONAL]
+    taken.add_segment(*DIAGONAL)
     placed, hidden = _place_labels([{"x": 500, "y": 500, "label": "abc"}], _plot(), taken)
     assert hidden == 0
     assert placed == {("left", 7, -9): [

@@ -278,7 +278,7 @@ def _label_place_by_every_score(
     one by one), the first of the lowest scores kept (the first (0, 0) is one)."""
     import numpy as np
 
-    from winviz.viz.labels import crosses
+    from winviz.viz.boxes import crosses
     from winviz.viz.skew import LABEL_PLACES, _line_segments
 
     sx, sy = w / max(1, x.hi - x.lo), h / max(1, y.hi - y.lo)

@@ -467,6 +467,7 @@ def test_firings_are_labelled_by_cause() -> None:
 
 def test_labels_overlap_neither_each_other_nor_the_edges() -> None:
     tl = importlib.import_module("winviz.viz.labels")  # the label placement's pixel boxes
+    boxes_mod = importlib.import_module("winviz.viz.boxes")
     spec = viz.timeline(continuous_job().trace).to_dict()
     x = layer(spec, "fired")["encoding"]["x"]["scale"]["domain"]
     y = layer(spec, "fired")["encoding"]["y"]["scale"]["domain"]
@@ -490,7 +491,7 @@ def test_labels_overlap_neither_each_other_nor_the_edges() -> None:
     for i, a in enumerate(boxes):
         assert a[0] >= 0 and a[2] <= spec["width"]
         assert a[1] >= 0 and a[3] <= spec["height"]
-        assert not any(tl.overlaps(a, b) for b in boxes[i + 1 :])
+        assert not any(boxes_mod.overlaps(a, b) for b in boxes[i + 1 :])
 
 
 def test_late_element_of_a_window_not_yet_fired_is_late_accepted() -> None:

@@ -13,8 +13,9 @@ from chart_jobs import kernel_job, late_union_job
 from tests.browser.gallery import running_example
 from winviz import viz
 from winviz.viz import timer_places as tp
+from winviz.viz.boxes import Taken, crosses
 from winviz.viz.palette import TimeAxis
-from winviz.viz.skew import _Segments
+from winviz.viz.skew import _across
 from winviz.viz.timer_records import first_of_each
 
 DEDUP = "registration of a timer that already existed (de-duplicated)"
@@ -31,22 +32,22 @@ def rows(spec: dict[str, Any], pick: Any) -> list[dict[str, Any]]:
 
 def test_a_segment_crosses_a_box_it_runs_through_or_touches() -> None:
     box = (10.0, 10.0, 20.0, 20.0)
-    assert tp.crosses((15, 0, 15, 30), box)  # down through it
-    assert tp.crosses((10, 0, 10, 30), box)  # along its left edge
-    assert not tp.crosses((21, 0, 21, 30), box)  # a pixel right of it
-    assert not tp.crosses((15, 21, 15, 30), box)  # a rule that starts below it
-    assert tp.crosses((0, 0, 30, 30), box)  # its diagonal
+    assert crosses((15, 0, 15, 30), box)  # down through it
+    assert crosses((10, 0, 10, 30), box)  # along its left edge
+    assert not crosses((21, 0, 21, 30), box)  # a pixel right of it
+    assert not crosses((15, 21, 15, 30), box)  # a rule that starts below it
+    assert crosses((0, 0, 30, 30), box)  # its diagonal
 
 
 def test_a_mark_may_lie_on_the_watermark_but_not_on_a_rule_and_a_text_on_neither() -> None:
-    taken = tp.Taken()
-    taken.add_segment((0, 50, 100, 50), rule=False)  # a watermark step
+    taken = Taken()
+    taken.add_segment((0, 50, 100, 50), False)  # a watermark step
     taken.add_segment((80, 0, 80, 100))  # a timer's rule
-    assert taken.free((40, 46, 48, 54), mark=True)  # a ▼ on the 1.5 px line is seen
+    assert taken.free((40, 46, 48, 54), tp.RULES)  # a ▼ on the 1.5 px line is seen
     assert not taken.free((40, 46, 48, 54))  # a text crossed by it is not read
-    assert not taken.free((76, 10, 84, 18), mark=True)
-    taken.add_box((40, 10, 48, 18))
-    assert not taken.free((44, 14, 52, 22), mark=True)
+    assert not taken.free((76, 10, 84, 18), tp.RULES)
+    taken.add((40, 10, 48, 18))
+    assert not taken.free((44, 14, 52, 22), tp.RULES)
 
 
 def test_the_places_a_dedup_tries_nearest_first_right_before_left() -> None:
@@ -58,7 +59,7 @@ def test_the_places_a_dedup_tries_nearest_first_right_before_left() -> None:
 
 def test_a_dedup_goes_left_of_its_rule_when_a_neighbours_rule_runs_right_of_it() -> None:
     px = plot()
-    taken = tp.Taken()
+    taken = Taken()
     for seg in tp.rule_segments(
         [{"x": 50, "dx": 0.0, "y": 0, "y2": 100}, {"x": 62, "dx": 0.0, "y": 0, "y2": 100}], px
     ):
@@ -76,8 +77,8 @@ def test_a_dedup_goes_left_of_its_rule_when_a_neighbours_rule_runs_right_of_it()
 def test_dedups_with_no_place_are_counted_near_or_drawn_in_the_row_above() -> None:
     px = plot()
 
-    def crowded() -> tp.Taken:  # rules every 6 px: no 8 px ▼ fits between two
-        taken = tp.Taken()
+    def crowded() -> Taken:  # rules every 6 px: no 8 px ▼ fits between two
+        taken = Taken()
         for x in range(0, 101, 6):
             for seg in tp.rule_segments([{"x": x, "dx": 0.0, "y": 0, "y2": 100}], px):
                 taken.add_segment(seg)
@@ -151,10 +152,10 @@ def test_no_dedup_lies_on_a_rule_and_every_one_is_drawn_or_counted() -> None:
     dedup = rows(spec, lambda r: r.get("event") == DEDUP)
     assert sum(r["registrations"] for r in dedup) == 155
     assert "155 de-duplicated registrations" in spec["usermeta"]["winviz"]["notes"][0]
-    taken = tp.Taken()
+    taken = Taken()
     for seg in tp.rule_segments(rules, px):
         taken.add_segment(seg)
-    on = [r for r in dedup if "above" not in r and not taken.free(_box(r, px), mark=True)]
+    on = [r for r in dedup if "above" not in r and not taken.free(_box(r, px), tp.RULES)]
     assert on == []
 
 
@@ -170,12 +171,42 @@ def _box(r: dict[str, Any], px: tp.Plot) -> tp.Box:
 
 
 def test_the_lag_labels_test_counts_the_line_segments_through_a_box() -> None:
-    rows = np.array([[10, 0, 10, 100], [0, 50, 100, 50], [30, 0, 40, 10]], dtype=float)
-    segments = _Segments(rows)
-    assert segments.across((5, 40, 15, 60)) == 2  # the vertical and the level one
-    assert segments.across((20, 0, 25, 40)) == 0
-    assert segments.across((32, 0, 38, 5)) == 1  # the diagonal's middle
-    assert segments.across((36, 0, 40, 3)) == 0  # beside the diagonal
+    segments = Taken()
+    for seg in ((10, 0, 10, 100), (0, 50, 100, 50), (30, 0, 40, 10)):
+        segments.add_segment(seg)
+    assert _across(segments, (5, 40, 15, 60), None) == 2  # the vertical and the level one
+    assert _across(segments, (5, 40, 15, 60), 0) == 1  # (stops past the most asked: 0)
+    assert _across(segments, (20, 0, 25, 40), None) == 0
+    assert _across(segments, (32, 0, 38, 5), None) == 1  # the diagonal's middle
+    assert _across(segments, (36, 0, 40, 3), None) == 0  # beside the diagonal
+    # a rule along its edge crosses a box (``crosses``) but not the lag label's: only one
+    # whose bounding box overlaps the label's counts
+    assert crosses((10, 0, 10, 100), (10, 40, 15, 60))
+    assert _across(segments, (10, 40, 15, 60), None) == 1  # (the level one only)
+
+
+def test_taken_finds_the_segments_near_a_box_in_the_order_added_and_their_tags() -> None:
+    taken = Taken()
+    taken.add_segment((0.0, 0.0, 2000.0, 1000.0), "ideal")  # across 125 cells: tested always
+    taken.add_segment((40.0, 0.0, 40.0, 100.0), "rule")
+    taken.add_segment((30.0, 20.0, 50.0, 20.0), "level")
+    assert taken.segments_near((35.0, 15.0, 45.0, 25.0)) == [
+        ((0.0, 0.0, 2000.0, 1000.0), "ideal"),
+        ((40.0, 0.0, 40.0, 100.0), "rule"),
+        ((30.0, 20.0, 50.0, 20.0), "level"),
+    ]
+    assert taken.segments_near((60.0, 90.0, 70.0, 95.0)) == [((0.0, 0.0, 2000.0, 1000.0), "ideal")]
+    assert taken.crossing((35.0, 15.0, 45.0, 25.0)) == "ideal"  # the first crossing it
+    assert taken.crossing((35.0, 15.0, 45.0, 25.0), ("level",)) == "level"
+    assert taken.crossing((35.0, 60.0, 45.0, 70.0)) == "rule"
+    assert taken.crossing((35.0, 60.0, 45.0, 70.0), ("level",)) is None
+    assert not taken.free((35.0, 60.0, 45.0, 70.0))
+    assert taken.free((35.0, 60.0, 45.0, 70.0), ("level", "ideal"))
+    assert taken.crossing((60.0, 90.0, 70.0, 95.0)) is None
+    # not finite: every segment is near, and crossing is what ``crosses`` says of each
+    nan = (float("nan"), 0.0, 1.0, 1.0)
+    assert len(taken.segments_near(nan)) == 3
+    assert crosses((0.0, 0.0, 2000.0, 1000.0), nan) and taken.crossing(nan) == "ideal"
 
 
 def _in_view(rows: list[dict[str, Any]], view: str) -> list[dict[str, Any]]:

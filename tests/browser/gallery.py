@@ -20,6 +20,7 @@ from tests.test_viz_stages import parallel_job, union
 from tools.browser import open_drawn
 from winviz import datasets, viz
 from winviz.viz import export, grid, labels, lessons, pages, palette
+from winviz.viz.boxes import crosses
 from winviz.viz.labels import EDGE_PLACES, LABEL_FONT, LABEL_PLACES, LABEL_REACH_PX
 
 RUNNING_EVENTS = [
@@ -411,7 +412,7 @@ one only where it says so (its datum's ``across`` names it) and it had no other 
 def avoidable(t: dict[str, Any], scene: dict[str, Any]) -> tuple[Any, ...] | None:
     """The first other place of text ``t`` (a firing or element label: ``LABEL_PLACES``; the
     watermark's edge text: ``EDGE_PLACES``), sized as placement sizes it, where it would be
-    free in the drawn ``scene``: inside the plot (a label), off the guides (``labels.crosses``,
+    free in the drawn ``scene``: inside the plot (a label), off the guides (``boxes.crosses``,
     as placement tells), crossing no other text, no point mark, no line or rule, and a
     label's leader line (``labels._leader``) no text and no point but its own mark — a place
     a text drawn across a guide could have taken instead; None where there is none."""
@@ -443,7 +444,7 @@ def avoidable(t: dict[str, Any], scene: dict[str, Any]) -> tuple[Any, ...] | Non
             continue
         if any(_overlap(box, b) for b in others + points) or any(_crosses(e, box) for e in segs):
             continue
-        if any(labels.crosses(tuple(e), tuple(box)) for e in guides):
+        if any(crosses(tuple(e), tuple(box)) for e in guides):
             continue  # (across a guide too)
         line = labels._leader(t["shift"], t["text"], *place) if inside is not None else None
         if line is not None:

@@ -1,7 +1,7 @@
 """Label placement on the timeline, in pixels: where a mark's label, an element's label and
 the watermark's edge texts go so that they cross no mark, no line and no other label.
 
-The plot's data → pixel mapping (``Plot``), the pixel boxes taken (``_Boxes``), the places a
+The plot's data → pixel mapping (``Plot``), the pixel boxes taken (``boxes.Taken``), the places a
 label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), leader lines (``label_leaders``),
 marks at one point drawn side by side (``_side_by_side``) and the layers' drawing order.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-from bisect import bisect_left
 from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from winviz.viz import palette, piles, spec
+from winviz.viz.boxes import Box, Taken
 from winviz.viz.palette import TimeAxis
 
 EDGE_DX = {"right": -4, "left": 4}
@@ -68,8 +68,9 @@ class Plot:
     def py(self, vy: float) -> float:
         return (1 - (vy - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
 
-
-Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
+    def holds(self, box: Box) -> bool:
+        """Whether ``box`` lies on the plot."""
+        return box[0] >= 0 and box[1] >= 0 and box[2] <= self.width and box[3] <= self.height
 
 
 def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float) -> Box:
@@ -78,32 +79,10 @@ def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float)
     return (left, py + dy - h / 2, left + w, py + dy + h / 2)
 
 
-def overlaps(a: Box, b: Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def crosses(seg: Box, box: Box) -> bool:
-    """Whether the segment (x1, y1, x2, y2) runs through the box (Liang–Barsky clipping;
-    touching its edge is crossing: a 2.5 px rule drawn along a box's edge covers it)."""
-    x1, y1, x2, y2 = seg
-    left, top, right, bottom = box
-    lo, hi = 0.0, 1.0
-    for p, q in ((x1 - x2, x1 - left), (x2 - x1, right - x1), (y1 - y2, y1 - top),
-                 (y2 - y1, bottom - y1)):  # fmt: skip
-        if p == 0:
-            if q < 0:
-                return False
-        elif p < 0:
-            lo = max(lo, q / p)
-        else:
-            hi = min(hi, q / p)
-    return lo <= hi
-
-
 def _place_labels(
     rows: list[dict[str, Any]],
     plot: Plot,
-    taken: _Boxes,
+    taken: Taken,
     offsets: list[int] | None = None,
     field: str = "label",
 ) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
@@ -113,19 +92,18 @@ def _place_labels(
     nowhere."""
     shift = [0] * len(rows) if offsets is None else offsets
     order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], rows[i]["x"]))
-    n = len(taken.loose)  # (labels and leader lines are added one by one: to taken.loose)
-    placed, hidden = _place_in_order(rows, order, plot, taken, shift, field)
+    mine = taken.copy()
+    placed, hidden = _place_in_order(rows, order, plot, mine, shift, field)
     if hidden:
         # a crowd of marks at one height: their labels tried right to left instead, kept
         # when fewer are left out
-        first = taken.loose[n:]
-        del taken.loose[n:]
         at = [plot.px(r["x"]) + s for r, s in zip(rows, shift, strict=True)]
         order = sorted(range(len(rows)), key=lambda i: (-rows[i]["y"], -at[i]))
-        again, fewer = _place_in_order(rows, order, plot, taken, shift, field)
+        again = taken.copy()
+        placed_again, fewer = _place_in_order(rows, order, plot, again, shift, field)
         if fewer < hidden:
-            return again, fewer
-        taken.loose[n:] = first
+            mine, placed, hidden = again, placed_again, fewer
+    vars(taken).update(vars(mine))
     return placed, hidden
 
 
@@ -133,7 +111,7 @@ def _place_in_order(
     rows: list[dict[str, Any]],
     order: list[int],
     plot: Plot,
-    taken: _Boxes,
+    taken: Taken,
     shift: list[int],
     field: str,
 ) -> tuple[dict[tuple[str, int, int], list[dict[str, Any]]], int]:
@@ -143,12 +121,14 @@ def _place_in_order(
     for i in order:
         r = rows[i]
         px, py = plot.px(r["x"]) + shift[i], plot.py(r["y"])
-        # off the guide lines where a place is free of them, else across one (``guides``)
-        for across, (align, dx, dy) in _PLACE_TRIES if taken.guides else _FIRST_TRIES:
+        # off the guide lines (``taken.segments``) where a place is free of them, else across one
+        for across, (align, dx, dy) in _PLACE_TRIES if taken.segments else _FIRST_TRIES:
             box = _text_box(px, py, r[field], align, dx, dy)
-            inside = box[0] >= 0 and box[2] <= plot.width and box[1] >= 0
-            inside = inside and box[3] <= plot.height
-            if not inside or taken.hits(box) or not (across or taken.off_guides(box)):
+            if (
+                not plot.holds(box)
+                or taken.hits(box)
+                or not (across or taken.crossing(box) is None)
+            ):
                 continue
             line = _leader(shift[i], r[field], align, dx + shift[i], dy)
             along = []  # small boxes every 3 px along the leader line, but at its mark
@@ -166,7 +146,7 @@ def _place_in_order(
                 if shift[i]:
                     row["shift"] = shift[i]
                 if across:
-                    row["across"] = taken.guide_crossed(box)
+                    row["across"] = taken.crossing(box)
                 placed.setdefault((align, dx + shift[i], dy), []).append(row)
                 break
         else:
@@ -216,141 +196,8 @@ def _leader(
     return round(cx + ux * radius, 2), round(uy * radius, 2), round(nx, 2), round(ny, 2)
 
 
-_ROW_PX = 16.0
-
-_FAR_PX = 1e9  # boxes beyond this many pixels are tested one by one
-
-
-class _Boxes:
-    """Pixel boxes, and whether a box crosses one of them (``hits``): those added in bulk
-    (``parts``) indexed once asked often (``_BoxIndex``), those added one by one (``loose``)
-    tested one by one. ``guides``: named pixel segments a text keeps off where it can."""
-
-    ASKED = 16  # questions answered by a test over every box before the boxes are indexed
-
-    def __init__(self) -> None:
-        self.parts: list[np.ndarray] = []
-        self.loose: list[Box] = []
-        self.index: _BoxIndex | None = None
-        self.cached: np.ndarray | None = None
-        self.asked = 0
-        self.guides: list[tuple[Box, str]] = []
-
-    def copy(self) -> _Boxes:
-        out = _Boxes()
-        out.parts, out.loose = list(self.parts), list(self.loose)
-        out.index, out.cached = self.index, self.cached
-        out.guides = list(self.guides)
-        return out
-
-    def off_guides(self, box: Box) -> bool:
-        return not any(crosses(seg, box) for seg, _ in self.guides)
-
-    def guide_crossed(self, box: Box) -> str:
-        return next(name for seg, name in self.guides if crosses(seg, box))
-
-    def add_small(self, boxes: list[Box]) -> None:
-        if boxes:
-            self.add_array(np.asarray(boxes, dtype=float).reshape(-1, 4))
-
-    def add_array(self, boxes: np.ndarray) -> None:
-        if len(boxes):
-            self.parts.append(boxes)
-            self.index = self.cached = None
-            self.asked = 0
-
-    def extend(self, other: _Boxes) -> None:
-        for part in other.parts:
-            self.add_array(part)
-        self.loose += other.loose
-
-    def add(self, box: Box) -> None:
-        if all(math.isfinite(v) for v in box):
-            self.loose.append(box)
-
-    def hits(self, box: Box) -> Box | None:
-        """A box ``box`` crosses (``overlaps``), else None."""
-        for a in self.loose:
-            if overlaps(a, box):
-                return a
-        if self.index is not None:
-            return self.index.hits(box)
-        if self.cached is None:
-            self.cached = np.concatenate(self.parts) if self.parts else np.empty((0, 4))
-        if not len(self.cached):
-            return None  # (nothing to index)
-        self.asked += 1
-        if self.asked > self.ASKED:
-            self.index = _BoxIndex(self.cached)
-            return self.index.hits(box)
-        return _crossed(self.cached, box)
-
-
-class _BoxIndex:
-    """Boxes of at most ``_ROW_PX`` each way in rows of ``_ROW_PX`` pixels (a box in each row
-    it spans), sorted by their left edge in each row; the others (larger, far off) apart."""
-
-    def __init__(self, a: np.ndarray) -> None:
-        left, top, right, bottom = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
-        first, last = np.floor(top / _ROW_PX), np.floor(bottom / _ROW_PX)
-        width, height = right - left, bottom - top
-        small = (width >= 0) & (width <= _ROW_PX) & (height >= 0) & (height <= _ROW_PX)
-        small &= (last - first <= 1) & (left >= -_FAR_PX) & (right <= _FAR_PX)
-        small &= (top >= -_FAR_PX) & (bottom <= _FAR_PX)
-        self.all = a
-        self.others = a[~small]
-        self.few: list[Box] | None = (
-            list(map(tuple, self.others.tolist())) if len(self.others) <= 32 else None
-        )
-        two = small & (first != last)  # (in two rows)
-        rows = np.concatenate([first[small], last[two]]).astype(np.int64)
-        boxes = np.concatenate([a[small], a[two]])
-        order = np.lexsort((boxes[:, 0], rows))
-        rows, boxes = rows[order], boxes[order]
-        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]]).tolist()
-        ends = [*starts[1:], len(rows)]
-        sides = [boxes[:, c].tolist() for c in range(4)]
-        # (a box crossing one whose left edge is x has its own left edge past x - reach)
-        self.reach = float(width[small].max()) + 1 if small.any() else 0.0
-        self.rows: dict[int, tuple[list[float], ...]] = {
-            row: tuple(side[i:j] for side in sides)
-            for row, i, j in zip(rows[starts].tolist(), starts, ends, strict=True)
-        }
-
-    def hits(self, box: Box) -> Box | None:
-        left, top, right, bottom = box
-        if self.few is None:
-            crossed = _crossed(self.others, box)
-            if crossed:
-                return crossed
-        else:
-            for a in self.few:
-                if overlaps(a, box):
-                    return a
-        if not (-_FAR_PX <= left <= right <= _FAR_PX and -_FAR_PX <= top <= bottom <= _FAR_PX):
-            return _crossed(self.all, box)  # (NaN, inverted or far off: all of them)
-        rows = self.rows
-        for row in range(math.floor(top / _ROW_PX), math.floor(bottom / _ROW_PX) + 1):
-            found = rows.get(row)
-            if found is not None:
-                lefts, tops, rights, bottoms = found
-                # (overlaps, side by side)
-                for i in range(bisect_left(lefts, left - self.reach), bisect_left(lefts, right)):
-                    if left < rights[i] and tops[i] < bottom and top < bottoms[i]:
-                        return (lefts[i], tops[i], rights[i], bottoms[i])
-        return None
-
-
-def _crossed(a: np.ndarray, box: Box) -> Box | None:
-    """The first of the boxes ``a`` (n × 4) that ``box`` crosses (``overlaps``), else None."""
-    at = np.flatnonzero(
-        (a[:, 0] < box[2]) & (box[0] < a[:, 2]) & (a[:, 1] < box[3]) & (box[1] < a[:, 3])
-    )
-    return tuple(a[at[0]].tolist()) if len(at) else None
-
-
 def _taken_by_marks(
-    taken: _Boxes, layers: list[Any], plot: Plot, lines: bool = True, points: bool = True
+    taken: Taken, layers: list[Any], plot: Plot, lines: bool = True, points: bool = True
 ) -> None:
     """Add the boxes of these layers' point marks (and of their lines' segments) to ``taken``."""
     for layer in layers:
@@ -369,7 +216,8 @@ def _taken_by_marks(
 
 
 def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
-    """The pixel segment and name of each two-point line of these layers, for ``guides``."""
+    """The pixel segment and name of each two-point line of these layers: the guides a text
+    keeps off where it can (``Taken.add_segment``)."""
     out = []
     for layer in layers:
         a, b = spec.rows(layer)
@@ -378,7 +226,7 @@ def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
     return out
 
 
-def _taken_by_rules(taken: _Boxes, layer: Any, plot: Plot) -> None:
+def _taken_by_rules(taken: Taken, layer: Any, plot: Plot) -> None:
     """Add the box (1 px wider on every side) of each vertical rule of a rule layer (``x``,
     ``y``, ``y2``) to ``taken``."""
     if layer is None:
@@ -388,13 +236,13 @@ def _taken_by_rules(taken: _Boxes, layer: Any, plot: Plot) -> None:
         if None not in (r["x"], r["y"], r["y2"]):
             px, top, bottom = plot.px(r["x"]), plot.py(r["y2"]), plot.py(r["y"])
             boxes.append((px - 1, min(top, bottom) - 1, px + 1, max(top, bottom) + 1))
-    taken.add_small([b for b in boxes if all(map(math.isfinite, b))])
+    taken.add_array([b for b in boxes if all(map(math.isfinite, b))])
 
 
 _HALF_EXACT = 2**52
 
 
-def _taken_by_segments(taken: _Boxes, rows: list[dict[str, Any]], plot: Plot) -> None:
+def _taken_by_segments(taken: Taken, rows: list[dict[str, Any]], plot: Plot) -> None:
     """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` (of
     one operator and attempt) to ``taken``; with arrays when every position is an int
     within ±2**52, giving ``Plot.px`` / ``py``'s values."""
@@ -434,7 +282,7 @@ def _side_by_side(
     rows: list[dict[str, Any]],
     plot: Plot,
     occupied: piles.Grid,
-    taken: _Boxes,
+    taken: Taken,
     what: str,
     notes: list[str],
 ) -> tuple[list[dict[str, Any]], list[float]]:
@@ -494,7 +342,7 @@ line further below, a line further above."""
 
 
 def _edge_texts_off_marks(
-    layers: list[Any], plot: Plot, points: _Boxes, taken: _Boxes, notes: list[str]
+    layers: list[Any], plot: Plot, points: Taken, taken: Taken, notes: list[str]
 ) -> list[Any]:
     """The watermark's edge texts moved to the first of ``EDGE_PLACES`` where they cross no
     mark (``points``; away from their place: nothing ``taken``) and, where one is free of
@@ -511,12 +359,12 @@ def _edge_texts_off_marks(
         for e in rows:
             boxes = _edge_places(e, align, plot)
             free = [n for n, box in enumerate(boxes) if not (points if n == 0 else taken).hits(box)]
-            off = [n for n in free if taken.off_guides(boxes[n])]
+            off = [n for n in free if taken.crossing(boxes[n]) is None]
             if free:
                 n = (off or free)[0]
                 taken.add(boxes[n])
                 if not off:
-                    e["across"] = taken.guide_crossed(boxes[n])
+                    e["across"] = taken.crossing(boxes[n])
                 by.setdefault(EDGE_PLACES[n], []).append(e)
             else:
                 notes.append(f"{e['text']}: its text is left out (it would cross marks)")
@@ -561,7 +409,7 @@ def _element_label_layers(
     elements: spec.ChartDict,
     how: ElementLabel,
     plot: Plot,
-    taken: _Boxes,
+    taken: Taken,
     notes: list[str],
 ) -> list[spec.ChartDict]:
     """A label beside each element dot (``element_label``), placed as the firing labels."""

@@ -24,7 +24,8 @@ import pandas as pd
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import coinciding, palette, scale, spec, watermark_steps
-from winviz.viz.labels import Box, Plot, overlaps
+from winviz.viz.boxes import Box, overlaps
+from winviz.viz.labels import Plot
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import bands, labels, palette, piles, replay, scale, spec, watermark_steps
+from winviz.viz.boxes import Taken
 from winviz.viz.fates import element_detail_lists
 from winviz.viz.firings import firing_columns, firing_marks
 from winviz.viz.labels import STACK_STEPS
@@ -342,11 +343,11 @@ def _count_layer(
     ]
     if not badges:
         return []
-    taken = labels._Boxes()
+    taken = Taken()
     labels._taken_by_marks(taken, avoid, plot, lines=False)
-    taken.add_small(_text_boxes(avoid, plot))
+    taken.add_array(_text_boxes(avoid, plot))
     half = math.sqrt(FIRING_SIZE) / 2 + 1
-    taken.add_small(
+    taken.add_array(
         [
             (plot.px(r["x"]) + r["dx"] - half, plot.py(r["y"]) - half,
              plot.px(r["x"]) + r["dx"] + half, plot.py(r["y"]) + half)

@@ -12,7 +12,6 @@ watermark generator mirrored: Flink's ``BoundedOutOfOrdernessWatermarks``.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -20,8 +19,8 @@ import pandas as pd
 
 from winviz.trace.coded import object_array
 from winviz.viz import axes, palette, replay, scale, spec, watermark_steps
+from winviz.viz.boxes import Box, Taken, crosses
 from winviz.viz.fates import element_detail_lists, element_fate_columns
-from winviz.viz.labels import crosses
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceInputError, TraceView, open_trace
@@ -241,7 +240,9 @@ def _lag_label_place(
     exceeds the best so far (a count beyond cannot change the choice)."""
     sx, sy = width / max(1, x.hi - x.lo), height / max(1, y.hi - y.lo)
     ex, ey = (procs - x.lo) * sx, height - (skews - y.lo) * sy
-    line = _Segments(_line_segments(vertices, x, y, sx, sy, height))
+    line = Taken()
+    for seg in _line_segments(vertices, x, y, sx, sy, height).tolist():
+        line.add_segment(tuple(seg))
     w, h, r = 6.6 * len("watermark lag"), 13.0, 4.0  # 11 px sans-serif; an element's half side
     best: tuple[tuple[int, int], tuple[Any, Any], tuple[str, str, int]] | None = None
     tail = vertices[-40:]
@@ -283,8 +284,6 @@ def _lag_label_place(
             for top in [py + dy - h if baseline == "bottom" else py + dy]
             if not (left < 0 or top < 0 or left + w > width or top + h > height)
         ]
-        # the line's segments within reach of any of this point's boxes
-        near = line.near(_around([box for box, _ in boxes])) if boxes else line
         # the elements whose box may meet each label's: a slice of them by x
         sides = np.array([box for box, _ in boxes], dtype=np.float64).reshape(-1, 4)
         firsts = ex_right.searchsorted(sides[:, 0], side="right").tolist()
@@ -301,7 +300,7 @@ def _lag_label_place(
             most = None if best is None else best[0][0] - (n >= best[0][1])
             if most is not None and most < 0:
                 continue
-            crossed = near.across((left, top, right, bottom), most)
+            crossed = _across(line, (left, top, right, bottom), most)
             if most is not None and crossed > most:
                 continue
             score = (crossed, n)
@@ -333,51 +332,20 @@ def _line_segments(
     return np.column_stack([px[:-1], py[:-1], px[1:], py[1:]])[same]
 
 
-class _Segments:
-    """Line segments in pixels (x1, y1, x2, y2 rows) and their bounding boxes."""
-
-    def __init__(self, rows: np.ndarray, bounds: list[np.ndarray] | None = None) -> None:
-        self.rows = rows
-        if bounds is None:  # x_lo, x_hi, y_lo, y_hi of each
-            xs, ys = rows[:, 0::2], rows[:, 1::2]
-            bounds = [xs.min(1), xs.max(1), ys.min(1), ys.max(1)]
-        self.bounds = bounds
-
-    def _meeting(self, box: tuple[float, float, float, float]) -> np.ndarray:
-        """Which ones' bounding box overlaps ``box`` (edges touching do not count)."""
-        left, top, right, bottom = box
-        x_lo, x_hi, y_lo, y_hi = self.bounds
-        return (x_lo < right) & (x_hi > left) & (y_lo < bottom) & (y_hi > top)
-
-    def near(self, box: tuple[float, float, float, float]) -> _Segments:
-        """Those whose bounding box overlaps ``box`` (all when a side of it is not finite)."""
-        if not all(math.isfinite(side) for side in box):
-            return self
-        keep = self._meeting(box)
-        return _Segments(self.rows[keep], [b[keep] for b in self.bounds])
-
-    def across(self, box: tuple[float, float, float, float], most: int | None = None) -> int:
-        """How many run through ``box`` (``labels.crosses``); ``most``: stop counting past it
-        (the count returned is then ``most + 1``)."""
-        n = 0
-        for row in self.rows[self._meeting(box)].tolist():
-            if crosses(tuple(row), box):
-                n += 1
-                if most is not None and n > most:
-                    break
-        return n
-
-
-def _around(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
-    """The smallest box around all of ``boxes`` (not finite when one of their sides is not)."""
-    if not all(math.isfinite(side) for box in boxes for side in box):
-        return (math.nan,) * 4
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
+def _across(line: Taken, box: Box, most: int | None) -> int:
+    """How many of the ``line``'s segments run through ``box`` (``boxes.crosses``; a segment whose
+    bounding box only touches it does not); ``most``: stop counting past it (the count returned
+    is then ``most + 1``)."""
+    left, top, right, bottom = box
+    n = 0
+    for seg, _ in line.segments_near(box):
+        x1, y1, x2, y2 = seg
+        meets = min(x1, x2) < right and max(x1, x2) > left
+        if meets and min(y1, y2) < bottom and max(y1, y2) > top and crosses(seg, box):
+            n += 1
+            if most is not None and n > most:
+                break
+    return n
 
 
 def _before_a_step(view: TraceView, e: dict[str, Any], procs: list[Any], marks: list[Any]) -> int:

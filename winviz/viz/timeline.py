@@ -38,12 +38,12 @@ from winviz.viz.bands import (
     _line_legend,
     _per_window,
 )
+from winviz.viz.boxes import Taken
 from winviz.viz.labels import (
     EDGE_DX,
     STACK_PX,
     ElementLabel,
     Plot,
-    _Boxes,
     _drawing_order,
     _edge_boxes,
     _edge_texts_off_marks,
@@ -188,14 +188,15 @@ def _timeline(
     element_layer, replay_layer = _elements(view, elements, x, y, max_points, notes, restarts)
     # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
-    occupied, points = piles.Grid(STACK_PX), _Boxes()
+    occupied, points = piles.Grid(STACK_PX), Taken()
     _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
     occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
-    taken, lines = points.copy(), _Boxes()
+    taken, lines = points.copy(), Taken()
     _taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
     taken.extend(lines)
     diagonal_layers = _diagonal(elements, x, y, diagonal)
-    taken.guides = _guide_lines(diagonal_layers, plot)  # (kept off where a label has a place)
+    for seg, name in _guide_lines(diagonal_layers, plot):  # (kept off where a label has a place)
+        taken.add_segment(seg, name)
     for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
@@ -224,7 +225,7 @@ def _timeline(
         _joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
-    points.add_small(occupied.boxes())
+    points.add_array(occupied.boxes())
     # (an edge text at its own place keeps off the marks and the lines, not off its own box)
     points.extend(lines)
     _taken_by_rules(points, horizon_layer, plot)

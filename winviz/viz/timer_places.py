@@ -5,7 +5,7 @@ side by side (``piles``' rule), the staircase's label, the de-duplicated registr
 which keeps one element per timer: the trace's ``timer_registered`` with ``deduplicated=True``)
 beside their timestamp's rules, and the timestamp labels. What cannot be placed is counted or
 left to the tooltip, and the subtitle says how many. Positions are computed as Vega-Lite draws
-the panel (``labels.Plot``); what is on the plot is filed in a ``Taken``.
+the panel (``labels.Plot``); what is on the plot is filed in a ``boxes.Taken``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import axes, palette, piles, scale, spec
-from winviz.viz.labels import Box, Plot, crosses, overlaps
+from winviz.viz.boxes import Box, Segment, Taken, around, clear, overlaps
+from winviz.viz.labels import Plot
 from winviz.viz.palette import TimeAxis
 from winviz.viz.timer_records import first_of_each
 from winviz.viz.value_texts import key_texts
@@ -86,95 +87,19 @@ def place_marks(
     return Placed(events + dedup_rows, rings, layers, labels, label)
 
 
-Segment = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
-
-CELL_PX = 16  # the x cells the boxes and segments are filed under
-
-
-class Taken:
-    """Boxes (marks, texts) and segments (rules, lines) on the plot, filed by cell (boxes by
-    x and y cell, segments by x cell)."""
-
-    def __init__(self) -> None:
-        self.boxes: dict[tuple[int, int], list[Box]] = {}
-        self.segments: dict[int, list[tuple[Segment, bool, Box]]] = {}
-
-    def _cells(self, lo: float, hi: float) -> range:
-        return range(int(lo // CELL_PX), int(hi // CELL_PX) + 1)
-
-    def _cells2(self, box: Box) -> list[tuple[int, int]]:
-        return [(i, j) for i in self._cells(box[0], box[2]) for j in self._cells(box[1], box[3])]
-
-    def add_box(self, box: Box) -> None:
-        for c in self._cells2(box):
-            self.boxes.setdefault(c, []).append(box)
-
-    def add_segment(self, seg: Segment, rule: bool = True) -> None:
-        """A segment of a timer's rule (``rule``), or of a line a mark may lie on but no
-        text."""
-        around = (
-            min(seg[0], seg[2]),
-            min(seg[1], seg[3]),
-            max(seg[0], seg[2]),
-            max(seg[1], seg[3]),
-        )
-        for c in self._cells(around[0], around[2]):
-            self.segments.setdefault(c, []).append((seg, rule, around))
-
-    @classmethod
-    def of(cls, lines: list[tuple[Segment, bool]], boxes: list[Box]) -> Taken:
-        """``lines`` (each segment, and whether it is a rule's) and ``boxes``."""
-        out = cls()
-        for seg, rule in lines:
-            out.add_segment(seg, rule)
-        for box in boxes:
-            out.add_box(box)
-        return out
-
-    def copy(self) -> Taken:
-        out = Taken()
-        out.boxes = {c: list(boxes) for c, boxes in self.boxes.items()}
-        out.segments = {c: list(segments) for c, segments in self.segments.items()}
-        return out
-
-    def near(self, area: Box) -> tuple[list[Box], list[tuple[Segment, bool]]]:
-        """The boxes and segments a box inside ``area`` may meet (``clear``)."""
-        boxes = dict.fromkeys(b for c in self._cells2(area) for b in self.boxes.get(c, ()))
-        left, top, right, bottom = area
-        segs = dict.fromkeys(
-            (s, rule)
-            for c in self._cells(area[0], area[2])
-            for s, rule, around in self.segments.get(c, ())
-            if around[0] <= right and left <= around[2] and around[1] <= bottom and top <= around[3]
-        )
-        return list(boxes), list(segs)
-
-    def free(self, box: Box, mark: bool = False) -> bool:
-        """Whether ``box`` overlaps no box and is crossed by no segment (a ``mark``'s box: by
-        no rule)."""
-        return clear(box, *self.near(box), mark=mark)
+RULES = (True,)
+"""The tags of the segments a mark keeps off (``Taken.free``): the timer rules (a mark may lie
+on a line but no text may)."""
 
 
-def clear(
-    box: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], mark: bool = False
-) -> bool:
-    """Whether ``box`` overlaps none of ``boxes`` and is crossed by none of ``segments`` (a
-    ``mark``'s box: by no rule). One that meets it is moved first in its list (the next box
-    tried likely meets it too)."""
-    for at, b in enumerate(boxes):
-        if overlaps(box, b):
-            boxes[0], boxes[at] = b, boxes[0]
-            return False
-    for at, (s, rule) in enumerate(segments):
-        if (rule or not mark) and crosses(s, box):
-            segments[0], segments[at] = segments[at], segments[0]
-            return False
-    return True
-
-
-def _bounds(boxes: list[Box]) -> Box:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
+def _taken(lines: list[tuple[Segment, bool]], boxes: list[Box]) -> Taken:
+    """``lines`` (each segment, and whether it is a timer's rule) and ``boxes``, taken."""
+    out = Taken()
+    for seg, rule in lines:
+        out.add_segment(seg, rule)
+    for box in boxes:
+        out.add(box)
+    return out
 
 
 RULE_HALF_PX = 1.5  # half a timer rule's width (2.5 px), and a little
@@ -208,11 +133,6 @@ def _at(row: dict[str, Any], px: Plot) -> tuple[float, float]:
 def _square(centre: tuple[float, float], half: float) -> Box:
     cx, cy = centre
     return (cx - half, cy - half, cx + half, cy + half)
-
-
-def _inside(box: Box, px: Plot) -> bool:
-    """Whether ``box`` lies on the plot."""
-    return box[0] >= 0 and box[1] >= 0 and box[2] <= px.width and box[3] <= px.height
 
 
 RING_HALF_PX = EVENT_PX * 3**0.5 / 2 + 1  # half a ring's side: three times a mark's area
@@ -318,7 +238,7 @@ def watermark_label_off_marks(
         for mid in [(a["y"] + b["y"]) / 2]
         for cx, cy in [(px.px(a["x"]), px.py(mid))]
     )
-    spot = _first_free(spots, Taken.of(lines, marks), px)
+    spot = _first_free(spots, _taken(lines, marks), px)
     if spot is None:
         return []
     (row["x"], row["y"]), box = spot
@@ -329,7 +249,7 @@ def watermark_label_off_marks(
 def _first_free(spots: Iterable[tuple[Any, Box]], taken: Taken, px: Plot) -> Any:
     """The first of ``spots`` (a place, its box) whose box is on the plot
     and free, else None."""
-    return next(((at, box) for at, box in spots if _inside(box, px) and taken.free(box)), None)
+    return next(((at, box) for at, box in spots if px.holds(box) and taken.free(box)), None)
 
 
 LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
@@ -353,7 +273,7 @@ def labels_off_marks(
     ``LABEL_SPOTS`` — on the plot clear of ``marks``, ``lines`` and the labels kept before
     it; the others are left to the tooltip (the subtitle says how many). The boxes of those
     kept are added to ``marks``."""
-    taken = Taken.of(lines, marks)
+    taken = _taken(lines, marks)
     kept, left_out = [], 0
     for row in spec.rows(layers[0]):
         lo, hi = extents.get(row.pop("group"), (row["dx"], row["dx"]))
@@ -368,7 +288,7 @@ def labels_off_marks(
         if spot is None:
             left_out += 1
             continue
-        taken.add_box(spot[1])
+        taken.add(spot[1])
         marks.append(spot[1])
         kept.append(spot[0])
     if left_out:
@@ -495,7 +415,7 @@ def dedup_layers(
     for view, bins in views.items():
         if not bins:
             continue
-        placed, above = dedups_beside(bins, extents.get(view or "", {}), Taken.of(*drawn(view)), px)
+        placed, above = dedups_beside(bins, extents.get(view or "", {}), _taken(*drawn(view)), px)
         rows, counts = _dedup_rows(placed, y, view)
         ups, up_counts = _dedup_rows(above, y, view)
         marks, texts = marks + rows, texts + counts
@@ -574,7 +494,7 @@ def dedup_places(
         x0, cy, n = px.px(r["x"]), px.py(r["y"]), r["n"]
         if i < start:
             for b in dedup_boxes(x0 + r["dx"], cy, n):
-                taken.add_box(b)
+                taken.add(b)
             continue
         text = boxes[1][2] - boxes[1][0] if len(boxes := dedup_boxes(0, 0, n)) > 1 else 0
         dxs = _tries(lo, hi, text)
@@ -585,7 +505,7 @@ def dedup_places(
         if dx is not None:
             r["dx"] = dx
             for b in dedup_boxes(x0 + dx, cy, n):
-                taken.add_box(b)
+                taken.add(b)
         else:
             failed.append(i)
     return failed
@@ -598,17 +518,19 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
     if not dxs:
         return 0
     ends = dedup_boxes(x0 + dxs[0], cy, n) + dedup_boxes(x0 + dxs[-1], cy, n)
-    boxes, segments = taken.near(_bounds(ends))
+    boxes, segments = taken.near(around(ends))
     out = dxs[-1] > dxs[0]  # to the right
     k = 0
     while k < len(dxs):
         for m, b in enumerate(dedup_boxes(x0 + dxs[k], cy, n)):
-            if not _inside(b, px):
+            if not px.holds(b):
                 if b[1] < 0 or b[3] > px.height or (b[2] > px.width if out else b[0] < 0):
                     return len(dxs)  # (off the plot, and the tries ahead farther)
                 k += 1
                 break
-            if not clear(b, boxes, segments, mark=m == 0):  # (what it met is first in its list)
+            if not clear(
+                b, boxes, segments, RULES if m == 0 else None
+            ):  # (what it met is first in its list)
                 k += _passed(b, boxes, segments, out)
                 break
         else:
@@ -687,8 +609,7 @@ def in_row_above(
             _count_on(by_group[r["group"]], r)
         else:
             by_group[r["group"]] = dict(r)
-    placed: list[Box] = []
-    out = []
+    placed, out = Taken(), []
     for r in sorted(by_group.values(), key=lambda r: (px.px(r["x"]), r["reg_seq"])):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
         r["dx"] = (lo + hi) / 2
@@ -697,11 +618,12 @@ def in_row_above(
         while True:
             cy = -(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX
             boxes = dedup_boxes(cx, cy, r["n"])
-            if not any(overlaps(b, p) for b in boxes for p in placed):
+            if not any(map(placed.hits, boxes)):
                 break
             line += 1
         r["above"] = -cy
-        placed += boxes
+        for b in boxes:
+            placed.add(b)
         out.append(r)
     return out
 

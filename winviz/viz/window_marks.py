@@ -25,12 +25,12 @@ from winviz.viz import (
     watermark_steps,
     window_lives,
 )
+from winviz.viz.boxes import Taken
 from winviz.viz.labels import (
     CHAR_PX,
     LABEL_FONT,
     Box,
     Plot,
-    _Boxes,
     _offset_layer,
     _place_labels,
     _side_by_side,
@@ -134,7 +134,7 @@ def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
 
 
 def _firings(
-    fired: Columns, plot: Plot, notes: list[str], taken: _Boxes, occupied: piles.Grid
+    fired: Columns, plot: Plot, notes: list[str], taken: Taken, occupied: piles.Grid
 ) -> tuple[list[spec.ChartDict], list[dict[str, Any]], list[float]]:
     """The firing marks (marks at one point side by side: ``_side_by_side``), and the rows
     and offsets of those to label (none when aggregated)."""
@@ -218,7 +218,7 @@ def _firing_labels(
     plot: Plot,
     labels: bool | None,
     notes: list[str],
-    taken: _Boxes,
+    taken: Taken,
 ) -> list:
     """The firing labels (``rows``: the marks drawn, ``offsets`` beside their points), placed
     off every mark, line and other label (``_place_labels``), with leader lines; none when
@@ -257,7 +257,7 @@ def _cleanups(
     notes: list[str],
     plot: Plot,
     occupied: piles.Grid,
-    taken: _Boxes,
+    taken: Taken,
 ) -> list[spec.ChartDict]:
     """The cleanup marks, at (cleanup time, processing time), beside the firings'."""
     if cleaned.empty:
