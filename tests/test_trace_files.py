@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import winviz as wv
-from winviz.trace import Trace
+from winviz.trace import Trace, read_file
 from winviz.trace.codec import OpaqueValue
 
 STRATEGY = wv.WatermarkStrategy.for_bounded_out_of_orderness(300).with_timestamp_assigner(
@@ -256,6 +256,26 @@ def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -
         with pytest.raises(wv.TraceFileError) as err:
             wv.load_trace(path)
         assert str(path) in str(err.value) and words in str(err.value), str(err.value)
+
+
+def test_a_dictionary_code_out_of_range_is_refused_naming_record_and_column() -> None:
+    """A code past its column's dictionary (a damaged file; pyarrow itself may crash writing
+    one, so the column is made in memory) is refused when the column is read, never decoded
+    into an IndexError or another record's value (``load_trace`` makes it a TraceFileError
+    naming the file, as every ValueError of a column's first read)."""
+    dictionary = pa.array(["source", "window"])
+    for codes, bad in (
+        ([0, 1, 2, 0], "record 2's 'operator' is code 2"),
+        ([1, -1], "record 1's 'operator' is code -1"),
+    ):
+        column = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary, safe=False)
+        table = pa.table({"operator": column})
+        with pytest.raises(ValueError) as err:
+            read_file._coded(table, "operator")
+        assert str(err.value) == f"{bad} of a dictionary of 2 values; expected 0 to 1"
+    column = pa.DictionaryArray.from_arrays(pa.array([1, None, 0], pa.int32()), dictionary)
+    coded = read_file._coded(pa.table({"operator": column}), "operator")
+    assert (coded.codes.tolist(), coded.values) == ([1, 2, 0], ["source", "window", None])
 
 
 def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:

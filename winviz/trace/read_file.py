@@ -430,6 +430,12 @@ def _coded(table: pa.Table, name: str) -> CodedColumn:
         column = column.dictionary_encode()
     values = column.dictionary.to_pylist()
     codes = _raw_values(column.indices, np.int32)  # read-only, kept alive by the table
+    if len(codes) and (codes.min() < 0 or codes.max() >= len(values)):
+        bad = int(np.argmax((codes < 0) | (codes >= len(values))))
+        raise ValueError(
+            f"record {bad}'s {name!r} is code {int(codes[bad])} of a dictionary of "
+            f"{len(values)} values; expected 0 to {len(values) - 1}"
+        )
     if column.null_count:
         codes = codes.copy()
         codes[null_flags(column)] = len(values)
