@@ -83,13 +83,11 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
 
 def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.ndarray) -> np.ndarray:
     """Whether field ``name`` of each ``timer_fired`` record is that of the ``fired`` record
-    beside it, by type and value (Java's ``equals``: ``1`` and ``True`` differ): the values of
-    both (the timers' read alone, the ``fired`` records' from the field's part of the ``fired``
-    records, which the charts read too) compared by value (``coded.same_values``: one exact
-    code per value, never per object)."""
+    beside it, by type and value (Java's ``equals``: ``1`` and ``True`` differ; compared by
+    ``coded.same_values``), both read for these records only unless the field's part of
+    their kind is read already (``TraceColumns.values_at``)."""
     a = c.values_at(name, timer_rows, ("timer_fired",))
-    b = c.part(name, ("fired",)).decode(fired_rows)
-    return same_values(a, b)
+    return same_values(a, c.values_at(name, fired_rows, ("fired",)))
 
 
 def timer_domains(
