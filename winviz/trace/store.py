@@ -131,33 +131,31 @@ class Trace:
         (``Pieces``: the plain records between the runs and each marker's runs found by their
         slot ranges), the buffer left empty (``_take``)."""
         data, width = self._buffer, self.WIDTH
-        # the plain records' slot ranges between the runs, and each marker's runs'
-        plain_spans: list[tuple[int, int]] = []
-        runs: dict[Packed, list[tuple[int, int]]] = {}
-        labels, records = [], []  # each piece's records: plain (0) or a marker's (1 + i)
-        markers: dict[Packed, int] = {}
-        at = 0
-        for start, marker, entries in self._runs:
-            if start > at:
-                plain_spans.append((at, start))
-                labels.append(0)
-                records.append((start - at) // width)
-            stop = start + entries * (1 + marker.width)
-            mine = runs.get(marker)
-            if mine is None:
-                mine = runs[marker] = []
-            mine.append((start, stop))
-            labels.append(markers.setdefault(marker, len(markers) + 1))
-            records.append(entries * marker.count)
-            at = stop
-        if at < len(data):
-            plain_spans.append((at, len(data)))
-            labels.append(0)
-            records.append((len(data) - at) // width)
+        run_starts, of_run, entries = zip(*self._runs, strict=True) if self._runs else ((), (), ())
+        markers = {m: 1 + i for i, m in enumerate(dict.fromkeys(of_run))}  # (label: 1 + i)
+        label = np.fromiter(map(markers.__getitem__, of_run), np.int64, len(of_run))
+        step = np.array([0, *(1 + m.width for m in markers)], dtype=np.int64)[label]
+        count = np.array([0, *(m.count for m in markers)], dtype=np.int64)[label]
+        start, n_entries = np.array(run_starts, dtype=np.int64), np.array(entries, dtype=np.int64)
+        stop = start + n_entries * step
+        # the pieces in buffer order: the plain records before each run, the run; then the
+        # plain records after the last run (kept where there are some)
+        before, after = np.concatenate(([0], stop)), np.append(start, len(data))
+        piece_label = np.zeros(2 * len(start) + 1, dtype=np.int64)
+        piece_label[1::2] = label
+        records = np.empty(len(piece_label), dtype=np.int64)
+        records[0::2], records[1::2] = (after - before) // width, n_entries * count
+        keep = np.ones(len(piece_label), dtype=bool)
+        keep[0::2] = after > before
+        plain_spans = list(
+            zip(before[keep[0::2]].tolist(), after[keep[0::2]].tolist(), strict=True)
+        )
+        runs = {
+            m: list(zip(start[label == i].tolist(), stop[label == i].tolist(), strict=True))
+            for m, i in markers.items()
+        }
         kinds = sliced(data, plain_spans, 0, width)
-        if any((stop - start) % width for start, stop in plain_spans) or not set(
-            map(type, kinds)
-        ) <= {str}:
+        if ((after - before) % width).any() or not set(map(type, kinds)) <= {str}:
             raise ValueError("trace write buffer: a record whose kind is not a str")
         del data  # (a reference of its own: ``_take`` counts them)
         data = self._take()
@@ -165,16 +163,15 @@ class Trace:
         if not markers:
             n, plain_at, groups = len(plain), None, []
         else:
-            label_of = np.array(labels, dtype=np.int32)
-            counts = np.array(records, dtype=np.int64)
+            label_of, counts = piece_label[keep], records[keep]
             starts = np.cumsum(counts) - counts  # each piece's first record
             n = int(counts.sum())
             is_plain = label_of == 0
             plain_at = spans(starts[is_plain], counts[is_plain])
             groups = []  # (marker, its entries slot by slot, each entry's first record)
-            for marker, label in markers.items():
+            for marker, i in markers.items():
                 slots = Slots(data, marker.width, runs[marker])
-                mine = label_of == label
+                mine = label_of == i
                 heads = spans(starts[mine], counts[mine] // marker.count, marker.count)
                 groups.append((marker, slots, heads))
         seq = np.arange(first, first + n, dtype=np.int64)
