@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -140,7 +142,7 @@ class Plain:
     """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``, whole
     records of ``width`` values each; ``kinds``: field 0 when the caller has it already."""
 
-    __slots__ = ("_data", "_fields", "_n", "_spans", "_table", "_width")
+    __slots__ = ("_counts", "_data", "_fields", "_n", "_spans", "_table", "_width")
 
     def __init__(
         self,
@@ -150,7 +152,9 @@ class Plain:
         kinds: list[Any] | None = None,
     ) -> None:
         self._data, self._spans, self._width = data, spans, width
-        self._n = sum(stop - start for start, stop in spans) // width
+        bounds = np.fromiter(chain.from_iterable(spans), np.int64, 2 * len(spans))
+        self._counts = (bounds[1::2] - bounds[0::2]) // width  # each span's records
+        self._n = int(self._counts.sum())
         self._fields: dict[int, list[Any]] = {} if kinds is None else {0: kinds}
         self._table: tuple[np.ndarray, np.ndarray] | None = None  # (see ``pick``)
 
@@ -182,11 +186,11 @@ class Plain:
         if not len(rows):
             return []
         if self._table is None:
-            spans = np.array(self._spans, dtype=np.int64).reshape(-1, 2)
-            counts = (spans[:, 1] - spans[:, 0]) // self._width
+            counts = self._counts
             ends = np.cumsum(counts)  # (the records before each span's end)
+            starts = np.fromiter(map(itemgetter(0), self._spans), np.int64, len(counts))
             # a record's slot: its index times the width plus its span's offset
-            self._table = (ends, spans[:, 0] - (ends - counts) * self._width)
+            self._table = (ends, starts - (ends - counts) * self._width)
         ends, offsets = self._table
         span = np.searchsorted(ends, rows, side="right")
         slots = offsets[span] + rows * self._width + f
