@@ -123,6 +123,19 @@ def test_firing_causes_follow_the_rule_record_by_record(seed: int) -> None:
     assert 0 < timed < called and untimed == 0
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_firing_causes_are_the_same_when_the_fired_records_parts_are_read_first(seed: int) -> None:
+    """The key and window of the fired records read for the timed firings only
+    (``values_at``), or from the parts of the fired records a chart read first: the same
+    causes, record by record."""
+    whole = _job(seed).columns()
+    for name in ("kind", "operator", "key", "window", "detail"):
+        getattr(whole, name)
+    parts = _job(seed).columns()
+    assert parts.part("key", ("fired",)).values and parts.part("window", ("fired",)).values
+    assert _check(parts, whole) == _check(_job(seed).columns(), whole)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_firing_causes_without_some_trigger_or_timer_records(seed: int) -> None:
     frame = _job(seed).to_pandas()
