@@ -112,13 +112,15 @@ class WindowKernel(EventTimeFiring):
         window: Any,
         max_ts: int,
         contents: Any,
-        timer: bool = False,
+        element: tuple[Any, int | None, Any] | None = None,
         existed: bool | None = None,
         cleanup: int = 0,
     ) -> None:
         """``WindowOperator.emit_window_contents`` with a trace for ``contents_as_they_are``:
-        the one result, stamped ``max_ts``, emitted (record, then downstream), then its
-        ``fired`` record (``next_pane``); ``key`` is the internal key. ``timer``: fired by the
+        the one result, stamped ``max_ts``, emitted (records, then downstream: kept for a
+        ``straight_sink``), then its ``fired`` record (``next_pane``); ``key`` is the internal
+        key. ``element``: the (user's key, timestamp, value) whose ``on_element`` FIREs, its
+        records go with ``emitted`` (``TraceWriter.element_emitted``); None: fired by the
         timer at ``max_ts``, whose records go with ``emitted``
         (``TraceWriter.event_timer_emitted``); ``existed`` not None: that timer is also the
         cleanup timer (at ``cleanup``), whose records go with ``fired``
@@ -129,36 +131,43 @@ class WindowKernel(EventTimeFiring):
         fn = op.function
         shown = key.value if key.__class__ is JavaKey else key  # the user's key
         job, timers, name, trace = op.job, op.timers, op.name, op.trace
+        now, wm = timers.current_processing_time, timers.current_watermark
         try:
             value = (
                 contents
                 if fn.__class__ is ReduceWindowFunction
                 else fn.function.get_result(contents)
             )
-        except Exception:
-            if timer:  # (the timer's records come before the failure)
-                trace.event_timer_fired(  # type: ignore[union-attr]
-                    timers.current_processing_time, timers.current_watermark, name, shown,
-                    window, max_ts, True,
-                )  # fmt: skip
+        except Exception:  # (the records before the failure)
+            if element is None:
+                trace.event_timer_fired(now, wm, name, shown, window, max_ts, True)  # type: ignore[union-attr]
+            else:
+                user, ts, record = element
+                trace.assigned(now, wm, name, user, window, ts, record)  # type: ignore[union-attr]
+                trace.trigger(now, wm, name, user, window, "on_element", "FIRE")  # type: ignore[union-attr]
             raise
         op.metrics["num_records_out"] += 1
-        if timer:  # (kept for a sink straight after, whose record goes with these)
+        sink = self.straight_sink
+        if element is None:  # (kept for a sink straight after, whose record goes with these)
             trace.event_timer_emitted(  # type: ignore[union-attr]
-                timers.current_processing_time, timers.current_watermark, name, shown, window,
-                max_ts, job.now, op._watermark, value, *self.sink_record,
+                now, wm, name, shown, window, max_ts, job.now, op._watermark, value,
+                *self.sink_record,
             )  # fmt: skip
         else:
-            trace.emitted(job.now, op._watermark, name, shown, None, max_ts, value)  # type: ignore[union-attr]
-        if timer and self.kept is not None:
-            self.kept.append((value, max_ts))
-        else:
+            trace.element_emitted(  # type: ignore[union-attr]
+                now, wm, name, element[0], window, element[1], element[2], shown, max_ts,
+                job.now, op._watermark, value,
+                *((None, None) if sink is None else (sink.name, sink._watermark)),
+            )  # fmt: skip
+        if sink is None:
             op.output.collect(value, max_ts)
+        elif element is None:
+            self.kept.append((value, max_ts))  # type: ignore[union-attr]
+        else:
+            sink.keep([(value, max_ts)])
         # (WindowOperator._trace_fire: event time, the pane's timing is the watermark's)
-        wm = timers.current_watermark
         pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
-        now = timers.current_processing_time
         if existed is None:
             trace.fired(now, wm, name, shown, window, max_ts, value, pane, timing, count)  # type: ignore[union-attr]
         else:
@@ -336,12 +345,12 @@ class WindowKernel(EventTimeFiring):
                     if cleanup not in (max_ts, MAX):
                         add_timer(internal, window, cleanup)
                 continue
-            trace.assigned(now, wm, name, key, window, ts, value)
             if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                trace.trigger(now, wm, name, key, window, "on_element", "FIRE")
-                if self.contents_as_they_are:
-                    self.fire_traced(internal, window, max_ts, new)
+                if self.contents_as_they_are:  # (its assigned and trigger records with it)
+                    self.fire_traced(internal, window, max_ts, new, (key, ts, value))
                 else:
+                    trace.assigned(now, wm, name, key, window, ts, value)
+                    trace.trigger(now, wm, name, key, window, "on_element", "FIRE")
                     op.emit_window_contents(internal, window, window, new)
                 if cleanup != MAX:
                     existed = not add_timer(internal, window, cleanup)
@@ -349,6 +358,7 @@ class WindowKernel(EventTimeFiring):
                         now, wm, name, key, window, cleanup, "event", window, existed
                     )
                 continue
+            trace.assigned(now, wm, name, key, window, ts, value)
             existed = (internal, window, max_ts) in queue.live or not add_timer(
                 internal, window, max_ts
             )
