@@ -117,21 +117,18 @@ class WindowKernel(EventTimeFiring):
         cleanup: int = 0,
     ) -> None:
         """``WindowOperator.emit_window_contents`` with a trace for ``contents_as_they_are``:
-        the one result, stamped ``max_ts``, emitted (records, then downstream: kept for a
-        ``straight_sink``), then its ``fired`` record (``next_pane``); ``key`` is the internal
-        key. ``element``: the (user's key, timestamp, value) whose ``on_element`` FIREs, its
-        records go with ``emitted`` (``TraceWriter.element_emitted``); None: fired by the
-        timer at ``max_ts``, whose records go with ``emitted``
-        (``TraceWriter.event_timer_emitted``); ``existed`` not None: that timer is also the
-        cleanup timer (at ``cleanup``), whose records go with ``fired``
-        (``TraceWriter.fired_and_cleared``)."""
+        the one result, stamped ``max_ts``, emitted (kept for a ``straight_sink``), then its
+        ``fired`` record (``next_pane``); ``key`` is the internal key. The records of what
+        fired it go with ``emitted``: the ``element`` (user's key, timestamp, value) whose
+        ``on_element`` FIREs, else the timer at ``max_ts``; ``existed`` not None: that timer
+        is also the cleanup timer (at ``cleanup``), whose records go with ``fired``."""
         op = self.op
         op.collector.timestamp = max_ts
         op.window_ctx.current_window = window
         fn = op.function
         shown = key.value if key.__class__ is JavaKey else key  # the user's key
         job, timers, name, trace = op.job, op.timers, op.name, op.trace
-        now, wm = timers.current_processing_time, timers.current_watermark
+        now, wm = job.now, timers.current_watermark  # (job: the timers' clock)
         try:
             value = (
                 contents
@@ -150,13 +147,12 @@ class WindowKernel(EventTimeFiring):
         sink = self.straight_sink
         if element is None:  # (kept for a sink straight after, whose record goes with these)
             trace.event_timer_emitted(  # type: ignore[union-attr]
-                now, wm, name, shown, window, max_ts, job.now, op._watermark, value,
-                *self.sink_record,
+                now, wm, name, shown, window, max_ts, now, op._watermark, value, *self.sink_record,
             )  # fmt: skip
         else:
             trace.element_emitted(  # type: ignore[union-attr]
-                now, wm, name, element[0], window, element[1], element[2], shown, max_ts,
-                job.now, op._watermark, value,
+                now, wm, name, element[0], window, element[1], element[2], shown, max_ts, now,
+                op._watermark, value,
                 *((None, None) if sink is None else (sink.name, sink._watermark)),
             )  # fmt: skip
         if sink is None:
@@ -315,7 +311,7 @@ class WindowKernel(EventTimeFiring):
         op = self.op
         timers, trace, lateness = op.timers, op.trace, op.allowed_lateness
         wm, queue, desc = timers.current_watermark, timers.event_queue, op.contents
-        now, name = (timers.current_processing_time, op.name) if trace is not None else (0, "")
+        now, name = op.job.now, op.name  # (the job is the timers' clock)
         skipped = True
         for window in windows:
             max_ts, cleanup = window_times(window, lateness) if times is None else times
@@ -388,15 +384,13 @@ class WindowKernel(EventTimeFiring):
             # (winviz.keygroups: state and timers by the internal key, the trace the user's)
             internal = key if key.__class__ is str else op.key_rule.internal_key(key)
             op.current_key = internal
-            timers = op.timers
-            op.trace.element(  # type: ignore[union-attr]
-                timers.current_processing_time, timers.current_watermark, op.name, key, ts, value
-            )
+            now = op.job.now  # (the timers' clock)
+            op.trace.element(now, op.timers.current_watermark, op.name, key, ts, value)  # type: ignore[union-attr]
             record = copy_record(value) if copies else value
             if cache:
                 windows, times = cache[2], cache[3:]
             else:
-                windows, times = self.windows_of(value, ts, timers.current_processing_time)
+                windows, times = self.windows_of(value, ts, now)
             self.add_to_windows(key, internal, value, record, ts, windows, copies, None, times)
         except WinvizError as exc:
             op.annotate(exc, key)
@@ -481,7 +475,8 @@ class WindowKernel(EventTimeFiring):
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         wm = timers.current_watermark
         key_selector, internal_key = op.key_selector, op.key_rule.internal_key
-        add_timer, copies, position = timers.event_queue.add, not batch.immutable, arrival.position
+        add_timer, copies = timers.event_queue.add, not batch.immutable
+        before = arrival.position - 1  # (the source offset of record ``done`` is before + done)
         first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         entries = 0  # short-way records written
         # the run of short-way records (``write_run``): their keys; the window at each change
@@ -516,8 +511,7 @@ class WindowKernel(EventTimeFiring):
                             )
                             run_window = None
                         job.now, job.record_index = now, index
-                        arrival.write(trace, now, value, source_ts, position)
-                        position += 1
+                        arrival.write(trace, now, value, source_ts, before + done)
                         progress = _GENERAL  # each way reports its errors, as one by one
                         op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
                         opened, other, firing, late = self.one_by_one(
@@ -563,7 +557,6 @@ class WindowKernel(EventTimeFiring):
                     run_window = window
                 add_key(key)
                 progress = _NOT_ON_THE_SHORT_WAY
-                position += 1
                 last_key, ctx_key, ctx_window = internal, internal, window
         except Exception as exc:
             job.now, job.record_index = now, index
@@ -578,7 +571,7 @@ class WindowKernel(EventTimeFiring):
             if progress == _KEYED:
                 last_key = internal
             shown = key if progress == _KEYED else _UNSET
-            self.short_way_failed(exc, arrival, now, value, source_ts, position, ts, shown)
+            self.short_way_failed(exc, arrival, now, value, source_ts, before + done, ts, shown)
         finally:
             self.immutable_batch = False
             if keys:  # (the batch's last record ends the run)
