@@ -610,9 +610,7 @@ class WindowKernel(EventTimeFiring):
             batch.stamps[first:end], arrival.position + first, batch.values[first:end],
             stamps[first:end], keys, windows, bits,
         )  # fmt: skip
-        keys.clear()
-        switches.clear()
-        firsts.clear()
+        del keys[:], switches[:], firsts[:]
         return n
 
     def short_way_failed(
