@@ -112,16 +112,17 @@ class WindowKernel(EventTimeFiring):
         window: Any,
         max_ts: int,
         contents: Any,
-        element: tuple[Any, int | None, Any] | None = None,
+        timer: bool = False,
         existed: bool | None = None,
         cleanup: int = 0,
     ) -> None:
         """``WindowOperator.emit_window_contents`` with a trace for ``contents_as_they_are``:
-        the one result, stamped ``max_ts``, emitted (kept for a ``straight_sink``), then its
-        ``fired`` record (``next_pane``); ``key`` is the internal key. The records of what
-        fired it go with ``emitted``: the ``element`` (user's key, timestamp, value) whose
-        ``on_element`` FIREs, else the timer at ``max_ts``; ``existed`` not None: that timer
-        is also the cleanup timer (at ``cleanup``), whose records go with ``fired``."""
+        the one result, stamped ``max_ts``, emitted (record, then downstream), then its
+        ``fired`` record (``next_pane``); ``key`` is the internal key. ``timer``: fired by the
+        timer at ``max_ts``, whose records go with ``emitted``
+        (``TraceWriter.event_timer_emitted``); ``existed`` not None: that timer is also the
+        cleanup timer (at ``cleanup``), whose records go with ``fired``
+        (``TraceWriter.fired_and_cleared``)."""
         op = self.op
         op.collector.timestamp = max_ts
         op.window_ctx.current_window = window
@@ -135,32 +136,21 @@ class WindowKernel(EventTimeFiring):
                 if fn.__class__ is ReduceWindowFunction
                 else fn.function.get_result(contents)
             )
-        except Exception:  # (the records before the failure)
-            if element is None:
+        except Exception:
+            if timer:  # (the timer's records come before the failure)
                 trace.event_timer_fired(now, wm, name, shown, window, max_ts, True)  # type: ignore[union-attr]
-            else:
-                user, ts, record = element
-                trace.assigned(now, wm, name, user, window, ts, record)  # type: ignore[union-attr]
-                trace.trigger(now, wm, name, user, window, "on_element", "FIRE")  # type: ignore[union-attr]
             raise
         op.metrics["num_records_out"] += 1
-        sink = self.straight_sink
-        if element is None:  # (kept for a sink straight after, whose record goes with these)
+        if timer:  # (kept for a sink straight after, whose record goes with these)
             trace.event_timer_emitted(  # type: ignore[union-attr]
-                now, wm, name, shown, window, max_ts, now, op._watermark, value, *self.sink_record,
-            )  # fmt: skip
+                now, wm, name, shown, window, max_ts, now, op._watermark, value, *self.sink_record
+            )
         else:
-            trace.element_emitted(  # type: ignore[union-attr]
-                now, wm, name, element[0], window, element[1], element[2], shown, max_ts, now,
-                op._watermark, value,
-                *((None, None) if sink is None else (sink.name, sink._watermark)),
-            )  # fmt: skip
-        if sink is None:
+            trace.emitted(now, op._watermark, name, shown, None, max_ts, value)  # type: ignore[union-attr]
+        if timer and self.kept is not None:
+            self.kept.append((value, max_ts))
+        else:
             op.output.collect(value, max_ts)
-        elif element is None:
-            self.kept.append((value, max_ts))  # type: ignore[union-attr]
-        else:
-            sink.keep([(value, max_ts)])
         # (WindowOperator._trace_fire: event time, the pane's timing is the watermark's)
         pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
@@ -341,12 +331,12 @@ class WindowKernel(EventTimeFiring):
                     if cleanup not in (max_ts, MAX):
                         add_timer(internal, window, cleanup)
                 continue
+            trace.assigned(now, wm, name, key, window, ts, value)
             if max_ts <= wm:  # EventTimeTrigger.on_element: FIRE at once
-                if self.contents_as_they_are:  # (its assigned and trigger records with it)
-                    self.fire_traced(internal, window, max_ts, new, (key, ts, value))
+                trace.trigger(now, wm, name, key, window, "on_element", "FIRE")
+                if self.contents_as_they_are:
+                    self.fire_traced(internal, window, max_ts, new)
                 else:
-                    trace.assigned(now, wm, name, key, window, ts, value)
-                    trace.trigger(now, wm, name, key, window, "on_element", "FIRE")
                     op.emit_window_contents(internal, window, window, new)
                 if cleanup != MAX:
                     existed = not add_timer(internal, window, cleanup)
@@ -354,7 +344,6 @@ class WindowKernel(EventTimeFiring):
                         now, wm, name, key, window, cleanup, "event", window, existed
                     )
                 continue
-            trace.assigned(now, wm, name, key, window, ts, value)
             existed = (internal, window, max_ts) in queue.live or not add_timer(
                 internal, window, max_ts
             )

@@ -79,7 +79,7 @@ class EventTimeFiring:
                 contents = state.get(cname, key, window) if ts == max_ts else None
                 if contents is not None:  # (with its timer's records, and the cleanup's)
                     existed = (key, window, max_ts) in live if clears else None
-                    self.fire_traced(key, window, max_ts, contents, None, existed, cleanup)
+                    self.fire_traced(key, window, max_ts, contents, True, existed, cleanup)
                 else:
                     shown = user_key(key)
                     trace.event_timer_fired(now, watermark, name, shown, window, ts, ts == max_ts)

@@ -31,7 +31,6 @@ Time = int | None
 # trigger details, shared: call -> result -> (call, result)
 _TRIGGER_DETAILS: dict[str, dict[str, tuple[str, str]]] = {}
 _ON_EVENT_TIME = {True: ("on_event_time", "FIRE"), False: ("on_event_time", "CONTINUE")}
-_ON_ELEMENT_FIRE = ("on_element", "FIRE")
 # the kinds whose methods are written out below (their details are shared objects)
 _SHARED_DETAILS = ("timer_registered", "timer_deleted", "timer_fired", "trigger")
 
@@ -206,37 +205,6 @@ class TraceWriter:
         if sink is not None:
             detail = (sink, value)
             self._extend(("sink", emitted_time, sink_watermark, sink, None, None, ts, detail))
-
-    def element_emitted(
-        self,
-        proc_time: Time,
-        watermark: Time,
-        operator: str,
-        key: Any,
-        window: Any,
-        ts: Time,
-        value: Any,
-        shown: Any,
-        max_ts: int,
-        emitted_time: Time,
-        emitted_watermark: Time,
-        result: Any,
-        sink: str | None = None,
-        sink_watermark: Time = None,
-    ) -> None:
-        """An element (``key``, ``ts``, ``value``) whose window fires at once: its ``assigned``
-        record and the ``trigger`` record of ``EventTimeTrigger.onElement`` (FIRE), then the
-        ``emitted`` (key ``shown``) and ``sink`` records as ``event_timer_emitted``'s."""
-        self._extend(
-            (
-                "assigned", proc_time, watermark, operator, key, window, ts, value,
-                "trigger", proc_time, watermark, operator, key, window, None, _ON_ELEMENT_FIRE,
-                "emitted", emitted_time, emitted_watermark, operator, shown, None, max_ts, result,
-            )
-        )  # fmt: skip
-        if sink is not None:
-            detail = (sink, result)
-            self._extend(("sink", emitted_time, sink_watermark, sink, None, None, max_ts, detail))
 
     def fired_and_cleared(
         self,
