@@ -131,9 +131,6 @@ class TimerQueue:
             key=lambda t: (t[0], self.live[(t[1], t[2], t[0])]),
         )
 
-    def snapshot(self) -> list[tuple[int, Any, Any]]:
-        return self.timers()
-
     def restore(self, timers: list[tuple[int, Any, Any]]) -> None:
         self.heap, self.live, self._counter = [], {}, 0
         for ts, key, ns in timers:
@@ -361,10 +358,7 @@ class InternalTimerService:
         """Both timer queues (``InternalTimerServiceSerializationProxy`` writes them per key
         group); not the watermark: a restored service starts at MIN, as Flink's
         ``InternalTimerServiceImpl`` (``currentWatermark`` is not restored)."""
-        return {
-            "event": self.event_queue.snapshot(),
-            "processing": self.processing_queue.snapshot(),
-        }
+        return {"event": self.event_queue.timers(), "processing": self.processing_queue.timers()}
 
     def restore(self, snap: dict[str, Any]) -> None:
         self.event_queue.restore(snap["event"])

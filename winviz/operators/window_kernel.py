@@ -129,6 +129,7 @@ class WindowKernel(EventTimeFiring):
         fn = op.function
         shown = key.value if key.__class__ is JavaKey else key  # the user's key
         job, timers, name, trace = op.job, op.timers, op.name, op.trace
+        now, wm = job.now, timers.current_watermark  # (job: the timers' clock)
         try:
             value = (
                 contents
@@ -137,28 +138,22 @@ class WindowKernel(EventTimeFiring):
             )
         except Exception:
             if timer:  # (the timer's records come before the failure)
-                trace.event_timer_fired(  # type: ignore[union-attr]
-                    timers.current_processing_time, timers.current_watermark, name, shown,
-                    window, max_ts, True,
-                )  # fmt: skip
+                trace.event_timer_fired(now, wm, name, shown, window, max_ts, True)  # type: ignore[union-attr]
             raise
         op.metrics["num_records_out"] += 1
         if timer:  # (kept for a sink straight after, whose record goes with these)
             trace.event_timer_emitted(  # type: ignore[union-attr]
-                timers.current_processing_time, timers.current_watermark, name, shown, window,
-                max_ts, job.now, op._watermark, value, *self.sink_record,
-            )  # fmt: skip
+                now, wm, name, shown, window, max_ts, now, op._watermark, value, *self.sink_record
+            )
         else:
-            trace.emitted(job.now, op._watermark, name, shown, None, max_ts, value)  # type: ignore[union-attr]
+            trace.emitted(now, op._watermark, name, shown, None, max_ts, value)  # type: ignore[union-attr]
         if timer and self.kept is not None:
             self.kept.append((value, max_ts))
         else:
             op.output.collect(value, max_ts)
         # (WindowOperator._trace_fire: event time, the pane's timing is the watermark's)
-        wm = timers.current_watermark
         pane, timing = next_pane(op.panes, key, window, wm, max_ts)
         count = len(contents) if isinstance(contents, list) else None
-        now = timers.current_processing_time
         if existed is None:
             trace.fired(now, wm, name, shown, window, max_ts, value, pane, timing, count)  # type: ignore[union-attr]
         else:
@@ -306,7 +301,7 @@ class WindowKernel(EventTimeFiring):
         op = self.op
         timers, trace, lateness = op.timers, op.trace, op.allowed_lateness
         wm, queue, desc = timers.current_watermark, timers.event_queue, op.contents
-        now, name = (timers.current_processing_time, op.name) if trace is not None else (0, "")
+        now, name = op.job.now, op.name  # (the job is the timers' clock)
         skipped = True
         for window in windows:
             max_ts, cleanup = window_times(window, lateness) if times is None else times
@@ -378,15 +373,13 @@ class WindowKernel(EventTimeFiring):
             # (winviz.keygroups: state and timers by the internal key, the trace the user's)
             internal = key if key.__class__ is str else op.key_rule.internal_key(key)
             op.current_key = internal
-            timers = op.timers
-            op.trace.element(  # type: ignore[union-attr]
-                timers.current_processing_time, timers.current_watermark, op.name, key, ts, value
-            )
+            now = op.job.now  # (the timers' clock)
+            op.trace.element(now, op.timers.current_watermark, op.name, key, ts, value)  # type: ignore[union-attr]
             record = copy_record(value) if copies else value
             if cache:
                 windows, times = cache[2], cache[3:]
             else:
-                windows, times = self.windows_of(value, ts, timers.current_processing_time)
+                windows, times = self.windows_of(value, ts, now)
             self.add_to_windows(key, internal, value, record, ts, windows, copies, None, times)
         except WinvizError as exc:
             op.annotate(exc, key)
@@ -471,7 +464,8 @@ class WindowKernel(EventTimeFiring):
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         wm = timers.current_watermark
         key_selector, internal_key = op.key_selector, op.key_rule.internal_key
-        add_timer, copies, position = timers.event_queue.add, not batch.immutable, arrival.position
+        add_timer, copies = timers.event_queue.add, not batch.immutable
+        before = arrival.position - 1  # (the source offset of record ``done`` is before + done)
         first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         entries = 0  # short-way records written
         # the run of short-way records (``write_run``): their keys; the window at each change
@@ -506,8 +500,7 @@ class WindowKernel(EventTimeFiring):
                             )
                             run_window = None
                         job.now, job.record_index = now, index
-                        arrival.write(trace, now, value, source_ts, position)
-                        position += 1
+                        arrival.write(trace, now, value, source_ts, before + done)
                         progress = _GENERAL  # each way reports its errors, as one by one
                         op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
                         opened, other, firing, late = self.one_by_one(
@@ -553,7 +546,6 @@ class WindowKernel(EventTimeFiring):
                     run_window = window
                 add_key(key)
                 progress = _NOT_ON_THE_SHORT_WAY
-                position += 1
                 last_key, ctx_key, ctx_window = internal, internal, window
         except Exception as exc:
             job.now, job.record_index = now, index
@@ -568,7 +560,7 @@ class WindowKernel(EventTimeFiring):
             if progress == _KEYED:
                 last_key = internal
             shown = key if progress == _KEYED else _UNSET
-            self.short_way_failed(exc, arrival, now, value, source_ts, position, ts, shown)
+            self.short_way_failed(exc, arrival, now, value, source_ts, before + done, ts, shown)
         finally:
             self.immutable_batch = False
             if keys:  # (the batch's last record ends the run)
@@ -607,9 +599,7 @@ class WindowKernel(EventTimeFiring):
             batch.stamps[first:end], arrival.position + first, batch.values[first:end],
             stamps[first:end], keys, windows, bits,
         )  # fmt: skip
-        keys.clear()
-        switches.clear()
-        firsts.clear()
+        del keys[:], switches[:], firsts[:]
         return n
 
     def short_way_failed(

@@ -144,9 +144,10 @@ class TraceWriter:
         call: str,
         result: str,
     ) -> None:
-        detail = _TRIGGER_DETAILS.setdefault(call, {}).get(result)
-        if detail is None:
-            detail = _TRIGGER_DETAILS[call][result] = (call, result)
+        try:
+            detail = _TRIGGER_DETAILS[call][result]
+        except KeyError:
+            detail = _TRIGGER_DETAILS.setdefault(call, {}).setdefault(result, (call, result))
         self._extend(("trigger", proc_time, watermark, operator, key, window, None, detail))
 
     # -- bulk: the window kernel's (``winviz.operators.window_kernel``) -----------------------
