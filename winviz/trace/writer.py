@@ -302,42 +302,97 @@ class TraceWriter:
         return marker
 
 
-# A record's key, window, ts and detail from a kind's values (its base fields, then its detail
-# fields), by its base fields and whether it has one detail field (the detail is that value) or
-# several (their tuple).
-_LAYOUTS: dict[tuple[tuple[str, ...], bool], Callable[..., tuple[Any, Any, Any, Any]]] = {
-    (("key", "window", "ts"), True): lambda key, window, ts, d: (key, window, ts, d),
-    (("key", "window", "ts"), False): lambda key, window, ts, *d: (key, window, ts, d),
-    (("key", "window"), True): lambda key, window, d: (key, window, None, d),
-    (("key", "window"), False): lambda key, window, *d: (key, window, None, d),
-    (("key", "ts"), True): lambda key, ts, d: (key, None, ts, d),
-    (("key", "ts"), False): lambda key, ts, *d: (key, None, ts, d),
-    (("ts",), True): lambda ts, d: (None, None, ts, d),
-    (("ts",), False): lambda ts, *d: (None, None, ts, d),
-    ((), True): lambda d: (None, None, None, d),
-    ((), False): lambda *d: (None, None, None, d),
-}
+def _method(kind: str, base: tuple[str, ...], details: int) -> Callable[..., None]:
+    """The writer's method for a ``kind`` with these base fields and this many detail fields:
+    its values are the base fields, then the detail fields (one: the detail is that value;
+    several: their tuple). One small function per layout, so that a record costs one call."""
+    one = details == 1
+
+    def check(values: tuple[Any, ...]) -> tuple[Any, ...]:
+        if len(values) != details:
+            raise TypeError(f"TraceWriter.{kind}() takes {details} detail values")
+        return values
+
+    if base == ("key", "window", "ts"):
+        if one:
+
+            def kwt1(
+                self: TraceWriter, p: Time, w: Time, o: str, key: Any, window: Any, ts: Time, d: Any
+            ) -> None:
+                self._extend((kind, p, w, o, key, window, ts, d))
+
+            return kwt1
+
+        def kwt(
+            self: TraceWriter, p: Time, w: Time, o: str, key: Any, window: Any, ts: Time, *d: Any
+        ) -> None:
+            self._extend((kind, p, w, o, key, window, ts, check(d)))
+
+        return kwt
+    if base == ("key", "window"):
+        if one:
+
+            def kw1(
+                self: TraceWriter, p: Time, w: Time, o: str, key: Any, window: Any, d: Any
+            ) -> None:
+                self._extend((kind, p, w, o, key, window, None, d))
+
+            return kw1
+
+        def kw(self: TraceWriter, p: Time, w: Time, o: str, key: Any, window: Any, *d: Any) -> None:
+            self._extend((kind, p, w, o, key, window, None, check(d)))
+
+        return kw
+    if base == ("key", "ts"):
+        if one:
+
+            def kt1(
+                self: TraceWriter, p: Time, w: Time, o: str, key: Any, ts: Time, d: Any
+            ) -> None:
+                self._extend((kind, p, w, o, key, None, ts, d))
+
+            return kt1
+
+        def kt(self: TraceWriter, p: Time, w: Time, o: str, key: Any, ts: Time, *d: Any) -> None:
+            self._extend((kind, p, w, o, key, None, ts, check(d)))
+
+        return kt
+    if base == ("ts",):
+        if one:
+
+            def t1(self: TraceWriter, p: Time, w: Time, o: str, ts: Time, d: Any) -> None:
+                self._extend((kind, p, w, o, None, None, ts, d))
+
+            return t1
+
+        def t(self: TraceWriter, p: Time, w: Time, o: str, ts: Time, *d: Any) -> None:
+            self._extend((kind, p, w, o, None, None, ts, check(d)))
+
+        return t
+    if one:
+
+        def n1(self: TraceWriter, p: Time, w: Time, o: str, d: Any) -> None:
+            self._extend((kind, p, w, o, None, None, None, d))
+
+        return n1
+
+    def n(self: TraceWriter, p: Time, w: Time, o: str, *d: Any) -> None:
+        self._extend((kind, p, w, o, None, None, None, check(d)))
+
+    return n
 
 
 def _kind_method(kind: str) -> Any:
     """The writer's method for ``kind``, from the schema (``KIND_BASE_FIELDS``,
-    ``DETAIL_FIELDS``): its values are the base fields, then the detail fields."""
+    ``DETAIL_FIELDS``), its parameters named by the schema's fields."""
     base, details = KIND_BASE_FIELDS[kind], DETAIL_FIELDS[kind]
-    layout, names = _LAYOUTS[base, len(details) == 1], (*base, *details)
-
-    def method(
-        self: TraceWriter, proc_time: Time, watermark: Time, operator: str, *values: Any
-    ) -> None:
-        if len(values) != len(names):
-            raise TypeError(f"TraceWriter.{kind}() takes {', '.join(names)} after operator")
-        self._extend((kind, proc_time, watermark, operator, *layout(*values)))
-
-    fields = ("self", "proc_time", "watermark", "operator", *names)
+    method = _method(kind, base, len(details))
+    fields = ("self", "proc_time", "watermark", "operator", *base, *details)
     method.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter(f, inspect.Parameter.POSITIONAL_OR_KEYWORD) for f in fields]
     )
     method.__name__, method.__qualname__ = kind, f"TraceWriter.{kind}"
-    method.__doc__ = f"One ``{kind}`` record: {', '.join(names)}."
+    method.__doc__ = f"One ``{kind}`` record: {', '.join((*base, *details))}."
     return method
 
 
