@@ -55,14 +55,7 @@ def test_the_exact_names():
     explore_module = sys.modules["winviz.viz.explore"]
     assert viz.__all__ == VIZ_ALL
     assert wv.__all__[-len(LAZY) :] == LAZY
-    assert explore_module.CHART_NAMES == (
-        "timeline",
-        "window_lanes",
-        "timers_chart",
-        "scrubber",
-        "propagation_chart",
-        "skew_chart",
-    )
+    assert tuple(LAZY[:6]) == explore_module.CHART_NAMES  # the first six: the charts
     for name in VIZ_ALL:
         defined = getattr(sys.modules[f"winviz.viz.{_charts.PUBLIC[name]}"], name)
         assert getattr(viz, name) is defined, name

@@ -359,20 +359,25 @@ def test_out_of_scope_names_the_feature(call, feature):
     assert "not supported by winviz.pyflink" in str(caught.value)
 
 
-def test_runner_reports_an_unsupported_feature_without_a_traceback(tmp_path):
-    job = tmp_path / "table_job.py"
-    job.write_text(
-        "from pyflink.datastream import StreamExecutionEnvironment\n"
-        "from pyflink.table import StreamTableEnvironment\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "winviz.pyflink", str(job)],
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m winviz.pyflink ARGS`` in a fresh interpreter, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "winviz.pyflink", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
         check=False,
     )
+
+
+def test_runner_reports_an_unsupported_feature_without_a_traceback(tmp_path):
+    job = tmp_path / "table_job.py"
+    job.write_text(
+        "from pyflink.datastream import StreamExecutionEnvironment\n"
+        "from pyflink.table import StreamTableEnvironment\n"
+    )
+    done = _cli(str(job))
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "Table API" in done.stderr and "line 2" in done.stderr
@@ -487,14 +492,7 @@ def test_runner_keeps_the_trace_of_a_run_that_failed_on_bad_input(tmp_path):
     job = tmp_path / "prog.py"
     job.write_text(BAD_TIMESTAMP_JOB)
     trace, page = tmp_path / "X.parquet", tmp_path / "X.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "winviz.pyflink", "--trace", str(trace), "--html", str(page), job],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        check=False,
-    )
+    done = _cli("--trace", str(trace), "--html", str(page), str(job))
     assert done.returncode == 1
     assert done.stdout == "1\n2\n"  # Flink's print sink printed the records before the failure
     assert done.stderr.splitlines() == [

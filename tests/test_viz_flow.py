@@ -172,12 +172,17 @@ def test_sliding_windows_each_take_the_steps() -> None:
     ]
 
 
-def test_a_session_merge_and_an_end_of_input_firing() -> None:
-    run = job(
+def session_merge():
+    """Three elements of one key whose third merges the first two sessions (gap 1.5 s)."""
+    return job(
         [("A", 1000), ("A", 3000), ("A", 2000)],
         [0, 10, 20],
         assigner=wv.EventTimeSessionWindows.with_gap(1500),
     )
+
+
+def test_a_session_merge_and_an_end_of_input_firing() -> None:
+    run = session_merge()
     got = steps(run, 2)
     assert got[1:3] == [
         (13, "assign", None, "[1000, 4500) (after the merge)"),
@@ -348,11 +353,7 @@ def test_the_chart_fits_the_output_width_and_wraps_every_text_whole() -> None:
     # issue 26: the chart was 990 px wide (wider than palette.FIT_WIDTH) and cut its texts
     # with "…"; now the plot is diagram.FIT_PLOT wide (room for the actions menu JupyterLab
     # keeps right of a chart) and the texts wrap inside their boxes
-    run = job(
-        [("A", 1000), ("A", 3000), ("A", 2000)],
-        [0, 10, 20],
-        assigner=wv.EventTimeSessionWindows.with_gap(1500),
-    )
+    run = session_merge()
     chart = operator_flow(run, 2)
     spec = chart.to_dict()
     assert (spec["width"], spec["height"]) == (palette.FIT_WIDTH - 45, 802)
