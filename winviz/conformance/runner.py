@@ -10,9 +10,8 @@ from typing import Any
 
 import yaml
 
-from winviz.conformance.errors import TranscriptError
 from winviz.conformance.kinds import DRIVERS
-from winviz.conformance.kinds.driver import normalise_expected
+from winviz.conformance.kinds.driver import TranscriptError, normalise_expected
 from winviz.errors import InputError, WinvizError
 
 TOP_LEVEL = {"name", "source", "description", "operator", "steps"}
@@ -23,45 +22,35 @@ MAX_EXPANDED_NODES = 100_000
 laughs") grow exponentially, so ``load`` refuses them first."""
 
 
-def _check_nodes(root: yaml.Node, path: Path) -> None:
-    """Refuse a node graph of more than ``MAX_EXPANDED_NODES`` nodes with its aliases expanded,
-    or with a mapping that repeats a key (``yaml.safe_load`` would keep the last silently)."""
-    sizes: dict[int, int] = {}
-    open_nodes: set[int] = set()  # entered, not yet sized: met again, it contains itself
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if id(node) in sizes:
-            continue
-        if not children_done:
-            if id(node) in open_nodes:
-                raise TranscriptError(
-                    f"{path}: line {node.start_mark.line + 1}: this value contains itself "
-                    "through an alias (*name), so it never ends (expected a transcript "
-                    "written out)"
-                )
-            open_nodes.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            children = [n for pair in node.value for n in pair]
-            if not children_done:
-                _repeated_key(node, path)
-        elif isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        else:
-            children = []
-        if not children_done:
-            stack.append((node, True))
-            stack.extend((c, False) for c in children if id(c) not in sizes)
-            continue
-        size = 1 + sum(sizes.get(id(c), 1) for c in children)
-        if size > MAX_EXPANDED_NODES:
-            raise TranscriptError(
-                f"{path}: line {node.start_mark.line + 1}: this value expands to {size} YAML "
-                f"nodes through its aliases (*name), more than the {MAX_EXPANDED_NODES} a "
-                "transcript may hold (expected a transcript written out, or aliases that "
-                "expand to a few nodes; nested aliases grow exponentially)"
-            )
-        sizes[id(node)] = size
+def _check_nodes(node: yaml.Node, path: Path, sizes: dict[int, int], entered: set[int]) -> int:
+    """The number of nodes under ``node`` with its aliases expanded (``sizes``: of the nodes
+    seen); refuses more than ``MAX_EXPANDED_NODES``, a value that contains itself, and a
+    mapping that repeats a key (``yaml.safe_load`` would keep the last silently)."""
+    if id(node) in sizes:
+        return sizes[id(node)]
+    line = node.start_mark.line + 1
+    if id(node) in entered:
+        raise TranscriptError(
+            f"{path}: line {line}: this value contains itself through an alias (*name), so it "
+            "never ends (expected a transcript written out)"
+        )
+    entered.add(id(node))
+    children = []
+    if isinstance(node, yaml.MappingNode):
+        _repeated_key(node, path)
+        children = [n for pair in node.value for n in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = node.value
+    size = 1 + sum(_check_nodes(c, path, sizes, entered) for c in children)
+    if size > MAX_EXPANDED_NODES:
+        raise TranscriptError(
+            f"{path}: line {line}: this value expands to {size} YAML nodes through its aliases "
+            f"(*name), more than the {MAX_EXPANDED_NODES} a transcript may hold (expected a "
+            "transcript written out, or aliases that expand to a few nodes; nested aliases grow "
+            "exponentially)"
+        )
+    sizes[id(node)] = size
+    return size
 
 
 def _repeated_key(node: yaml.MappingNode, path: Path) -> None:
@@ -85,7 +74,7 @@ def load(path: str | Path) -> dict[str, Any]:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)  # the node graph: nothing built
         if root is not None:
-            _check_nodes(root, path)
+            _check_nodes(root, path, {}, set())
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
@@ -133,11 +122,6 @@ def run_transcript(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return list(iter_steps(doc))
 
 
-def public(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Step results without the runner's private keys (those starting with ``_``)."""
-    return [{k: v for k, v in r.items() if not k.startswith("_")} for r in results]
-
-
 def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
@@ -148,37 +132,29 @@ def check_transcript(doc: dict[str, Any]) -> str | None:
     driver_cls = DRIVERS[doc["operator"]["kind"]]
     steps = doc["steps"]
     where = doc.get("_file", doc["name"])
-    results = iter_steps(doc)
-    for index, step in enumerate(steps):
-        try:
-            result = next(results)
-        except TranscriptError:
-            raise
-        except WinvizError as exc:
-            wanted = step.get("expect_error") if isinstance(step, dict) else None
-            if wanted is not None and str(wanted) in str(exc):
-                return (
-                    None
-                    if index == len(steps) - 1
-                    else (f"step {index}: expect_error must be on the last step")
-                )
-            return f"step {index}: raised {type(exc).__name__}: {exc}"
-        if "expect_error" in step:
-            return (
-                f"step {index}: expect_error: expected an error containing "
-                f"{step['expect_error']!r}, nothing was raised"
-            )
-        problem = _check_step(driver_cls, step, result, f"{where}: step {index}")
-        if problem:
-            return f"step {index}: {problem}"
-    # run the generator to its end: a transcript without steps builds its operator there
-    # (one the runner cannot build is an error, never a silent pass)
+    ran = 0  # the steps that ran: the one that raises is steps[ran]
     try:
-        next(results, None)
-    except TranscriptError:
-        raise
+        for result in iter_steps(doc):
+            step = steps[ran]
+            if "expect_error" in step:
+                return (
+                    f"step {ran}: expect_error: expected an error containing "
+                    f"{step['expect_error']!r}, nothing was raised"
+                )
+            problem = _check_step(driver_cls, step, result, f"{where}: step {ran}")
+            if problem:
+                return f"step {ran}: {problem}"
+            ran += 1
     except WinvizError as exc:
-        return f"operator: raised {type(exc).__name__}: {exc}"
+        if isinstance(exc, TranscriptError):
+            raise
+        if not steps:  # the operator of a transcript without steps is built at the end
+            return f"operator: raised {type(exc).__name__}: {exc}"
+        wanted = steps[ran].get("expect_error")
+        if wanted is None or str(wanted) not in str(exc):
+            return f"step {ran}: raised {type(exc).__name__}: {exc}"
+        if ran != len(steps) - 1:
+            return f"step {ran}: expect_error must be on the last step"
     return None
 
 
@@ -212,4 +188,4 @@ def _same(expected: Any, actual: Any, mode: str) -> bool:
     return _canon(expected) == _canon(actual)
 
 
-__all__ = ["TranscriptError", "check_transcript", "iter_steps", "load", "public", "run_transcript"]
+__all__ = ["TranscriptError", "check_transcript", "iter_steps", "load", "run_transcript"]

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from winviz.conformance.errors import TranscriptError
+from winviz.errors import WinvizError
 from winviz.time import MAX, MIN
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow, has_positive_size
 
 DEFAULT_NAMESPACE = "default"
+
+
+class TranscriptError(WinvizError, ValueError):
+    """A transcript the runner cannot execute: an unknown field or a bad value (names file, step
+    and field)."""
 
 
 def parse_int_like(value: Any, where: str) -> int:

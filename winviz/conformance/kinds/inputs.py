@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from winviz.conformance.errors import TranscriptError
-from winviz.conformance.kinds.driver import Driver, parse_int_like
+from winviz.conformance.kinds.driver import Driver, TranscriptError, parse_int_like
 from winviz.conformance.kinds.timers import _TIMER_OPS, FunctionFromSteps
 from winviz.operators.base import CollectingOutput, JobContext
 from winviz.operators.co_process import CoInput, CoInputGate, KeyedCoProcessOperator

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from winviz.conformance.errors import TranscriptError
 from winviz.conformance.kinds.driver import (
     DEFAULT_NAMESPACE,
     TIME_STEPS,
     Driver,
+    TranscriptError,
     check_counts,
     counted,
     parse_int_like,

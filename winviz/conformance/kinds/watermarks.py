@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from winviz.conformance.errors import TranscriptError
-from winviz.conformance.kinds.driver import Driver, parse_int_like
+from winviz.conformance.kinds.driver import Driver, TranscriptError, parse_int_like
 from winviz.time import MIN
 from winviz.valve import StatusWatermarkValve
 from winviz.watermarks import (

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from winviz.conformance.errors import TranscriptError
 from winviz.conformance.kinds.driver import (
     TIME_STEPS,
     Driver,
+    TranscriptError,
     check_counts,
     counted,
     normalise_expected,
