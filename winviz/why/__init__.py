@@ -13,7 +13,6 @@ Each answer is typed claims (``claims``) and a table; its sentence is rendered f
 
 from __future__ import annotations
 
-from winviz.why.answer import Answer
 from winviz.why.claims import (
     Channel,
     Claim,
@@ -35,7 +34,7 @@ from winviz.why.claims import (
 from winviz.why.dropped import why_dropped
 from winviz.why.fired import why_fired
 from winviz.why.not_fired import why_not_fired
-from winviz.why.render import FIRINGS_SPELLED, render
+from winviz.why.render import FIRINGS_SPELLED, Answer, render
 
 __all__ = [
     "FIRINGS_SPELLED",

@@ -10,10 +10,10 @@ from winviz.operators.window_rules import cleanup_time
 from winviz.time import MAX
 from winviz.trace import Trace
 from winviz.trace import vocabulary as words
-from winviz.why.answer import Answer
 from winviz.why.claims import ElementFate, JoinFate, NotKeyed, Replayed, WindowOutcome
 from winviz.why.fired import firings_of
-from winviz.why.reading import table_frame, time_text, trace_of, window_rows
+from winviz.why.reading import table_frame, time_text, trace_of
+from winviz.why.render import Answer
 
 
 def why_dropped(
@@ -109,7 +109,7 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
         w = r.window
         w_max = w.max_timestamp() if hasattr(w, "max_timestamp") else MAX
         cleanup = cleanup_time(w_max, lateness) if lateness is not None and w_max != MAX else None
-        fired = window_rows(trace, element.key, w, op, "fired")
+        fired = trace.rows_where(kind="fired", operator=op, key=element.key, window=w)
         earlier = int((fired < element.seq).sum())
         later = fired[fired > element.seq]
         nxt_firing = (

@@ -12,10 +12,9 @@ from winviz.time import MAX, MIN
 from winviz.trace import Trace
 from winviz.trace import vocabulary as words
 from winviz.trace.causes import fired_by, firing_causes, timer_domains
-from winviz.why.answer import Answer
 from winviz.why.claims import Firing, NeverFired
 from winviz.why.reading import row_before, table_frame, time_text, window_asked
-from winviz.why.render import cause_text, firing_watermark
+from winviz.why.render import Answer, cause_text, firing_watermark
 
 
 def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:

@@ -11,7 +11,6 @@ from winviz.time import MIN
 from winviz.trace import Trace
 from winviz.trace.channels import CHANNEL_KINDS, unrecorded_channel
 from winviz.trace.paused import still_paused
-from winviz.why.answer import Answer
 from winviz.why.claims import (
     Channel,
     DidFire,
@@ -22,10 +21,11 @@ from winviz.why.claims import (
     TriggerDecides,
     WatermarkHeld,
 )
-from winviz.why.reading import table_frame, time_text, window_asked, window_rows
+from winviz.why.reading import table_frame, time_text, window_asked
+from winviz.why.render import Answer
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 
 def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
@@ -35,8 +35,8 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
     question = f"Why has window [{bounds[0]}, {bounds[1]}) of key {key!r} not fired?"
     if len(fired):
         return Answer(question, (DidFire(op, len(fired)),), table_frame())
-    assigned = window_rows(trace, key, bounds, op, "assigned")
-    skipped = window_rows(trace, key, bounds, op, "skipped_late_window")
+    assigned = trace.rows_where(kind="assigned", operator=op, key=key, window=bounds)
+    skipped = trace.rows_where(kind="skipped_late_window", operator=op, key=key, window=bounds)
     marks = trace.records("watermark", operator=op)
     wm = marks[-1].ts if marks else MIN
     if not len(assigned):
@@ -50,7 +50,9 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
     if target <= wm:
         return Answer(question, (TimerDue(op, wm, target),), table_frame())
     channels = _channels(trace)
-    held = _held(op, wm, target, channels, max_ts, _with_idleness(trace))
+    # the timestamps-and-watermarks operators whose strategy has with_idleness
+    idleness = {str(r.detail[1]) for r in trace.records("idleness")}
+    held = _held(op, wm, target, channels, max_ts, idleness)
     table = table_frame(
         [
             {
@@ -64,7 +66,8 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
             for ch in channels
         ]
     )
-    return Answer(question, (held, *_paused(trace)), _typed(table, _CHANNEL_TYPES))
+    table = table if table.empty else table.astype(_CHANNEL_TYPES)
+    return Answer(question, (held, *_paused(trace)), table)
 
 
 def _paused(trace: Trace) -> tuple[PausedForAlignment, ...]:
@@ -98,19 +101,13 @@ def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]
     return min(pending) if pending else None
 
 
-def _with_idleness(trace: Trace) -> set[str]:
-    """The timestamps-and-watermarks operators whose strategy has ``with_idleness`` (their
-    ``idleness`` records)."""
-    return {str(r.detail[1]) for r in trace.records("idleness")}
-
-
 def _held(
     op: str,
     wm: int,
     target: int,
     channels: list[Channel],
     max_ts: int,
-    with_idleness: set[str] | frozenset[str] = frozenset(),
+    with_idleness: set[str],
 ) -> WatermarkHeld:
     """Which input channels hold ``op``'s watermark ``wm`` below ``target``: those of ``op``, else
     of the one operator upstream that has channels."""
@@ -118,7 +115,9 @@ def _held(
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
     mine = [ch for ch in channels if ch.operator == judged]
     active = [ch for ch in mine if not ch.idle]
-    holders = tuple(sorted((ch for ch in active if ch.watermark < target), key=_by_watermark))
+    holders = tuple(
+        sorted((ch for ch in active if ch.watermark < target), key=lambda ch: ch.watermark)
+    )
     idle = tuple(ch for ch in mine if ch.idle)
     others: int | None = None
     if len(holders) == 1:
@@ -138,10 +137,6 @@ def _held(
         or any(ch.input in with_idleness for ch in mine),
         idleness_would_help=len(holders) == 1 and others is not None and others >= target,
     )
-
-
-def _by_watermark(ch: Channel) -> int:
-    return ch.watermark
 
 
 def _channels(trace: Trace) -> list[Channel]:
@@ -183,8 +178,3 @@ _CHANNEL_TYPES = {
     "operator": object, "channel": "Int64", "input": object, "watermark": object,
     "last_advanced": "Int64", "idle": bool,
 }  # fmt: skip
-
-
-def _typed(frame: pd.DataFrame, types: dict[str, Any]) -> pd.DataFrame:
-    """``frame`` with these column types (an empty frame as it is)."""
-    return frame if frame.empty else frame.astype(types)

@@ -71,12 +71,6 @@ def trace_of(source: Any) -> Trace:
     return trace
 
 
-def window_rows(
-    trace: Trace, key: Any, window: Any, operator: str | None, *kinds: str
-) -> np.ndarray:
-    return trace.rows_where(kind=kinds or None, operator=operator, key=key, window=window)
-
-
 def window_asked(
     source: Any, key: Any, window: Any, operator: str | None
 ) -> tuple[Trace, tuple[int, int], str, np.ndarray]:
@@ -86,7 +80,8 @@ def window_asked(
     bounds = window_bounds(window)
     op = operator
     if op is None:
-        rows = window_rows(trace, key, bounds, None, "assigned", "fired", "skipped_late_window")
+        kinds = ("assigned", "fired", "skipped_late_window")
+        rows = trace.rows_where(kind=kinds, key=key, window=bounds)
         if len(rows):
             op = trace.records_at(rows[:1])[0].operator
         else:
@@ -98,7 +93,7 @@ def window_asked(
                     expected="a trace with assigned or fired records",
                 )
             op = ops[0]
-    return trace, bounds, op, window_rows(trace, key, bounds, op, "fired")
+    return trace, bounds, op, trace.rows_where(kind="fired", operator=op, key=key, window=bounds)
 
 
 def row_before(rows: np.ndarray, row: int) -> int:

@@ -1,13 +1,36 @@
-"""The sentence of a why-answer, rendered from its claims only: one function per claim type."""
+"""A why-answer (``Answer``) and its sentence, rendered from its claims only: one function per
+claim type."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from winviz.trace import vocabulary as words
 from winviz.trace.paused import paused_note
 from winviz.why import claims as cl
 from winviz.why.reading import time_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer to a why-question: the ``question``, its ``claims``, the ``sentence`` rendered
+    from them only, and a ``table``."""
+
+    question: str
+    claims: tuple[cl.Claim, ...]
+    table: pd.DataFrame
+
+    @property
+    def sentence(self) -> str:
+        return render(self.claims)
+
+    def __repr__(self) -> str:
+        body = "" if self.table.empty else "\n\n" + self.table.to_string(index=False)
+        return f"{self.question}\n{self.sentence}{body}"
 
 
 def firing_watermark(f: cl.Firing) -> str:
