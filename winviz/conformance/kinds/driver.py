@@ -80,9 +80,11 @@ class Driver:
 
     OPERATOR_KEYS: frozenset[str] = frozenset({"kind"})
     STEP_KEYS: frozenset[str] = frozenset()
+    """A step's fields besides the expectations (``OUTPUTS``, ``CHECKS``, ``expect_error``)."""
     EXCLUSIVE: frozenset[str] = frozenset()
     """Step fields of which a step may have one only (the driver would run one of them)."""
     OUTPUTS: tuple[tuple[str, str, str], ...] = ()
+    """(output, expect field, mode: exact, equal, multiset[-strict], ordered-strict)."""
     CHECKS: dict[str, Any] = {}
 
     def __init__(self, spec: dict[str, Any], where: str) -> None:
@@ -92,7 +94,8 @@ class Driver:
             raise TranscriptError(f"{where}: operator: unknown field(s) {sorted(unknown)}")
 
     def validate(self, step: dict[str, Any], index: int) -> None:
-        unknown = set(step) - self.STEP_KEYS - {"expect_error"}
+        expects = {"expect_error", *self.CHECKS, *(e for _, e, _ in self.OUTPUTS)}
+        unknown = set(step) - self.STEP_KEYS - expects
         if unknown:
             raise TranscriptError(f"{self.where}: step {index}: unknown field(s) {sorted(unknown)}")
         if "element" in step and not isinstance(step["element"], dict):
@@ -125,6 +128,26 @@ class Driver:
         if name not in values:
             return default
         return parse_int_like(values[name], self.at(index, field or name))
+
+    def keyed_element(self, step: dict[str, Any], index: int) -> tuple[tuple[str, int], Any]:
+        """A step's ``element`` as the ``(key, value)`` record (value 1 by default) and its
+        ``ts`` (None: none)."""
+        el = step["element"]
+        unknown = set(el) - {"key", "value", "ts"}
+        if unknown:
+            raise TranscriptError(
+                self.at(
+                    index, f"element: unknown field(s) {sorted(unknown)} (expected key, value, ts)"
+                )
+            )
+        if "key" not in el:
+            raise TranscriptError(self.at(index, "element: missing field 'key'"))
+        value = el.get("value", 1)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TranscriptError(
+                self.at(index, f"element.value: expected an integer, got {value!r}")
+            )
+        return (str(el["key"]), value), self.int_in(index, el, "ts", field="element.ts")
 
     def time_step(self, op: Any, step: dict[str, Any], index: int) -> None:
         """A ``watermark``, ``processing_time`` or ``end`` step, as the harness runs it."""

@@ -16,7 +16,7 @@ class PartitionerDriver(Driver):
     key group and channel), ``rebalance`` the ``RebalancePartitioner`` from channel ``first``."""
 
     OPERATOR_KEYS = frozenset({"kind", "partitioner", "parallelism", "max_parallelism", "first"})
-    STEP_KEYS = frozenset({"key", "record", "expect_channel", "expect_key_group"})
+    STEP_KEYS = frozenset({"key", "record"})
     OUTPUTS = (
         ("channel", "expect_channel", "exact"),
         ("key_group", "expect_key_group", "exact"),
@@ -64,19 +64,7 @@ class TwoInputDriver(Driver):
 
     OPERATOR_KEYS = frozenset({"kind", "channels"})
     STEP_KEYS = frozenset(
-        {
-            "input",
-            "channel",
-            "element",
-            "watermark",
-            "idle",
-            "active",
-            *_TIMER_OPS,
-            "expect_watermark",
-            "expect_timers",
-            "expect_watermarks",
-            "expect_status",
-        }
+        {"input", "channel", "element", "watermark", "idle", "active", *_TIMER_OPS}
     )
     OUTPUTS = (
         ("watermark", "expect_watermark", "exact"),
@@ -124,10 +112,8 @@ class TwoInputDriver(Driver):
         if any(step.get(op) for op in _TIMER_OPS) and "element" not in step:
             raise TranscriptError(self.at(index, "timers are registered by an element step"))
         if "element" in step:
-            el = step["element"]
-            ts = self.int_in(index, el, "ts", field="element.ts")
             method = self.op.process_element1 if which == 1 else self.op.process_element2
-            method((str(el["key"]), el.get("value", 1)), ts)
+            method(*self.keyed_element(step, index))
         elif "watermark" in step:
             gate.channel_watermark(channel, self.int_in(index, step, "watermark"))
         else:

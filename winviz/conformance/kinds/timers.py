@@ -81,7 +81,7 @@ _TIMER_OPS = (
 class TimersDriver(Driver):
     """Kind ``timers``: a KeyedProcessFunction whose timers the steps register."""
 
-    STEP_KEYS = frozenset({"element", "key", *TIME_STEPS, *_TIMER_OPS, "expect_timers"})
+    STEP_KEYS = frozenset({"element", "key", *TIME_STEPS, *_TIMER_OPS})
     EXCLUSIVE = frozenset({"element", "key", *TIME_STEPS})
     OUTPUTS = (("timers", "expect_timers", "multiset-strict"),)
 
@@ -96,9 +96,7 @@ class TimersDriver(Driver):
         fn.fired = []
         fn.step = step
         if "element" in step:
-            el = step["element"]
-            ts = self.int_in(index, el, "ts", field="element.ts")
-            op.process_element((str(el["key"]), el.get("value", 1)), ts)
+            op.process_element(*self.keyed_element(step, index))
         elif "key" in step:
             op.current_key = str(step["key"])
             apply_timer_ops(step, op.timers, self.at(index, ""))
@@ -132,9 +130,7 @@ class _RecordingTarget:
 class TimerServiceDriver(Driver):
     """Kind ``timer_service``: an InternalTimerService with namespaces."""
 
-    STEP_KEYS = frozenset(
-        {"key", "watermark", "processing_time", *_TIMER_OPS, "expect_timers", "expect_counts"}
-    )
+    STEP_KEYS = frozenset({"key", "watermark", "processing_time", *_TIMER_OPS})
     OUTPUTS = (("timers", "expect_timers", "multiset-strict"),)
     CHECKS = {"expect_counts": check_counts}
 

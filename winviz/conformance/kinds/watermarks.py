@@ -16,9 +16,7 @@ class ValveDriver(Driver):
     """Kind ``valve``: a StatusWatermarkValve with ``channels`` inputs."""
 
     OPERATOR_KEYS = frozenset({"kind", "channels"})
-    STEP_KEYS = frozenset(
-        {"channel", "watermark", "idle", "active", "expect_watermarks", "expect_status"}
-    )
+    STEP_KEYS = frozenset({"channel", "watermark", "idle", "active"})
     OUTPUTS = (
         ("watermarks", "expect_watermarks", "ordered-strict"),
         ("status", "expect_status", "ordered-strict"),
@@ -75,7 +73,7 @@ class BoundedOutOfOrdernessDriver(Driver):
     """Kind ``bounded_out_of_orderness``: the generator alone."""
 
     OPERATOR_KEYS = frozenset({"kind", "max_out_of_orderness"})
-    STEP_KEYS = frozenset({"event_ts", "periodic_emit", "expect_watermarks"})
+    STEP_KEYS = frozenset({"event_ts", "periodic_emit"})
     OUTPUTS = (("watermarks", "expect_watermarks", "ordered-strict"),)
 
     def __init__(self, spec, where):
@@ -109,9 +107,7 @@ class WatermarkGeneratorDriver(BoundedOutOfOrdernessDriver):
     """Kind ``watermark_generator``: a strategy's generator, optionally with idleness."""
 
     OPERATOR_KEYS = frozenset({"kind", "strategy", "idleness"})
-    STEP_KEYS = frozenset(
-        {"event_ts", "periodic_emit", "processing_time", "expect_watermarks", "expect_status"}
-    )
+    STEP_KEYS = frozenset({"event_ts", "periodic_emit", "processing_time"})
     OUTPUTS = (
         ("watermarks", "expect_watermarks", "ordered-strict"),
         ("status", "expect_status", "ordered-strict"),

@@ -184,7 +184,7 @@ class WindowDriver(Driver):
             "function",
         }
     )
-    STEP_KEYS = frozenset({"element", *TIME_STEPS, "expect", "expect_late"})
+    STEP_KEYS = frozenset({"element", *TIME_STEPS})
     EXCLUSIVE = frozenset({"element", *TIME_STEPS})
     OUTPUTS = (("emitted", "expect", "multiset-strict"), ("late", "expect_late", "multiset-strict"))
 
@@ -232,24 +232,7 @@ class WindowDriver(Driver):
         op, out = self.op, self.out
         n_out, n_late = len(out.records), len(out.side.get("late", []))
         if "element" in step:
-            el = step["element"]
-            unknown = set(el) - {"key", "value", "ts"}
-            if unknown:
-                raise TranscriptError(
-                    self.at(
-                        index,
-                        f"element: unknown field(s) {sorted(unknown)} (expected key, value, ts)",
-                    )
-                )
-            if "key" not in el:
-                raise TranscriptError(self.at(index, "element: missing field 'key'"))
-            ts = self.int_in(index, el, "ts", field="element.ts")
-            value = el.get("value", 1)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TranscriptError(
-                    self.at(index, f"element.value: expected an integer, got {el['value']!r}")
-                )
-            value = (str(el["key"]), el.get("value", 1))
+            value, ts = self.keyed_element(step, index)
             op.process_batch(Batch.of([(op.job.now, None, value, ts)]))
         else:
             self.time_step(op, step, index)
@@ -276,19 +259,7 @@ class TriggerDriver(Driver):
     """Kind ``trigger``: Flink's TriggerTestHarness around one trigger."""
 
     OPERATOR_KEYS = frozenset({"kind", "trigger"})
-    STEP_KEYS = frozenset(
-        {
-            "element",
-            "window",
-            "watermark",
-            "processing_time",
-            "merge",
-            "clear",
-            "expect_result",
-            "expect_fired",
-            "expect_counts",
-        }
-    )
+    STEP_KEYS = frozenset({"element", "window", "watermark", "processing_time", "merge", "clear"})
     OUTPUTS = (("result", "expect_result", "equal"), ("fired", "expect_fired", "multiset-strict"))
     CHECKS = {"expect_counts": check_counts}
 
@@ -357,7 +328,7 @@ class AssignerDriver(Driver):
     """Kind ``assigner``: element timestamp (or processing time) → windows."""
 
     OPERATOR_KEYS = frozenset({"kind", "assigner"})
-    STEP_KEYS = frozenset({"ts", "processing_time", "value", "expect_windows"})
+    STEP_KEYS = frozenset({"ts", "processing_time", "value"})
     OUTPUTS = (("windows", "expect_windows", "multiset"),)
 
     def __init__(self, spec, where):
@@ -391,19 +362,7 @@ class MergingWindowSetDriver(Driver):
     """Kind ``merging_window_set``: MergingWindowSet with a recording merge function."""
 
     OPERATOR_KEYS = frozenset({"kind", "assigner"})
-    STEP_KEYS = frozenset(
-        {
-            "add",
-            "retire",
-            "state_window_of",
-            "persist",
-            "restore",
-            "expect_window",
-            "expect_merges",
-            "expect_state_window",
-            "expect_mapping",
-        }
-    )
+    STEP_KEYS = frozenset({"add", "retire", "state_window_of", "persist", "restore"})
     OUTPUTS = (
         ("window", "expect_window", "equal"),
         ("state_window", "expect_state_window", "equal"),
