@@ -165,6 +165,22 @@ def test_two_input_json_names_what_each_step_caused() -> None:
             "max_parallelism 2 is below the parallelism 4",
         ),
         ("{kind: partitioner, partitioner: hash, parallelism: 2, max_parallelism: 8}", "{}", "key"),
+        # an element reads alike in every keyed kind (Driver.keyed_element)
+        (
+            "{kind: two_input}",
+            "{input: 1, element: {value: 1, ts: 5}}",
+            "step 0: element: missing field 'key'",
+        ),
+        (
+            "{kind: timers}",
+            "{element: {key: a, ts: 5, weight: 2}}",
+            "step 0: element: unknown field(s) ['weight'] (expected key, value, ts)",
+        ),
+        (
+            "{kind: timers}",
+            "{element: {key: a, value: x, ts: 5}}",
+            "step 0: element.value: expected an integer, got 'x'",
+        ),
     ],
 )
 def test_new_kinds_name_the_bad_field(
