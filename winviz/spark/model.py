@@ -1,14 +1,11 @@
-"""A pure-Python model of Spark Structured Streaming's windowed aggregation, batch by batch.
-
-No JVM: for the same input and ``TwinSpec`` it predicts every micro-batch Spark executes, its
-two watermarks, its ``numRowsDroppedByWatermark`` and its output rows. Each rule was checked
-against real local Spark 4.x (``tests/test_spark_twin.py`` pins the evidence):
+"""A pure-Python model of Spark Structured Streaming's windowed aggregation: for the same input
+and ``TwinSpec``, every micro-batch Spark runs, its watermarks, ``numRowsDroppedByWatermark``
+and output rows, by these rules (checked against Spark 4.x: ``tests/test_spark_twin.py``):
 
 1. **Watermark** (``EventTimeWatermarkExec``, ``WatermarkTracker``): starts at 0; after a batch,
    ``max(wm, max event time of all its rows - delay)``, used from the next batch on.
-2. **Late rows** (``statefulOperator.allowMultiple``): batch N filters input with the
-   *late-events* watermark, the eviction watermark of batch N-1, after partial aggregation:
-   each late (window, key) group counts once (``winviz.spark.spec.copies``).
+2. **Late rows**: batch N filters input with the *late-events* watermark, the eviction
+   watermark of batch N-1, after partial aggregation: each late (window, key) group counts once.
 3. **Append** (``StateStoreSaveExec``): windows with ``end <= eviction watermark`` are output
    once and removed from state.
 4. **Update**: every (window, key) the batch changed is output; then windows with ``end <=
@@ -37,8 +34,7 @@ Group = tuple[int, int, Any]  # (window_start, window_end, key)
 
 
 def merge_sessions(sessions: Sequence[list[Any]]) -> list[list[Any]]:
-    """Rule 7: ``[start, end, count, sum]`` sessions of one key merged where they overlap or
-    touch, earliest first."""
+    """Rule 7: one key's ``[start, end, count, sum]`` sessions merged, earliest first."""
     merged: list[list[Any]] = []
     for start, end, n, total in sorted(sessions, key=lambda x: (x[0], x[1])):
         if merged and start <= merged[-1][1]:
@@ -86,9 +82,8 @@ class WatermarkTracker:
 
 
 class MicroBatchModel:
-    """What every modelled query shares: its spec, its ``WatermarkTracker``, the last batch's
-    eviction watermark (``previous``) and rule 5. A subclass runs one batch (``run_batch``) and
-    ends it with ``_record``; ``run_micro_batches`` drives it."""
+    """What every modelled query shares: its spec, its ``WatermarkTracker`` and the last batch's
+    eviction watermark (``previous``); a subclass's ``run_batch`` ends with ``_record``."""
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
@@ -113,7 +108,7 @@ class MicroBatchModel:
         evict: int | None = None,
         **extra: Any,
     ) -> BatchOutcome:
-        """Keep the ``BatchOutcome`` (``extra``: its join fields) of a batch (``None``: no data)
+        """Keep the ``BatchOutcome`` (``extra``: a join's fields) of a batch (``None``: no data)
         run with eviction watermark ``evict`` (default: the current one); advance the
         watermark."""
         evict = self.watermark if evict is None else evict
@@ -153,8 +148,8 @@ def run_micro_batches(model: MicroBatchModel, inputs: Sequence[InputBatch]) -> T
 
 
 class SparkModel(MicroBatchModel):
-    """One modelled windowed aggregation: its watermarks and its state, (window, key) ->
-    ``[count, sum]`` (sessions: key -> ``[start, end, count, sum]`` sessions)."""
+    """One modelled windowed aggregation; state: (window, key) -> ``[count, sum]`` (sessions:
+    key -> ``[start, end, count, sum]`` sessions)."""
 
     def __init__(self, spec: TwinSpec) -> None:
         super().__init__(spec)

@@ -1,6 +1,5 @@
-"""What a Spark twin computes (``TwinSpec``, ``StateSpec``) and the rule of Spark's ``window()``.
-
-A ``TwinSpec`` stands for this query (``EventTimeWatermark``, ``TimeWindow`` / ``SessionWindow``)::
+"""What a Spark twin computes (``TwinSpec``, ``StateSpec``) and Spark's ``window()`` and late
+filter. A ``TwinSpec`` stands for this query (``EventTimeWatermark``, ``TimeWindow``)::
 
     (spark.readStream.schema(...).option("maxFilesPerTrigger", 1).json(input_dir)
         .withColumn("event_time", timestamp_millis(ts_field))
@@ -9,14 +8,11 @@ A ``TwinSpec`` stands for this query (``EventTimeWatermark``, ``TimeWindow`` / `
         .agg(count("*"), sum(value_field))
         .writeStream.outputMode(output_mode).foreachBatch(...))
 
-``session_gap`` instead of ``size`` groups by ``session_window`` (append mode only). A tuple of
-delays makes the input a union of streams, each with its own ``withWatermark``, combined by
-``multipleWatermarkPolicy`` = ``watermark_policy`` (``MultipleWatermarkPolicy``).
-
-Drives: ``"per_batch"`` adds each trigger interval's file, then ``processAllAvailable()`` (a
-raised watermark gets a no-data batch before the next data); ``"available_now"`` writes every
-file, then runs ``trigger(availableNow=True)`` (one no-data batch, at the end), so a batch's
-late filter lags one batch behind.
+``session_gap`` groups by ``session_window`` (``SessionWindow``). A tuple of delays is a union
+of streams, each with its ``withWatermark``, combined by ``multipleWatermarkPolicy``. Drives:
+``"per_batch"`` adds each trigger interval's file, then ``processAllAvailable()`` (a raised
+watermark gets a no-data batch before the next data); ``"available_now"`` writes every file,
+then runs ``trigger(availableNow=True)`` (one no-data batch, at the end).
 """
 
 from __future__ import annotations
@@ -37,11 +33,9 @@ OutputMode = Literal["append", "update"]
 
 @dataclass(frozen=True)
 class TwinSpec:
-    """A windowed count/sum per key with a watermark (times in ms): exactly one of ``size``
-    (``slide`` defaults to it) and ``session_gap``; one ``watermark_delay`` or one per stream
-    of a union (``stream_field`` names each record's stream). The ``*_field``s are dict keys or
-    tuple indexes (``ts_field``: anything ``TimestampNormalizer`` accepts); ``aggregate="sum"``
-    needs ``value_field``."""
+    """A windowed count/sum per key with a watermark (times in ms): ``size`` (and ``slide``) or
+    ``session_gap``; one ``watermark_delay``, or one per stream of a union (``stream_field``
+    names each record's stream). The ``*_field``s are dict keys or tuple indexes."""
 
     size: int | None = None
     watermark_delay: int | tuple[int, ...] = 0
@@ -63,14 +57,8 @@ class TwinSpec:
         if self.is_session:
             positive_ms(self.session_gap, "session_gap")
             check(self.slide is None, "session windows have no slide", "slide", self.slide)
-            append_only = "the session-window twin runs in append mode only"
-            check(
-                self.output_mode == "append",
-                append_only,
-                "output_mode",
-                self.output_mode,
-                "'append'",
-            )
+            only = "the session-window twin runs in append mode only"
+            check(self.output_mode == "append", only, "output_mode", self.output_mode, "'append'")
         else:
             positive_ms(self.size, "size")
             positive_ms(self.window_slide, "slide")
@@ -90,13 +78,8 @@ class TwinSpec:
         one_of(self.output_mode, OUTPUT_MODES, "output_mode")
         one_of(self.drive, DRIVES, "drive")
         one_of(self.aggregate, AGGREGATES, "aggregate")
-        needs_value = "aggregate='sum' needs a value_field"
-        check(
-            self.aggregate != "sum" or self.value_field is not None,
-            needs_value,
-            "value_field",
-            None,
-        )
+        needs = "aggregate='sum' needs a value_field"
+        check(self.aggregate != "sum" or self.value_field is not None, needs, "value_field", None)
 
     @property
     def window_slide(self) -> int:
@@ -122,8 +105,7 @@ class TwinSpec:
 
 def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
     """The windows ``[start, end)`` Spark's ``window()`` puts event time ``ts`` in, earliest
-    first (``TimeWindowing`` with ``startTime`` 0: the last start is ``ts - floorMod(ts,
-    slide)``, and every window of the ``ceil(size / slide)`` candidates that contains ``ts``)."""
+    first (``TimeWindowing``, ``startTime`` 0: the last starts at ``ts - floorMod(ts, slide)``)."""
     last_start = ts - ts % slide  # Python's % is floorMod
     overlapping = -(-size // slide)
     starts = [last_start - i * slide for i in range(overlapping)]
@@ -132,10 +114,8 @@ def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
 
 def copies(spec: Any, ts: int) -> list[tuple[int, int]]:
     """The ``(start, end)`` groups a row at ``ts`` goes into: its windows, its session ``[ts,
-    ts + gap)``, or ``(ts, ts)`` for a state or join twin's row. Spark's late filter drops a
-    copy with ``end <= late-events watermark`` (``WatermarkSupport``; the join's
-    ``OneSideHashJoiner``: ``ts <= watermark``); Spark only counts them
-    (``numRowsDroppedByWatermark``)."""
+    ts + gap)``, or ``(ts, ts)`` for a state or join twin's row. Spark's late filter
+    (``WatermarkSupport``) drops a copy with ``end <= late-events watermark``."""
     if type(spec) is not TwinSpec:
         return [(ts, ts)]
     if spec.session_gap is not None:
@@ -144,13 +124,13 @@ def copies(spec: Any, ts: int) -> list[tuple[int, int]]:
 
 
 def is_dropped(spec: Any, ts: int, late_watermark: int) -> bool:
-    """Whether Spark's late filter drops the whole row: every copy is late, i.e. the last,
-    which ends latest."""
+    """Whether Spark's late filter drops the whole row: its last copy, which ends latest, is
+    late."""
     return copies(spec, ts)[-1][1] <= late_watermark
 
 
 def is_ms(value: object) -> bool:
-    """Whether ``value`` is an int of milliseconds (an int, not a bool)."""
+    """Whether ``value`` is an int (not a bool) of milliseconds."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -177,9 +157,8 @@ STATE_APIS = ("transform_with_state", "apply_in_pandas_with_state")
 
 @dataclass(frozen=True)
 class StateSpec:
-    """The ``KeyedProcessFunction`` twin of ``winviz.spark.state_twins`` (times in ms): per
-    key, count (and sum) rows with one event-time timer at largest event time + ``timeout``,
-    on Spark's ``api``; the other fields as in ``TwinSpec``."""
+    """The ``KeyedProcessFunction`` twin of ``winviz.spark.state_twins``: per key, count (and
+    sum) rows with one event-time timer at largest event time + ``timeout`` (ms), on ``api``."""
 
     timeout: int
     watermark_delay: int = 0

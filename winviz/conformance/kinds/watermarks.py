@@ -69,42 +69,9 @@ class _GeneratorOutput:
             self.status.append("active")
 
 
-class BoundedOutOfOrdernessDriver(Driver):
-    """Kind ``bounded_out_of_orderness``: the generator alone."""
-
-    OPERATOR_KEYS = frozenset({"kind", "max_out_of_orderness"})
-    STEP_KEYS = frozenset({"event_ts", "periodic_emit"})
-    OUTPUTS = (("watermarks", "expect_watermarks", "ordered-strict"),)
-
-    def __init__(self, spec, where):
-        super().__init__(spec, where)
-        self.generator = self._make(spec, where)
-        self.clock = MIN
-
-    def _make(self, spec, where):
-        return BoundedOutOfOrdernessWatermarks(
-            parse_int_like(
-                spec.get("max_out_of_orderness"), f"{where}: operator.max_out_of_orderness"
-            )
-        )
-
-    def step(self, step, index):
-        out = _GeneratorOutput()
-        self.drive(step, index, out)
-        return {"watermarks": out.watermarks, "status": out.status}
-
-    def drive(self, step, index, out: _GeneratorOutput) -> None:
-        """One step: the processing time first (idleness reads it), then an event, then a
-        periodic emit."""
-        self.clock = self.int_in(index, step, "processing_time", self.clock)
-        if "event_ts" in step:
-            self.generator.on_event(None, self.int_in(index, step, "event_ts"), out)
-        if step.get("periodic_emit"):
-            self.generator.on_periodic_emit(out)
-
-
-class WatermarkGeneratorDriver(BoundedOutOfOrdernessDriver):
-    """Kind ``watermark_generator``: a strategy's generator, optionally with idleness."""
+class WatermarkGeneratorDriver(Driver):
+    """Kind ``watermark_generator``: a strategy's generator (``WatermarkGenerator``), optionally
+    with idleness (``WatermarksWithIdleness``); the processing time is a step's, else the last."""
 
     OPERATOR_KEYS = frozenset({"kind", "strategy", "idleness"})
     STEP_KEYS = frozenset({"event_ts", "periodic_emit", "processing_time"})
@@ -115,7 +82,9 @@ class WatermarkGeneratorDriver(BoundedOutOfOrdernessDriver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.output = _GeneratorOutput()
+        self.clock = MIN
+        self.generator = self._make(spec, where)
+        self.output = _GeneratorOutput()  # idleness is a property of the output across steps
 
     def _make(self, spec, where):
         strategy = spec.get("strategy") or {}
@@ -139,7 +108,28 @@ class WatermarkGeneratorDriver(BoundedOutOfOrdernessDriver):
         return gen
 
     def step(self, step, index):
-        out = self.output  # idleness is a property of the output across steps
+        """The processing time first (idleness reads it), then an event, then a periodic
+        emit."""
+        out = self.output
         out.watermarks, out.status = [], []
-        self.drive(step, index, out)
-        return {"watermarks": list(out.watermarks), "status": list(out.status)}
+        self.clock = self.int_in(index, step, "processing_time", self.clock)
+        if "event_ts" in step:
+            self.generator.on_event(None, self.int_in(index, step, "event_ts"), out)
+        if step.get("periodic_emit"):
+            self.generator.on_periodic_emit(out)
+        return {"watermarks": out.watermarks, "status": out.status}
+
+
+class BoundedOutOfOrdernessDriver(WatermarkGeneratorDriver):
+    """Kind ``bounded_out_of_orderness``: ``BoundedOutOfOrdernessWatermarks`` alone."""
+
+    OPERATOR_KEYS = frozenset({"kind", "max_out_of_orderness"})
+    STEP_KEYS = frozenset({"event_ts", "periodic_emit"})
+    OUTPUTS = (("watermarks", "expect_watermarks", "ordered-strict"),)
+
+    def _make(self, spec, where):
+        return BoundedOutOfOrdernessWatermarks(
+            parse_int_like(
+                spec.get("max_out_of_orderness"), f"{where}: operator.max_out_of_orderness"
+            )
+        )
