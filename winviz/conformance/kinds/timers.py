@@ -105,28 +105,6 @@ class TimersDriver(Driver):
         return {"timers": fn.fired}
 
 
-class _KeyContext:
-    def __init__(self) -> None:
-        self.current_key: Any = None
-
-
-class _RecordingTarget:
-    def __init__(self) -> None:
-        self.fired: list[dict[str, Any]] = []
-
-    def _record(self, timer, domain):
-        rec = {"key": timer.key, "ts": timer.timestamp, "domain": domain}
-        if timer.namespace != DEFAULT_NAMESPACE:
-            rec["namespace"] = timer.namespace
-        self.fired.append(rec)
-
-    def on_event_time(self, timer):
-        self._record(timer, "event")
-
-    def on_processing_time(self, timer):
-        self._record(timer, "processing")
-
-
 class TimerServiceDriver(Driver):
     """Kind ``timer_service``: an InternalTimerService with namespaces."""
 
@@ -136,18 +114,30 @@ class TimerServiceDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.keys = _KeyContext()
-        self.target = _RecordingTarget()
-        self.service = InternalTimerService("test", self.keys, self.target)
+        self.current_key: Any = None  # the service's key context and its timers' target: self
+        self.fired: list[dict[str, Any]] = []
+        self.service = InternalTimerService("test", self, self)
+
+    def on_event_time(self, timer):
+        self._record(timer, "event")
+
+    def on_processing_time(self, timer):
+        self._record(timer, "processing")
+
+    def _record(self, timer, domain):
+        rec = {"key": timer.key, "ts": timer.timestamp, "domain": domain}
+        if timer.namespace != DEFAULT_NAMESPACE:
+            rec["namespace"] = timer.namespace
+        self.fired.append(rec)
 
     def step(self, step, index):
-        self.target.fired = []
+        self.fired = []
         if "key" in step:
-            self.keys.current_key = str(step["key"])
+            self.current_key = str(step["key"])
             apply_timer_ops(step, self.service, self.at(index, ""), void_namespace=False)
         if "watermark" in step:
             self.service.advance_watermark(self.int_in(index, step, "watermark"))
         if "processing_time" in step:
             self.service.advance_processing_time(self.int_in(index, step, "processing_time"))
         counts = counted(lambda ns: timer_counts(self.service, ns), step, "namespace")
-        return {"timers": self.target.fired, **counts}
+        return {"timers": self.fired, **counts}

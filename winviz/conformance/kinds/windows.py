@@ -246,15 +246,6 @@ class WindowDriver(Driver):
         return {"emitted": emitted, "late": late}
 
 
-class _HarnessOp:
-    """Just enough of an operator for a TriggerContext: timers and state, one key."""
-
-    def __init__(self) -> None:
-        self.current_key = "key"
-        self.state = KeyedStateBackend()
-        self.timers = InternalTimerService("trigger", self, self)
-
-
 class TriggerDriver(Driver):
     """Kind ``trigger``: Flink's TriggerTestHarness around one trigger."""
 
@@ -266,8 +257,11 @@ class TriggerDriver(Driver):
     def __init__(self, spec, where):
         super().__init__(spec, where)
         self.trigger = build_trigger(spec["trigger"], f"{where}: operator.trigger")
-        self.op = _HarnessOp()
-        self.ctx = TriggerContext(self.op)  # type: ignore[arg-type]
+        # just enough of an operator for a TriggerContext: one key, state and timers
+        self.current_key = "key"
+        self.state = KeyedStateBackend()
+        self.timers = InternalTimerService("trigger", self, self)
+        self.ctx = TriggerContext(self)  # type: ignore[arg-type]
         self.ctx.key = "key"
 
     def _fire_due(self, queue, now: int, event: bool) -> list[dict[str, Any]]:
@@ -283,7 +277,7 @@ class TriggerDriver(Driver):
         return fired
 
     def step(self, step, index):
-        op, ctx = self.op, self.ctx
+        ctx = self.ctx
         result: dict[str, Any] = {}
         if "element" in step:
             if "window" not in step:
@@ -296,12 +290,12 @@ class TriggerDriver(Driver):
             result["result"] = r.name
         if "watermark" in step:
             wm = self.int_in(index, step, "watermark")
-            op.timers.current_watermark = wm
-            result["fired"] = self._fire_due(op.timers.event_queue, wm, True)
+            self.timers.current_watermark = wm
+            result["fired"] = self._fire_due(self.timers.event_queue, wm, True)
         if "processing_time" in step:
             now = self.int_in(index, step, "processing_time")
-            op.timers.current_processing_time = now
-            result["fired"] = self._fire_due(op.timers.processing_queue, now, False)
+            self.timers.current_processing_time = now
+            result["fired"] = self._fire_due(self.timers.processing_queue, now, False)
         if "merge" in step:
             target = parse_window(step["merge"]["target"], self.at(index, "merge.target"))
             merged = [
@@ -320,8 +314,8 @@ class TriggerDriver(Driver):
         return {**result, **counted(self._counts, step, "window", lambda w: parse_window(w, where))}
 
     def _counts(self, window: Any) -> dict[str, int]:
-        state = self.op.state.count() if window is ... else self.op.state.count(namespace=window)
-        return {"state_entries": state, **timer_counts(self.op.timers, window)}
+        state = self.state.count() if window is ... else self.state.count(namespace=window)
+        return {"state_entries": state, **timer_counts(self.timers, window)}
 
 
 class AssignerDriver(Driver):
