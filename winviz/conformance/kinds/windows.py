@@ -38,113 +38,87 @@ from winviz.windows.merging import MergingWindowSet
 from winviz.windows.window import TimeWindow
 
 
-def _kind_of(
-    spec: dict[str, Any], fields: dict[str, set[str]], what: str, where: str, also: set[str]
-) -> str:
-    """``spec["type"]``, one of ``fields``, whose spec has no field but its ``fields`` and
-    ``also``; else a ``TranscriptError`` naming ``what``."""
+def build(spec: dict[str, Any], where: str, what: str, kinds: dict[str, Any]) -> Any:
+    """The assigner, trigger or evictor (``what``) ``spec`` describes: ``kinds`` maps its
+    ``type`` to its fields and a maker of the spec with its integer fields parsed. An unknown
+    type or field, or a missing one, is a ``TranscriptError`` naming ``what``."""
     kind = spec.get("type")
-    if kind not in fields:
-        raise TranscriptError(f"{where}: {what}.type {kind!r} is not one of {sorted(fields)}")
-    unknown = set(spec) - fields[kind] - also
+    if kind not in kinds:
+        raise TranscriptError(f"{where}: {what}.type {kind!r} is not one of {sorted(kinds)}")
+    fields, make = kinds[kind]
+    unknown = set(spec) - {"type", *fields.split()}
     if unknown:
         raise TranscriptError(f"{where}: {what}: unknown field(s) {sorted(unknown)}")
-    return kind
-
-
-def build_assigner(spec: dict[str, Any], where: str) -> A.WindowAssigner:
-    time = spec.get("time", "event")
-    if time not in ("event", "processing"):
-        raise TranscriptError(f"{where}: assigner.time must be event or processing, got {time!r}")
-    proc = time == "processing"
-    allowed = {
-        "tumbling": {"size", "offset"},
-        "sliding": {"size", "slide", "offset"},
-        "session": {"gap"},
-        "dynamic_session": {"gap_by_key", "gap_from_value"},
-        "global": set(),
-    }
-    kind = _kind_of(spec, allowed, "assigner", where, {"type", "time"})
-    num = {
-        k: parse_int_like(v, f"{where}: assigner.{k}")
-        for k, v in spec.items()
-        if k in ("size", "slide", "offset", "gap")
-    }
+    ints = {k: parse_int_like(v, f"{where}: {what}.{k}") for k, v in spec.items() if k in _INTS}
     try:
-        if kind == "tumbling":
-            cls = A.TumblingProcessingTimeWindows if proc else A.TumblingEventTimeWindows
-            return cls(num["size"], num.get("offset", 0))
-        if kind == "sliding":
-            cls = A.SlidingProcessingTimeWindows if proc else A.SlidingEventTimeWindows
-            return cls(num["size"], num["slide"], num.get("offset", 0))
-        cls = A.ProcessingTimeSessionWindows if proc else A.EventTimeSessionWindows
-        if kind == "session":
-            return cls(num["gap"])
-        if kind == "dynamic_session":
-            if "gap_by_key" in spec:
-                gaps = spec["gap_by_key"]
-                return cls(gap_extractor=lambda element: gaps[element[0]])
-            if spec.get("gap_from_value"):
-                return cls(gap_extractor=lambda element: element[1])
-            raise TranscriptError(f"{where}: dynamic_session needs gap_by_key or gap_from_value")
-        if proc:
-            raise TranscriptError(f"{where}: global windows have no processing-time variant")
-        return A.GlobalWindows()
+        return make({**spec, **ints}, where)
     except KeyError as exc:
-        raise TranscriptError(f"{where}: assigner {kind} needs field {exc.args[0]!r}") from None
+        raise TranscriptError(f"{where}: {what} {kind} needs field {exc.args[0]!r}") from None
+
+
+_INTS = {"size", "slide", "offset", "gap", "n", "interval", "max"}
+
+
+def _assigner(p: dict[str, Any], where: str) -> A.WindowAssigner:
+    """An assigner of ``ASSIGNERS`` (``time: processing``: its processing-time variant)."""
+    proc = p.get("time", "event")
+    if proc not in ("event", "processing"):
+        raise TranscriptError(f"{where}: assigner.time must be event or processing, got {proc!r}")
+    proc = proc == "processing"
+    if p["type"] == "tumbling":
+        cls = A.TumblingProcessingTimeWindows if proc else A.TumblingEventTimeWindows
+        return cls(p["size"], p.get("offset", 0))
+    if p["type"] == "sliding":
+        cls = A.SlidingProcessingTimeWindows if proc else A.SlidingEventTimeWindows
+        return cls(p["size"], p["slide"], p.get("offset", 0))
+    cls = A.ProcessingTimeSessionWindows if proc else A.EventTimeSessionWindows
+    if p["type"] == "session":
+        return cls(p["gap"])
+    if p["type"] == "dynamic_session":
+        if "gap_by_key" in p:
+            gaps = p["gap_by_key"]
+            return cls(gap_extractor=lambda element: gaps[element[0]])
+        if p.get("gap_from_value"):
+            return cls(gap_extractor=lambda element: element[1])
+        raise TranscriptError(f"{where}: dynamic_session needs gap_by_key or gap_from_value")
+    if proc:
+        raise TranscriptError(f"{where}: global windows have no processing-time variant")
+    return A.GlobalWindows()
 
 
 def _delta(a: Any, b: Any) -> float:
     return abs(b[1] - a[1])
 
 
-def build_trigger(spec: dict[str, Any], where: str) -> T.Trigger:
-    fields = {
-        "event_time": set(),
-        "processing_time": set(),
-        "count": {"n"},
-        "continuous_event_time": {"interval"},
-        "continuous_processing_time": {"interval"},
-        "delta": {"threshold"},
-        "never": set(),
-        "purging": {"of"},
-        "end_of_stream": set(),
-    }
-    kind = _kind_of(spec, fields, "trigger", where, {"type"})
-    try:
-        if kind == "event_time":
-            return T.EventTimeTrigger()
-        if kind == "processing_time":
-            return T.ProcessingTimeTrigger()
-        if kind == "count":
-            return T.CountTrigger(parse_int_like(spec["n"], f"{where}: trigger.n"))
-        if kind == "continuous_event_time":
-            return T.ContinuousEventTimeTrigger(parse_int_like(spec["interval"], where))
-        if kind == "continuous_processing_time":
-            return T.ContinuousProcessingTimeTrigger(parse_int_like(spec["interval"], where))
-        if kind == "delta":
-            return T.DeltaTrigger(spec["threshold"], _delta)
-        if kind == "never":
-            return T.NeverTrigger()
-        if kind == "end_of_stream":
-            return T.EndOfStreamTrigger()
-        return T.PurgingTrigger(build_trigger(spec["of"], where))
-    except KeyError as exc:
-        raise TranscriptError(f"{where}: trigger {kind} needs field {exc.args[0]!r}") from None
-
-
-def build_evictor(spec: dict[str, Any], where: str) -> E.Evictor:
-    fields = {"count": {"max"}, "time": {"size"}, "delta": {"threshold"}}
-    kind = _kind_of(spec, fields, "evictor", where, {"type", "after"})
-    after = bool(spec.get("after", False))
-    try:
-        if kind == "count":
-            return E.CountEvictor(parse_int_like(spec["max"], where), after)
-        if kind == "time":
-            return E.TimeEvictor(parse_int_like(spec["size"], where), after)
-        return E.DeltaEvictor(spec["threshold"], _delta, after)
-    except KeyError as exc:
-        raise TranscriptError(f"{where}: evictor {kind} needs field {exc.args[0]!r}") from None
+ASSIGNERS = {
+    "tumbling": ("size offset time", _assigner),
+    "sliding": ("size slide offset time", _assigner),
+    "session": ("gap time", _assigner),
+    "dynamic_session": ("gap_by_key gap_from_value time", _assigner),
+    "global": ("time", _assigner),
+}
+TRIGGERS = {
+    "event_time": ("", lambda p, w: T.EventTimeTrigger()),
+    "processing_time": ("", lambda p, w: T.ProcessingTimeTrigger()),
+    "count": ("n", lambda p, w: T.CountTrigger(p["n"])),
+    "continuous_event_time": ("interval", lambda p, w: T.ContinuousEventTimeTrigger(p["interval"])),
+    "continuous_processing_time": (
+        "interval",
+        lambda p, w: T.ContinuousProcessingTimeTrigger(p["interval"]),
+    ),
+    "delta": ("threshold", lambda p, w: T.DeltaTrigger(p["threshold"], _delta)),
+    "never": ("", lambda p, w: T.NeverTrigger()),
+    "purging": ("of", lambda p, w: T.PurgingTrigger(build(p["of"], w, "trigger", TRIGGERS))),
+    "end_of_stream": ("", lambda p, w: T.EndOfStreamTrigger()),
+}
+EVICTORS = {
+    "count": ("max after", lambda p, w: E.CountEvictor(p["max"], bool(p.get("after")))),
+    "time": ("size after", lambda p, w: E.TimeEvictor(p["size"], bool(p.get("after")))),
+    "delta": (
+        "threshold after",
+        lambda p, w: E.DeltaEvictor(p["threshold"], _delta, bool(p.get("after"))),
+    ),
+}
 
 
 def _emit_keyed(key: Any, ctx: Any, elements: list[Any], out: Any) -> None:
@@ -193,16 +167,13 @@ class WindowDriver(Driver):
         for required in ("assigner", "function"):
             if required not in spec:
                 raise TranscriptError(f"{where}: operator: missing field {required!r}")
-        assigner = build_assigner(spec["assigner"], f"{where}: operator.assigner")
-        trigger = (
-            build_trigger(spec["trigger"], f"{where}: operator.trigger")
-            if "trigger" in spec
-            else None
-        )
-        evictor = (
-            build_evictor(spec["evictor"], f"{where}: operator.evictor")
-            if "evictor" in spec
-            else None
+        assigner, trigger, evictor = (
+            build(spec[what], f"{where}: operator.{what}", what, kinds) if what in spec else None
+            for what, kinds in (
+                ("assigner", ASSIGNERS),
+                ("trigger", TRIGGERS),
+                ("evictor", EVICTORS),
+            )
         )
         lateness = parse_int_like(
             spec.get("allowed_lateness", 0), f"{where}: operator.allowed_lateness"
@@ -256,7 +227,7 @@ class TriggerDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.trigger = build_trigger(spec["trigger"], f"{where}: operator.trigger")
+        self.trigger = build(spec["trigger"], f"{where}: operator.trigger", "trigger", TRIGGERS)
         # just enough of an operator for a TriggerContext: one key, state and timers
         self.current_key = "key"
         self.state = KeyedStateBackend()
@@ -327,7 +298,9 @@ class AssignerDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.assigner = build_assigner(spec["assigner"], f"{where}: operator.assigner")
+        self.assigner = build(
+            spec["assigner"], f"{where}: operator.assigner", "assigner", ASSIGNERS
+        )
 
     def step(self, step, index):
         ts = self.int_in(index, step, "ts")
@@ -366,7 +339,9 @@ class MergingWindowSetDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.assigner = build_assigner(spec["assigner"], f"{where}: operator.assigner")
+        self.assigner = build(
+            spec["assigner"], f"{where}: operator.assigner", "assigner", ASSIGNERS
+        )
         self.set = MergingWindowSet(self.assigner)
         self.persisted: list[tuple[TimeWindow, TimeWindow]] = []
 
