@@ -1,8 +1,6 @@
-"""The Spark twin: winviz pipelines on real (local) PySpark Structured Streaming (``run_twin``,
-needs Java) and a pure-Python model of Spark's rules (``predict``, no JVM), both read back as a
-``TwinResult`` with a ``winviz.trace.Trace``; ``build_twin(env, sink)`` makes the twin of an
-engine pipeline and ``compare`` sets both side by side. The engine never imports this package;
-PySpark is imported only when a session starts.
+"""The Spark twin: winviz pipelines on PySpark Structured Streaming (``run_twin``, needs Java) and
+a pure-Python model of Spark's rules (``predict``), both a ``TwinResult`` with a trace;
+``build_twin(env, sink)`` makes an engine pipeline's twin, ``compare`` sets both side by side.
 
     spec = TwinSpec(size=5000, watermark_delay=2000, trigger_interval=1000)
     predict(records, arrival_times, spec).to_pandas()      # one row per micro-batch

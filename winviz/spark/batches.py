@@ -1,10 +1,7 @@
-"""Deterministic micro-batches: the input records cut by arrival time, fed to Spark's file source.
-
-Interval ``k`` of trigger interval ``I`` holds the records arriving in ``[k*I, (k+1)*I)``, in
-input order; its batch runs at ``(k+1)*I`` (as ``Trigger.ProcessingTime(I)``). Empty intervals
-run no batch (``MicroBatchExecution``). Each batch is one JSON-lines file, renamed into the
-watched directory with a strictly increasing mtime: ``FileStreamSource`` orders files by mtime
-only, and ``maxFilesPerTrigger=1`` makes each micro-batch read one file.
+"""Deterministic micro-batches: interval ``k`` of trigger interval ``I`` holds the records arriving
+in ``[k*I, (k+1)*I)`` and runs at ``(k+1)*I`` (``Trigger.ProcessingTime(I)``; an empty one runs no
+batch). Each is one JSON-lines file with an increasing mtime, the only order of Spark's
+``FileStreamSource``; ``maxFilesPerTrigger=1`` makes a micro-batch read one file.
 """
 
 from __future__ import annotations

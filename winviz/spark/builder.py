@@ -1,15 +1,8 @@
 """The Spark twin of an engine pipeline: ``build_twin(env, sink)`` reads the job graph
 (``winviz.graph``) and returns a ``TwinPlan``: the ``TwinSpec`` (or ``JoinSpec``) and rows to
-feed it, or why Spark has no equivalent (``NO_TWIN``, one sentence per obstacle).
-
-Sources (``from_collection``) give the rows; ``map`` / ``filter`` / ``flat_map`` before the
-windows run here, in Python; ``for_bounded_out_of_orderness(B)`` (``for_monotonous_timestamps``:
-B = 0) is ``withWatermark(ts, B)`` (Flink's ``max_ts - B - 1`` reaching ``end - 1`` is Spark's
-``max_ts - B`` reaching ``end``); a union is one delay per stream, policy ``min`` (as Flink's
-``StatusWatermarkValve``); ``key_by`` the key column; event-time tumbling / sliding / session
-windows ``window()`` / ``session_window()``; ``CountAggregate`` / ``SumAggregate`` ``count(*)``
-/ ``sum(value)`` in append mode; an interval join the stream-stream join
-(``build_join_twin``).
+feed it, or why Spark has no equivalent (``NO_TWIN``). ``map`` / ``filter`` / ``flat_map`` run
+here, in Python; ``for_bounded_out_of_orderness(B)`` is ``withWatermark(ts, B)`` (Flink's
+``max_ts - B - 1`` reaching ``end - 1`` is Spark's ``max_ts - B`` reaching ``end``).
 """
 
 from __future__ import annotations

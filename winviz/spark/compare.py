@@ -1,11 +1,6 @@
-"""``compare(engine_result, spark_result)``: what the Flink engine and its Spark twin produced
-for each (key, window), when, and every rule that explains a difference (``reason``).
-
-The engine side is read from its trace (the window operator's ``fired``,
-``skipped_late_window``, ``side_output`` and ``late_dropped`` records), the Spark side from a
-``TwinResult``; the rows Spark's late filter dropped are recomputed from each batch's input and
-late-events watermark. A join twin's result is compared pair by pair
-(``winviz.spark.join_compare``).
+"""``compare(engine_result, spark_result)``: what the Flink engine (read from its trace) and its
+Spark twin produced for each (key, window), when, and every rule that explains a difference
+(``reason``); a join twin's result pair by pair (``winviz.spark.join_compare``).
 """
 
 from __future__ import annotations

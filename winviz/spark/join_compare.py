@@ -1,11 +1,8 @@
 """Flink's interval join and Spark's stream-stream join of the same data, side by side.
 
 ``flink_interval_join`` runs the engine's interval join (Flink's ``IntervalJoinOperator``) with
-a ``JoinSpec``'s bounds and delays. ``compare_join`` gives one row per pair the condition joins
-and per NULL row of Spark's outer join: whether each engine output it, when, and why not: a row
-late for a side, a row Flink removed from its buffer or Spark evicted past its state watermark
-before the other row arrived, a NULL row, or ``SPARK_LATER``. Flink's watermark is ``max ts -
-delay - 1`` every ``auto_watermark_interval``; Spark's ``max ts - delay``, between batches.
+a ``JoinSpec``'s bounds and delays; ``compare_join`` says, per pair the condition joins and per
+NULL row of Spark's outer join, whether each engine output it, when, and why not.
 """
 
 from __future__ import annotations

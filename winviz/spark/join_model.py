@@ -1,16 +1,7 @@
-"""Spark's stream-stream join with watermarks and a time-range condition, modelled batch by batch.
-
-The query (``winviz.spark.twins.run_join_twin``, Spark's ``StreamingSymmetricHashJoinExec``)::
-
-    left  = events.where("side = 0").withWatermark("lt", f"{left_delay} milliseconds")
-    right = events.where("side = 1").withWatermark("rt", f"{right_delay} milliseconds")
-    left.join(right, expr("lkey = rkey AND rt >= lt + INTERVAL {lower} MILLISECONDS"
-                          " AND rt <= lt + INTERVAL {upper} MILLISECONDS"), join_type)
-
-the condition of Flink's ``IntervalJoinOperator`` (``between(lower, upper)``; an exclusive bound
-is the strict inequality). Its rules, checked against Spark's source and real Spark 4.x
-(``tests/test_spark_join.py``):
-
+"""Spark's stream-stream join (``StreamingSymmetricHashJoinExec``) of two watermarked sides on
+key equality and ``lt + lower <= rt <= lt + upper`` (Flink's ``IntervalJoinOperator`` condition;
+``twins.build_join_query``), modelled batch by batch. Its rules, checked against Spark's source
+and Spark 4.x (``tests/test_spark_join.py``):
 1. **Watermarks** as for a union (``winviz.spark.model`` rules 1, 2, 6), one per side: a batch
    evicts with ``W`` and drops late rows with ``L``, the eviction watermark of the batch before.
 2. **State watermarks** (``StreamingJoinHelper.getStateValueWatermark``): the condition solved
@@ -28,8 +19,7 @@ is the strict inequality). Its rules, checked against Spark's source and real Sp
 5. **Eviction**: then state rows with ``ts <= state watermark`` are removed; on an outer side a
    removed row that never matched is output with NULLs (the only NULL rows).
 6. **No-data batches** (``shouldRunAnotherBatch``): as for the window twins.
-
-Spark solves the state watermark in double microseconds; the model's integer ms agree within
+Spark solves the state watermark in double microseconds: the model's integer ms agree within
 about ±285 years of 1970.
 """
 
@@ -72,10 +62,8 @@ JoinType = Literal["inner", "left_outer", "right_outer", "full_outer", "left_sem
 
 @dataclass(frozen=True)
 class JoinSpec:
-    """A Spark stream-stream join of two timestamped inputs (times in ms): the condition of the
-    module docstring (``lower_inclusive=False`` / ``upper_inclusive=False``: a strict bound),
-    each side's ``withWatermark`` delay and a ``join_type`` of ``JOIN_TYPES``; the other fields
-    as in ``TwinSpec``."""
+    """A Spark stream-stream join of two timestamped inputs (times in ms): the module's condition
+    (``*_inclusive=False``: a strict bound), each side's watermark delay and a ``join_type``."""
 
     lower: int
     upper: int

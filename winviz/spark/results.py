@@ -1,6 +1,5 @@
-"""What a Spark twin (or its model) produced, micro-batch by micro-batch: ``BatchOutcome``s
-in a ``TwinResult``, and a window or state twin's run as a ``winviz.trace.Trace``
-(``build_trace``) so the engine's charts can draw Spark beside Flink.
+"""What a Spark twin (or its model) produced: ``BatchOutcome``s in a ``TwinResult``, and a window
+or state twin's run as a ``winviz.trace.Trace`` the engine's charts draw beside Flink's.
 """
 
 from __future__ import annotations
@@ -72,16 +71,12 @@ class JoinRow(NamedTuple):
 
 @dataclass(frozen=True)
 class BatchOutcome:
-    """One executed micro-batch of Spark's ``MicroBatchExecution`` (``StreamingQueryProgress``):
-    ``interval`` the trigger interval of its input (None: a no-data batch), ``proc_time`` when
-    it ran, ``max_event_time`` ``eventTime.max``, ``watermark`` the eviction watermark (windows
-    final), ``late_watermark`` the batch before's (rows late), ``dropped``
-    ``numRowsDroppedByWatermark``, ``rows`` its sorted output.
-
-    A join twin's batch adds what Spark does not report (``join_model`` rules 2-5): the (left,
-    right) ``state_watermarks``; ``late`` (side, index) of rows dropped as late; ``evicted``
-    (side, index, matched) of rows removed from state or never stored; ``arrived`` (side,
-    index) of its input rows."""
+    """One executed micro-batch (Spark's ``StreamingQueryProgress``): ``interval`` its input's
+    trigger interval (None: no data), ``watermark`` the eviction watermark, ``late_watermark``
+    the batch before's, ``dropped`` ``numRowsDroppedByWatermark``, ``rows`` its sorted output.
+    A join twin's adds what Spark does not report (``join_model`` rules 2-5): the (left, right)
+    ``state_watermarks``, (side, index) of rows ``late`` and ``arrived``, (side, index,
+    matched) of rows ``evicted`` from state or never stored."""
 
     batch_id: int
     interval: int | None
@@ -210,14 +205,11 @@ OPERATOR = "spark"
 def build_trace(
     spec: TwinSpec | StateSpec, inputs: Sequence[InputBatch], outcomes: Sequence[BatchOutcome]
 ) -> Trace:
-    """The trace of a run (operator ``OPERATOR``, the engine's schema plus the ``batch`` kind,
-    one executed ``batchId``). Per batch: ``arrival`` of each input row; ``batch``;
-    ``watermark`` when it rose; ``element`` of each row at the late-events watermark, then
-    ``late_dropped`` when the late filter drops the whole row (``spec.is_dropped``); per output
-    row ``fired`` (``timing`` ``early`` while the window's end is above the watermark, else
-    ``on_time`` for the first output, ``late`` after; ``pane`` counts earlier outputs) and
-    ``emitted`` at the window's max timestamp, or for a ``TimerRow`` ``timer_fired`` at the
-    timer and ``emitted``."""
+    """The trace of a run (operator ``OPERATOR``; a ``batch`` record per executed ``batchId``):
+    the rows' ``arrival``, ``element`` at the late-events watermark and ``late_dropped``; the
+    raised ``watermark``; per output row ``fired`` (``early`` while the window's end is above
+    the watermark) and ``emitted`` at the window's max timestamp, or ``timer_fired`` and
+    ``emitted`` at a ``TimerRow``'s timer."""
     trace = Trace()
     write = trace.writer
     panes: dict[tuple, int] = {}

@@ -1,9 +1,6 @@
-"""The Spark twin of a ``KeyedProcessFunction`` with event-time timers (``StateSpec``).
-
-Per key: count (and sum) the rows, keep one event-time timer at *largest event time seen +
-timeout* (Flink: ``processElement`` deletes and registers it, ``onTimer`` collects and clears);
-when it fires, output ``TimerRow(key, timer, count, sum)`` and clear the key. On either of
-Spark's arbitrary-state APIs:
+"""The Spark twin of a ``KeyedProcessFunction`` with event-time timers (``StateSpec``): per key,
+count (and sum) the rows with one timer at *largest event time seen + timeout*; when it fires,
+output ``TimerRow(key, timer, count, sum)`` and clear the key. On either state API:
 
 - ``"transform_with_state"``: ``transformWithStateInPandas(processor, ..., "EventTime")``
   (``TransformWithStateInPandasExec``; needs the RocksDB state store and ``protobuf``);
@@ -15,7 +12,6 @@ Processing-time timers are not twinned: ``TransformWithStateExec.shouldRunAnothe
 then always true and ``processAllAvailable()`` never returns (``run_processing_time_probe``).
 
 The model (``StateModel``, checked against Spark):
-
 1. watermarks and (no-data) batches as for windows (``winviz.spark.model`` rules 1, 5);
 2. the late filter (``winviz.spark.spec.is_dropped``) drops and counts rows;
 3. a batch handles its input key by key, then fires the timers due at its eviction watermark

@@ -1,10 +1,6 @@
-"""The Spark twins on real (local) Spark: the window twin (``run_twin``) and the stream-stream
-join twin (``run_join_twin``), run, as the state twin is, by ``execute``: one JSON-lines file
-per micro-batch into a watched directory, Spark's file source, every batch's output captured
-with ``foreachBatch`` (``ForeachBatchSink``; its ``collect()`` lets the batch commit), then
-``winviz.spark.readback``. Spark reports counts only: the join's late and evicted rows are
-derived by replaying its batches through ``JoinModel`` with Spark's watermarks
-(``explain_run``).
+"""The Spark twins on real Spark: the window twin (``run_twin``) and the stream-stream join twin
+(``run_join_twin``), run, as the state twin is, by ``execute``: one file per micro-batch, Spark's
+file source, each batch's output captured with ``foreachBatch``, then ``winviz.spark.readback``.
 """
 
 from __future__ import annotations
