@@ -38,10 +38,11 @@ from winviz.windows.merging import MergingWindowSet
 from winviz.windows.window import TimeWindow
 
 
-def build(spec: dict[str, Any], where: str, what: str, kinds: dict[str, Any]) -> Any:
-    """The assigner, trigger or evictor (``what``) ``spec`` describes: ``kinds`` maps its
+def build(spec: dict[str, Any], what: str, where: str) -> Any:
+    """The assigner, trigger or evictor (``what``) ``spec`` describes: ``KINDS[what]`` maps its
     ``type`` to its fields and a maker of the spec with its integer fields parsed. An unknown
     type or field, or a missing one, is a ``TranscriptError`` naming ``what``."""
+    kinds = KINDS[what]
     kind = spec.get("type")
     if kind not in kinds:
         raise TranscriptError(f"{where}: {what}.type {kind!r} is not one of {sorted(kinds)}")
@@ -108,7 +109,7 @@ TRIGGERS = {
     ),
     "delta": ("threshold", lambda p, w: T.DeltaTrigger(p["threshold"], _delta)),
     "never": ("", lambda p, w: T.NeverTrigger()),
-    "purging": ("of", lambda p, w: T.PurgingTrigger(build(p["of"], w, "trigger", TRIGGERS))),
+    "purging": ("of", lambda p, w: T.PurgingTrigger(build(p["of"], "trigger", w))),
     "end_of_stream": ("", lambda p, w: T.EndOfStreamTrigger()),
 }
 EVICTORS = {
@@ -129,6 +130,9 @@ def _emit_values(key: Any, ctx: Any, elements: list[Any], out: Any) -> None:
     out.collect((key, ctx.window(), sorted(v for _, v in elements)))
 
 
+KINDS = {"assigner": ASSIGNERS, "trigger": TRIGGERS, "evictor": EVICTORS}
+
+
 def build_function(name: Any, where: str):
     if name == "sum":
         return ReduceWindowFunction(
@@ -147,19 +151,8 @@ def build_function(name: Any, where: str):
 class WindowDriver(Driver):
     """Kind ``window``: a WindowOperator driven like WindowOperatorTest's harness."""
 
-    OPERATOR_KEYS = frozenset(
-        {
-            "kind",
-            "assigner",
-            "trigger",
-            "evictor",
-            "allowed_lateness",
-            "late_side_output",
-            "function",
-        }
-    )
-    STEP_KEYS = frozenset({"element", *TIME_STEPS})
-    EXCLUSIVE = frozenset({"element", *TIME_STEPS})
+    OPERATOR_KEYS = frozenset({"kind", "function", "allowed_lateness", "late_side_output", *KINDS})
+    STEP_KEYS = EXCLUSIVE = frozenset({"element", *TIME_STEPS})
     OUTPUTS = (("emitted", "expect", "multiset-strict"), ("late", "expect_late", "multiset-strict"))
 
     def __init__(self, spec, where):
@@ -168,12 +161,8 @@ class WindowDriver(Driver):
             if required not in spec:
                 raise TranscriptError(f"{where}: operator: missing field {required!r}")
         assigner, trigger, evictor = (
-            build(spec[what], f"{where}: operator.{what}", what, kinds) if what in spec else None
-            for what, kinds in (
-                ("assigner", ASSIGNERS),
-                ("trigger", TRIGGERS),
-                ("evictor", EVICTORS),
-            )
+            build(spec[what], what, f"{where}: operator.{what}") if what in spec else None
+            for what in ("assigner", "trigger", "evictor")
         )
         lateness = parse_int_like(
             spec.get("allowed_lateness", 0), f"{where}: operator.allowed_lateness"
@@ -227,7 +216,7 @@ class TriggerDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.trigger = build(spec["trigger"], f"{where}: operator.trigger", "trigger", TRIGGERS)
+        self.trigger = build(spec["trigger"], "trigger", f"{where}: operator.trigger")
         # just enough of an operator for a TriggerContext: one key, state and timers
         self.current_key = "key"
         self.state = KeyedStateBackend()
@@ -298,9 +287,7 @@ class AssignerDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.assigner = build(
-            spec["assigner"], f"{where}: operator.assigner", "assigner", ASSIGNERS
-        )
+        self.assigner = build(spec["assigner"], "assigner", f"{where}: operator.assigner")
 
     def step(self, step, index):
         ts = self.int_in(index, step, "ts")
@@ -339,9 +326,7 @@ class MergingWindowSetDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.assigner = build(
-            spec["assigner"], f"{where}: operator.assigner", "assigner", ASSIGNERS
-        )
+        self.assigner = build(spec["assigner"], "assigner", f"{where}: operator.assigner")
         self.set = MergingWindowSet(self.assigner)
         self.persisted: list[tuple[TimeWindow, TimeWindow]] = []
 
