@@ -79,7 +79,8 @@ def form_batches(
     return batches
 
 
-def _field(record: Any, name: str | int) -> Any:
+def field_of(record: Any, name: str | int) -> Any:
+    """A record's field: a dict key, or a tuple/list index (``KeyError``: none)."""
     if isinstance(record, Mapping):
         return record[name]
     if isinstance(name, int) and isinstance(record, Sequence) and not isinstance(record, str):
@@ -100,7 +101,7 @@ def _row(
     out: dict[str, Any] = {}
     for column, name in fields.items():
         try:
-            out[column] = _field(record, name)
+            out[column] = field_of(record, name)
         except (KeyError, IndexError, TypeError):
             raise BatchInputError(
                 f"no field {name!r} in {record!r}", field=str(name), **where

@@ -25,7 +25,7 @@ about ±285 years of 1970.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -38,6 +38,7 @@ from winviz.spark.batches import (
     STREAM,
     TS,
     InputBatch,
+    field_of,
     form_batches,
 )
 from winviz.spark.model import MicroBatchModel, run_micro_batches
@@ -257,10 +258,7 @@ def join_batches(
             row = {STREAM: side}
             for column, field in ((KEY, spec.key_field), (TS, spec.ts_field)):
                 try:
-                    if isinstance(value, Mapping) or isinstance(field, int):
-                        row[column] = value[field]
-                    else:
-                        raise KeyError(field)
+                    row[column] = field_of(value, field)
                 except (KeyError, IndexError, TypeError):
                     raise InputError(
                         f"{name} record {i}: no field {field!r} in {value!r}",
