@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from winviz.errors import ArgumentTypeError, InputError
 from winviz.operators.window_rules import cleanup_time
 from winviz.time import MAX
 from winviz.trace import Trace
 from winviz.trace import vocabulary as words
-from winviz.why.claims import ElementFate, JoinFate, NotKeyed, Replayed, WindowOutcome
+from winviz.why.claims import Claim, ElementFate, JoinFate, NotKeyed, Replayed, WindowOutcome
 from winviz.why.fired import firings_of
 from winviz.why.reading import table_frame, time_text, trace_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 from winviz.why.render import Answer
 
 
@@ -30,14 +33,19 @@ def why_dropped(
             value=index,
             expected="the int index of a source record",
         )
-    arrivals = [
-        r
-        for r in trace.records("arrival", operator=source)
-        if isinstance(r.detail, tuple) and r.detail[1] == index
-    ]
+    indexed = [r for r in trace.records("arrival", operator=source) if isinstance(r.detail, tuple)]
+    arrivals = [r for r in indexed if r.detail[1] == index]
     question = f"What happened to source record {index}?"
     if not arrivals:
-        raise _no_arrival(trace, index, source)
+        indexes = [r.detail[1] for r in indexed]
+        raise InputError(
+            "no arrival record with this index in the trace",
+            field="index",
+            value=index,
+            expected=f"a source record index from {min(indexes)} to {max(indexes)}"
+            if indexes
+            else "a trace with source records (this one has none)",
+        )
     # the same source's arrivals of the record: more than one only when a restore replayed it
     arrivals = [r for r in arrivals if r.operator == arrivals[0].operator]
     if arrival is None:
@@ -50,29 +58,12 @@ def why_dropped(
             expected=f"an int from 0 to {len(arrivals) - 1}",
         )
     replayed = (Replayed(index, len(arrivals), arrival + 1),) if len(arrivals) > 1 else ()
-    answer = _fate_of(trace, index, arrivals[arrival], question)
-    return Answer(question, replayed + answer.claims, answer.table)
+    claims, table = _fate_of(trace, index, arrivals[arrival])
+    return Answer(question, replayed + claims, table)
 
 
-def _no_arrival(trace: Trace, index: int, source: str | None) -> InputError:
-    """The error of an index no source record has, with the indexes the trace holds."""
-    indexes = [
-        r.detail[1]
-        for r in trace.records("arrival", operator=source)
-        if isinstance(r.detail, tuple)
-    ]
-    return InputError(
-        "no arrival record with this index in the trace",
-        field="index",
-        value=index,
-        expected=f"a source record index from {min(indexes)} to {max(indexes)}"
-        if indexes
-        else "a trace with source records (this one has none)",
-    )
-
-
-def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
-    """``why_dropped`` for one arrival record of the source record at ``index``."""
+def _fate_of(trace: Trace, index: int, arrival: Any) -> tuple[tuple[Claim, ...], pd.DataFrame]:
+    """The claims and table of one arrival record of the source record at ``index``."""
     value = arrival.detail[0]
     elements = trace.rows_where(kind="element")
     elements = elements[elements > arrival.seq]
@@ -81,7 +72,7 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
         None,
     )
     if element is None:
-        return Answer(question, (NotKeyed(index),), table_frame())
+        return (NotKeyed(index),), table_frame()
     op = element.operator
     group = trace.rows_where(kind=_ELEMENT_KINDS, operator=op)
     # the element's own processing: up to its operator's next element, watermark or timer
@@ -100,7 +91,7 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
     if "buffered" in kinds or (
         kinds & {"late_dropped", "side_output"} and not kinds & {"assigned", "skipped_late_window"}
     ):  # no windows: an interval join (winviz.operators.interval_join)
-        return Answer(question, (_join_fate(trace, index, element, own, end),), table_frame())
+        return (_join_fate(trace, index, element, own, end),), table_frame()
     lateness = _allowed_lateness(trace, op)
     outcomes = []
     for r in own:
@@ -144,7 +135,7 @@ def _fate_of(trace: Trace, index: int, arrival: Any, question: str) -> Answer:
             for o in outcomes
         ]
     )
-    return Answer(question, (claim,), table)
+    return (claim,), table
 
 
 # the kinds of record an element's processing at its operator writes
