@@ -41,7 +41,7 @@ from winviz.spark.batches import (
     write_batch_file,
 )
 from winviz.spark.model import MicroBatchModel, run_micro_batches, sum_ignoring_nulls
-from winviz.spark.readback import SparkQueryError, marked_record, record_marker
+from winviz.spark.readback import SparkQueryError, record_marker
 from winviz.spark.results import BatchOutcome, TimerRow, TwinResult
 from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec, is_dropped
@@ -191,20 +191,14 @@ def make_timeout_function(timeout: int) -> Any:
     return func
 
 
-class StateTimeoutRefused(ValueError):
-    """The model's ``INVALID_TIMEOUT_TIMESTAMP``: rule 4."""
-
-
 class StateModel(MicroBatchModel):
     """Rules 1-4 of this module for one query: watermark, per-key state and timers."""
 
     def __init__(self, spec: StateSpec) -> None:
         super().__init__(spec)
-        self.keys: dict[Any, list[Any]] = {}  # key -> [count, sum, max_ts, timer]
-        self.running: InputBatch | None = None  # the batch being run (None: a no-data one)
+        self.keys: dict[Any, list[Any]] = {}  # key -> [count, sum, max_ts, timer, index]
 
     def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
-        self.running = batch
         evict, late = self.watermark, self.previous
         rows = batch.rows if batch is not None else ()
         indexes = batch.indexes if batch is not None else ()
@@ -221,10 +215,15 @@ class StateModel(MicroBatchModel):
         if strict:  # FlatMapGroupsWithStateExec sorts by key: the first refused key fails
             for key in sorted({r[KEY] for r, _ in kept}):
                 acc = self.keys[key]
-                if acc[3] < evict:
-                    raise StateTimeoutRefused(
-                        f"{record_marker(acc[4])} key {key!r}: timeout {acc[3]} below the "
-                        f"watermark {evict} (batch {len(self.outcomes)})"
+                if acc[3] < evict:  # rule 4: Spark's INVALID_TIMEOUT_TIMESTAMP
+                    raise SparkQueryError(
+                        batch_id=len(self.outcomes),
+                        input_batch=batch,
+                        index=acc[4],
+                        outcomes=self.outcomes,
+                        spark_message=f"StateTimeoutRefused: {record_marker(acc[4])} key "
+                        f"{key!r}: timeout {acc[3]} below the watermark {evict} (batch "
+                        f"{len(self.outcomes)})",
                     )
         out = []
         for key, acc in list(self.keys.items()):
@@ -241,17 +240,7 @@ def predict_state(
 ) -> TwinResult:
     """The model's answer for ``run_state_twin``. When Spark would fail (rule 4) it raises
     ``SparkQueryError`` naming the batch and row, as ``run_state_twin`` does."""
-    model = StateModel(spec)
-    try:
-        return run_micro_batches(model, form_batches(records, arrival_times, spec))
-    except StateTimeoutRefused as exc:
-        raise SparkQueryError(
-            batch_id=len(model.outcomes),
-            input_batch=model.running,
-            index=marked_record(str(exc)),
-            outcomes=model.outcomes,
-            spark_message=f"StateTimeoutRefused: {exc}",
-        ) from None
+    return run_micro_batches(StateModel(spec), form_batches(records, arrival_times, spec))
 
 
 @dataclass(frozen=True)
