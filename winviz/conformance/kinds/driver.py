@@ -117,6 +117,11 @@ class Driver:
                 f"{actions} (split them into steps)"
             )
 
+    def option(self, spec: dict[str, Any], name: str, default: Any = None) -> int:
+        """The operator's field ``name`` (``default`` when it is not there) read by
+        ``parse_int_like``."""
+        return parse_int_like(spec.get(name, default), f"{self.where}: operator.{name}")
+
     def at(self, index: int, field: str) -> str:
         return f"{self.where}: step {index}: {field}"
 

@@ -25,13 +25,11 @@ class PartitionerDriver(Driver):
     def __init__(self, spec, where):
         super().__init__(spec, where)
         self.kind = spec.get("partitioner")
-        parallelism = parse_int_like(spec.get("parallelism"), f"{where}: operator.parallelism")
+        parallelism = self.option(spec, "parallelism")
         if parallelism < 1:
             raise TranscriptError(f"{where}: operator.parallelism must be >= 1, got {parallelism}")
         if self.kind == "hash":
-            max_parallelism = parse_int_like(
-                spec.get("max_parallelism"), f"{where}: operator.max_parallelism"
-            )
+            max_parallelism = self.option(spec, "max_parallelism")
             if max_parallelism < parallelism:
                 raise TranscriptError(
                     f"{where}: operator.max_parallelism {max_parallelism} is below the "
@@ -39,7 +37,7 @@ class PartitionerDriver(Driver):
                 )
             self.hash = KeyGroupStreamPartitioner(lambda k: k, parallelism, max_parallelism)
         elif self.kind == "rebalance":
-            first = parse_int_like(spec.get("first", 0), f"{where}: operator.first")
+            first = self.option(spec, "first", 0)
             self.rebalance = RebalancePartitioner(parallelism, first)
         else:
             raise TranscriptError(

@@ -24,9 +24,7 @@ class ValveDriver(Driver):
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
-        self.valve = StatusWatermarkValve(
-            parse_int_like(spec.get("channels"), f"{where}: operator.channels")
-        )
+        self.valve = StatusWatermarkValve(self.option(spec, "channels"))
 
     def step(self, step, index):
         channel = parse_int_like(step.get("channel"), self.at(index, "channel"))
@@ -102,9 +100,7 @@ class WatermarkGeneratorDriver(Driver):
                 f"{where}: strategy.type {kind!r} is not bounded_out_of_orderness or monotonous"
             )
         if "idleness" in spec:
-            gen = WatermarksWithIdleness(
-                gen, parse_int_like(spec["idleness"], where), lambda: self.clock
-            )
+            gen = WatermarksWithIdleness(gen, self.option(spec, "idleness"), lambda: self.clock)
         return gen
 
     def step(self, step, index):
@@ -128,8 +124,4 @@ class BoundedOutOfOrdernessDriver(WatermarkGeneratorDriver):
     OUTPUTS = (("watermarks", "expect_watermarks", "ordered-strict"),)
 
     def _make(self, spec, where):
-        return BoundedOutOfOrdernessWatermarks(
-            parse_int_like(
-                spec.get("max_out_of_orderness"), f"{where}: operator.max_out_of_orderness"
-            )
-        )
+        return BoundedOutOfOrdernessWatermarks(self.option(spec, "max_out_of_orderness"))

@@ -164,9 +164,7 @@ class WindowDriver(Driver):
             build(spec[what], what, f"{where}: operator.{what}") if what in spec else None
             for what in ("assigner", "trigger", "evictor")
         )
-        lateness = parse_int_like(
-            spec.get("allowed_lateness", 0), f"{where}: operator.allowed_lateness"
-        )
+        lateness = self.option(spec, "allowed_lateness", 0)
         self.late_tag = OutputTag("late") if spec.get("late_side_output", False) else None
         try:
             self.op = WindowOperator(
