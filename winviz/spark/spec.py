@@ -169,12 +169,10 @@ class StateSpec:
     trigger_interval: int = 1000
     drive: Drive = "per_batch"
 
-    # TwinSpec's answers for the parts a state twin does not have (batches, model, trace)
+    # TwinSpec's answers for the parts a state twin does not have (batches, model, query)
     stream_field = None
     watermark_policy = "min"
     output_mode = "append"
-    aggregate = "count"
-    is_session = False
     is_union = False
 
     def __post_init__(self) -> None:
