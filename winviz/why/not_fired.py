@@ -5,7 +5,7 @@ back)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from winviz.time import MIN
 from winviz.trace import Trace
@@ -23,9 +23,6 @@ from winviz.why.claims import (
 )
 from winviz.why.reading import table_frame, time_text, window_asked
 from winviz.why.render import Answer
-
-if TYPE_CHECKING:
-    pass
 
 
 def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:

@@ -62,10 +62,10 @@ _INTS = {"size", "slide", "offset", "gap", "n", "interval", "max"}
 
 def _assigner(p: dict[str, Any], where: str) -> A.WindowAssigner:
     """An assigner of ``ASSIGNERS`` (``time: processing``: its processing-time variant)."""
-    proc = p.get("time", "event")
-    if proc not in ("event", "processing"):
-        raise TranscriptError(f"{where}: assigner.time must be event or processing, got {proc!r}")
-    proc = proc == "processing"
+    time = p.get("time", "event")
+    if time not in ("event", "processing"):
+        raise TranscriptError(f"{where}: assigner.time must be event or processing, got {time!r}")
+    proc = time == "processing"
     if p["type"] == "tumbling":
         cls = A.TumblingProcessingTimeWindows if proc else A.TumblingEventTimeWindows
         return cls(p["size"], p.get("offset", 0))
