@@ -14,7 +14,7 @@ import pytest
 from jobs import spark_and_model
 
 from winviz.spark import OutputRow, TwinSpec, get_spark, predict, run_twin
-from winviz.spark.session import SESSION_CONF, describe_session
+from winviz.spark.session import SESSION_CONF
 
 pytestmark = pytest.mark.spark
 
@@ -176,9 +176,8 @@ def test_trace_of_a_spark_run(spark) -> None:
 
 
 def test_session_settings(spark) -> None:
-    settings = describe_session(spark)
     for key, value in SESSION_CONF.items():
-        assert settings[key] == value
+        assert spark.conf.get(key) == value
     assert get_spark() is spark
 
 

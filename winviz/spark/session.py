@@ -222,9 +222,3 @@ def _shutdown(gateway: Any) -> None:
     if proc is not None:
         proc.stdin.close()
         proc.wait(timeout=30)
-
-
-def describe_session(spark: Any) -> dict[str, str]:
-    """The settings of a running session that the twins rely on (for notebooks and tests)."""
-    keys = [*SESSION_CONF, "spark.master"]
-    return {k: spark.conf.get(k) for k in keys}
