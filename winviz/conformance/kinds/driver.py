@@ -84,7 +84,7 @@ class Driver:
     EXCLUSIVE: frozenset[str] = frozenset()
     """Step fields of which a step may have one only (the driver would run one of them)."""
     OUTPUTS: tuple[tuple[str, str, str], ...] = ()
-    """(output, expect field, mode: exact, equal, multiset[-strict], ordered-strict)."""
+    """(output, expect field, mode: equal, multiset[-strict], ordered-strict)."""
     CHECKS: dict[str, Any] = {}
 
     def __init__(self, spec: dict[str, Any], where: str) -> None:
