@@ -28,13 +28,6 @@ def _files(paths: list[str]) -> tuple[list[Path], list[str]]:
     return files, problems
 
 
-def _reason(exc: Exception) -> str:
-    """Why a transcript could not be run: the runner's own message, or the exception."""
-    if isinstance(exc, TranscriptError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc} (the runner could not execute this transcript)"
-
-
 def _caused(t: dict) -> dict:
     """A transcript's entry of the ``--json`` document: what every step caused, and the error
     of an operator that failed there, as Flink's would."""
@@ -79,7 +72,11 @@ def main(argv: list[str] | None = None) -> int:
             problem = check_transcript(t)
         except Exception as exc:  # reported with its path; the others still run
             errors += 1
-            reason = _reason(exc).removeprefix(f"{f}: ")
+            reason = (  # the runner's own message, else the exception
+                str(exc).removeprefix(f"{f}: ")
+                if isinstance(exc, TranscriptError)
+                else f"{type(exc).__name__}: {exc} (the runner could not execute this transcript)"
+            )
             out = sys.stderr if args.json else sys.stdout
             print(f"error: {f}: {reason}" if args.json else f"ERROR {f}: {reason}", file=out)
             continue
