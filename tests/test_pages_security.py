@@ -119,6 +119,21 @@ def test_check_page_finds_what_is_unsafe() -> None:
     assert pages.check_page(_page(network, "")) == [
         "directive 'connect-src' is 'connect-src *', expected \"connect-src 'none'\""
     ]
+    fetching = _page(pages.csp_meta(), '<img src="https://x.org/a.png">')
+    assert pages.check_page(fetching) == [
+        'it would fetch from another host: <img src="https://x.org/a.png'
+    ]
+
+
+def test_a_chart_page_that_would_fetch_from_another_host_is_refused(tmp_path) -> None:
+    chart = {"data": {"url": "https://x.org/cars.json"}, "mark": "point"}
+    with pytest.raises(pages.PageError) as info:
+        export.save_html(chart, tmp_path / "c.html")
+    assert str(info.value) == (
+        "the chart page is not safe to write: it would fetch from another host: "
+        "Vega-Lite data url 'https://x.org/cars.json'"
+    )
+    assert not (tmp_path / "c.html").exists()
 
 
 # -- vega-embed options ------------------------------------------------------------------

@@ -466,7 +466,8 @@ def data_blocks(page: str, cls: str) -> list[str]:
 
 def check_page(page: str) -> list[str]:
     """What is wrong with a page, in words (empty: safe): not exactly one policy before any
-    script with the fixed directives, an inline script not allowed by hash, a script URL."""
+    script with the fixed directives, an inline script not allowed by hash, a script URL, a
+    fetch from another host (``external_resources``)."""
     parser = _Scripts(page)
     problems = []
     if len(parser.policies) != 1:
@@ -490,7 +491,7 @@ def check_page(page: str) -> list[str]:
             script_hash(body) not in allowed
         ):
             problems.append(f"an inline script the policy does not allow: {body[:80]!r}")
-    return problems
+    return problems + [f"it would fetch from another host: {u}" for u in external_resources(page)]
 
 
 def require_safe(page: str, what: str) -> None:
