@@ -171,8 +171,10 @@ def test_bin_elements_and_bin_fates_exact_cells() -> None:
         }
     )
     codes = np.array([palette.FATES.index(f) for f in frame["fate"][:4]])
+    xs, ys = frame["ts"].to_numpy(), frame["proc_time"].to_numpy()
     for cells, nx, ny in (
-        scale.bin_elements(frame, (0, 10), (0, 10), 100),
+        scale.bin_points(xs, ys, frame["fate"], "fate", (0, 10), (0, 10), 100),
+        scale.bin_elements(frame[:4], (0, 10), (0, 10), 100, codes),
         scale.bin_fates(
             frame["ts"][:4].to_numpy(),
             frame["proc_time"][:4].to_numpy(),
@@ -197,7 +199,7 @@ def test_bin_elements_and_bin_fates_exact_cells() -> None:
 @pytest.mark.parametrize("present", [(0,), (0, 1, 2, 3), (1, 3), (2, 0)])
 def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) -> None:
     """``bin_fates`` (fates as their positions in FATES, not hashed) gives exactly the cells
-    binning the fates' texts gives (``bin_elements`` without codes): same rows, order, values
+    binning the fates' texts gives (``bin_points``): same rows, order, values
     and grid, whichever fates are present; 30,000 points coarsen the grid to fit the limit."""
     import pandas as pd
 
@@ -209,8 +211,9 @@ def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) 
     codes = rnd.choice(np.array(present), n)
     fates = np.array([palette.FATES[c] for c in codes], dtype=object)
     frame = pd.DataFrame({"ts": xs, "proc_time": ys, "fate": pd.Series(fates, dtype=object)})
-    want = scale.bin_elements(frame, (-200, 200), (-10, 300), 2_000)
-    got = scale.bin_fates(np.clip(xs, -200, 200), ys, codes, (-200, 200), (-10, 300), 2_000)
+    ranges = ((-200, 200), (-10, 300))
+    want = scale.bin_points(np.clip(xs, -200, 200), ys, frame["fate"], "fate", *ranges, 2_000)
+    got = scale.bin_fates(np.clip(xs, -200, 200), ys, codes, *ranges, 2_000)
     assert got[1:] == want[1:] and want[1:] != (120, 80)
     pd.testing.assert_frame_equal(got[0], want[0])
 

@@ -15,13 +15,6 @@ from winviz.viz import palette, spec
 
 ON = "on the path"
 OFF = "not on the path"
-ON_FILL = palette.PATH_FILL
-ON_STROKE = palette.INK
-OFF_FILL = palette.PAPER
-OFF_STROKE = palette.FADED_COLOR
-OFF_TEXT = palette.FADED_INK
-TITLE_SIZE = 11
-LINE_SIZE = 10
 LINE_PX = 13  # px between lines of text in a box (a title's lines too)
 TITLE_TOP_PX = 4  # px from a box's top to its title's first line
 TEXT_GAP_PX = 2  # px between a box's title and its lines of text
@@ -228,9 +221,9 @@ def diagram(
         return {"field": "path", "type": "nominal", **more, "scale": scale}
 
     key = {"symbolStrokeColor": palette.INK, "symbolType": "square"} if shown else None
-    fill = by_path([ON_FILL, OFF_FILL], title="step", legend=key)
-    stroke = by_path([ON_STROKE, OFF_STROKE], legend=None)
-    ink = by_path([palette.INK, OFF_TEXT], legend=None)
+    fill = by_path([palette.PATH_FILL, palette.PAPER], title="step", legend=key)
+    stroke = by_path([palette.INK, palette.FADED_COLOR], legend=None)
+    ink = by_path([palette.INK, palette.FADED_INK], legend=None)
 
     def text(rows: list[dict[str, Any]], fx: str, fy: str, field: str, **mark: Any) -> Any:
         channels = {**at(fx, fy), "text": {"field": field, "type": "nominal"}, "color": ink}
@@ -281,10 +274,10 @@ def diagram(
             channels = {**at("x", "y"), **ends, "fill": fill, "stroke": outline, "tooltip": tip}
             layers.append(spec.layer(part, mark, channels))
     lines = {"baseline": "top", "lineBreak": "\n", "lineHeight": LINE_PX}
-    layers.append(text(brows, "cx", "ty", "title", fontSize=TITLE_SIZE, fontWeight="bold", **lines))
+    layers.append(text(brows, "cx", "ty", "title", fontSize=11, fontWeight="bold", **lines))
     texts = [r for r in brows if r["text"]]
     if texts:
-        layers.append(text(texts, "cx", "ly", "text", fontSize=LINE_SIZE, **lines))
+        layers.append(text(texts, "cx", "ly", "text", fontSize=10, **lines))
     # the arrows' colour and the texts' are two scales of one field (merged, Vega-Lite warns)
     resolve = {"scale": {"color": "independent"}}
     return {"layer": layers, "width": frame.width, "height": frame.height, "resolve": resolve}
