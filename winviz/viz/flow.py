@@ -465,7 +465,7 @@ def _chart(
     frame = Frame(
         *X_SPAN, top, bottom, width, round(sy * (bottom - top)) if height is None else height
     )
-    chart = diagram(boxes, arrows, frame, legend=("taken by this element", "not taken"))
+    chart = diagram(boxes, arrows, frame, ("taken by this element", "not taken"))
     r = path.record
     head = (
         f"element {path.position} at {operator!r}: key {short(r.key)}, value "

@@ -362,20 +362,20 @@ def vega_lite_version() -> str:
     return f"{major}.{minor}"
 
 
-@functools.lru_cache(maxsize=2)
-def javascript_bundle(vl_version: str | None = None) -> str:
+@functools.cache
+def javascript_bundle() -> str:
     """Vega, Vega-Lite (Altair's version) and vega-embed as one script (vl-convert, offline),
     ``</script`` written ``<\\/script`` (the same to JavaScript)."""
-    bundle = vlc.javascript_bundle(vl_version=vl_version or vega_lite_version())
+    bundle = vlc.javascript_bundle(vl_version=vega_lite_version())
     bundle = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
     script_element(bundle)  # raises if anything else could break the element
     return bundle
 
 
-def embed_script(options: dict[str, Any] | None = None) -> str:
+def embed_script() -> str:
     """The script that draws every ``chart_element`` of a page (``EMBED_OPTIONS``)."""
     return _EMBED_JS % {
-        "options": script_json(EMBED_OPTIONS if options is None else options),
+        "options": script_json(EMBED_OPTIONS),
         "spec_class": SPEC_CLASS,
         "explorer_class": EXPLORER_CLASS,
         "view_script": view_script.SCRIPT,

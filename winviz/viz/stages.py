@@ -368,7 +368,7 @@ def _chart(
     frame = Frame(
         -EDGE, w + EDGE, -EDGE, h + EDGE, width or int(w + 2 * EDGE), height or int(h + 2 * EDGE)
     )
-    chart = diagram(boxes, arrows, frame, legend=None)
+    chart = diagram(boxes, arrows, frame, None)
     moment = (
         f"at processing time {fmt(at)}: after trace record {table.seq}"
         if at is not None
