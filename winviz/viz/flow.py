@@ -254,10 +254,13 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
         asked = max([seq, *(r.seq for r in windows)])
         verdict = "yes: ts + allowed lateness ≤ watermark"
         if fate in (vocabulary.SIDE_OUTPUT, vocabulary.DROPPED):
-            kind = "side_output" if fate == vocabulary.SIDE_OUTPUT else "late_dropped"
+            side = fate == vocabulary.SIDE_OUTPUT
             steps.append((asked, "element_late", None, verdict))
-            step = "side_output" if fate == vocabulary.SIDE_OUTPUT else "dropped"
-            steps.append((_first(view, kind, operator, seq, end), step, None, fate))
+            # its side_output / late_dropped record, else the element's
+            shown = view.select("side_output" if side else "late_dropped", operator=operator)
+            shown = shown[(shown > seq) & (shown < end)]
+            at = int(shown[0]) if len(shown) else seq
+            steps.append((at, "side_output" if side else "dropped", None, fate))
         else:
             steps.append(
                 (asked, "element_late", None, "no: ignored (ts + allowed lateness > watermark)")
@@ -296,13 +299,6 @@ def trace_records(view: TraceView, rows: np.ndarray) -> list[TraceRecord]:
             strict=True,
         )
     ]
-
-
-def _first(view: TraceView, kind: str, operator: str, start: int, end: int) -> int:
-    """The seq of the operator's first ``kind`` record in (start, end), else ``start``."""
-    rows = view.select(kind, operator=operator)
-    rows = rows[(rows > start) & (rows < end)]
-    return int(rows[0]) if len(rows) else start
 
 
 def _firing_words(view: TraceView, operator: str) -> dict[int, str]:
