@@ -206,20 +206,6 @@ def _parameter(param: dict[str, Any]) -> SchemaBase:
     return alt.SelectionParameter(**param)
 
 
-def chart_function(fn: Callable[..., ChartDict]) -> Callable[..., alt.TopLevelMixin]:
-    """The public chart function of ``fn`` (→ chart dict): the same arguments, the Altair
-    chart (``altair_chart``); ``fn`` itself is its ``vega_lite`` attribute."""
-
-    @functools.wraps(fn)
-    def public(*args: Any, **kwargs: Any) -> alt.TopLevelMixin:
-        return altair_chart(fn(*args, **kwargs))
-
-    public.vega_lite = fn  # type: ignore[attr-defined]
-    signature = inspect.signature(fn).replace(return_annotation="alt.TopLevelMixin")
-    public.__signature__ = signature  # type: ignore[attr-defined]
-    return public
-
-
 # -- the Vega-Lite dict of a chart, without Altair's to_dict ---------------------------------------
 
 ROWS_PREFIX = "rows-"
