@@ -2,10 +2,11 @@
 
 A chart function derives rows from the trace and returns a dict: layers (``layer``,
 ``text_layer``: a mark over inline rows ``{"values": rows}`` with Vega-Lite channel dicts)
-inside ``{"layer": […]}`` / ``{"hconcat": […]}`` dicts as Vega-Lite has them. ``chart_function``
-makes that function public: it returns the dict as an Altair chart (``altair_chart``: Altair's
-classes, whose ``to_dict`` writes the dict directly and checks it with the compiled schema,
-``winviz.viz.validation``); the explorer takes the dicts themselves (``chart_dict``).
+inside ``{"layer": […]}`` / ``{"hconcat": […]}`` dicts as Vega-Lite has them.
+``palette.public_chart`` makes that function public: it returns the dict as an Altair chart
+(``altair_chart``: Altair's classes, whose ``to_dict`` writes the dict directly and checks it
+with the compiled schema, ``winviz.viz.validation``); the explorer takes the dicts themselves
+(``chart_dict``).
 
 Altair is used only through its public API: chart and schema classes, their properties read and
 set by name, ``to_dict``, ``debug_mode``, ``limit_rows`` (``tests/test_viz_altair_public.py``).
