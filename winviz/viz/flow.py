@@ -283,22 +283,19 @@ def trace_records(view: TraceView, rows: np.ndarray) -> list[TraceRecord]:
     rows = np.asarray(rows, dtype=np.int64)
     if not len(rows):
         return []
-    fields = [view.column(name, rows) for name in ("proc_time", "watermark", "operator", "key")]
-    windows = view.part("window", rows).decode(rows)
-    stamps = view.column("ts", rows)
-    details = view.part("detail", rows)[rows]
-    return [
-        TraceRecord(int(seq), kind, proc, mark, op, key, window, ts, detail)
-        for seq, kind, proc, mark, op, key, window, ts, detail in zip(
+    base = [view.column(name, rows).tolist() for name in ("proc_time", "watermark", "operator")]
+    return list(
+        map(
+            TraceRecord,
             rows.tolist(),
             view.kinds_of(rows).tolist(),
-            *(f.tolist() for f in fields),
-            list(windows),
-            stamps.tolist(),
-            list(details),
-            strict=True,
+            *base,
+            view.column("key", rows).tolist(),
+            list(view.part("window", rows).decode(rows)),
+            view.column("ts", rows).tolist(),
+            list(view.part("detail", rows)[rows]),
         )
-    ]
+    )
 
 
 def _firing_words(view: TraceView, operator: str) -> dict[int, str]:

@@ -274,7 +274,20 @@ class TimeAxis:
 
     def fmt_ranges(self, los: list[Any], his: list[Any]) -> list[str]:
         """``f"{fmt(lo)} .. {fmt(hi)}"`` of each pair (a binned cell's extent)."""
-        return [f"{a} .. {b}" for a, b in zip(self.fmt_all(los), self.fmt_all(his), strict=True)]
+        if self.kind != "ms":
+            return [
+                f"{a} .. {b}" for a, b in zip(self.fmt_all(los), self.fmt_all(his), strict=True)
+            ]
+        write, fmt = "{:,} ms .. {:,} ms".format, self.fmt
+        return [
+            write(a, b)
+            if a.__class__ is int
+            and b.__class__ is int
+            and -EXACT <= a <= EXACT
+            and -EXACT <= b <= EXACT
+            else f"{fmt(a)} .. {fmt(b)}"
+            for a, b in zip(los, his, strict=True)
+        ]
 
     def _fmt_each(self, values: list[Any]) -> list[str]:
         if self.kind == "ms":  # the usual case: "12,000 ms" written directly
