@@ -178,42 +178,28 @@ _EMBED_JS = """(function () {
       return queue;
     }
     const controls = ex.querySelector("div.winviz-explorer-controls");
-    data.controls.forEach(function (c, k) {
-      const row = document.createElement("label");
-      row.className = "winviz-explorer-control";
-      const name = document.createElement("span");
-      name.textContent = c.label + " ";
-      row.appendChild(name);
-      let input;
-      const out = document.createElement("output");
-      if (c.kind === "dropdown") {
-        input = document.createElement("select");
+    function el(tag, props) { return Object.assign(document.createElement(tag), props); }
+    data.controls.forEach(function (c, k) {  // a dropdown, or a slider with its value shown
+      const dropdown = c.kind === "dropdown";
+      const last = String(c.labels.length - 1);
+      const input = dropdown ? el("select") : el("input", {type: "range", min: "0", max: last,
+        step: "1", disabled: c.labels.length < 2});
+      if (dropdown) {
         c.labels.forEach(function (text, i) {
-          const o = document.createElement("option");
-          o.value = String(i);
-          o.textContent = text;
-          input.appendChild(o);
+          input.appendChild(el("option", {value: String(i), textContent: text}));
         });
-      } else {
-        input = document.createElement("input");
-        input.type = "range";
-        input.min = "0";
-        input.max = String(c.labels.length - 1);
-        input.step = "1";
-        input.disabled = c.labels.length < 2;
       }
-      input.name = c.name;
-      input.value = String(c.initial);
-      out.textContent = c.kind === "dropdown" ? "" : " " + c.labels[c.initial];
+      Object.assign(input, {name: c.name, value: String(c.initial)});
+      const out = el("output", {textContent: dropdown ? "" : " " + c.labels[c.initial]});
       input.addEventListener("input", function () {
         const value = Number(input.value);
         moved = {control: k, direction: value < picked[k] ? -1 : 1};
         picked[k] = value;
-        out.textContent = c.kind === "dropdown" ? "" : " " + c.labels[picked[k]];
+        out.textContent = dropdown ? "" : " " + c.labels[value];
         show();
       });
-      row.appendChild(input);
-      row.appendChild(out);
+      const row = el("label", {className: "winviz-explorer-control"});
+      row.append(el("span", {textContent: c.label + " "}), input, out);
       controls.appendChild(row);
     });
     return show();
