@@ -109,7 +109,7 @@ class _CompiledCheck:
 
     @classmethod
     def validate(cls, instance: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
-        ref = (schema or {}).get("$ref") or _definition(cls)
+        ref = (schema or {}).get("$ref") or f"#/definitions/{_vega_lite_class(cls).__name__}"
         if isinstance(ref, str) and validation.compiled(ref).is_valid(instance):
             return
         super().validate(instance, schema)  # type: ignore[misc]  # raises Altair's error
@@ -246,12 +246,6 @@ def _vega_lite_class(cls: type) -> type | None:
     """The Vega-Lite schema class an Altair class is built on (``alt.LayerChart`` →
     ``TopLevelLayerSpec``), None if none."""
     return next((c for c in cls.__mro__ if c.__module__ == "altair.vegalite.v6.schema.core"), None)
-
-
-def _definition(cls: type) -> str:
-    """The schema reference of a winviz chart class (``#/definitions/TopLevelLayerSpec``)."""
-    schema_class = _vega_lite_class(cls)
-    return "" if schema_class is None else f"#/definitions/{schema_class.__name__}"
 
 
 @functools.cache
