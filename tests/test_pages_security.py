@@ -1,6 +1,6 @@
 """Data never becomes code (issue 16), without a browser: the one function that writes specs
 into pages (``winviz.viz.pages``), the Content-Security-Policy and its hashes, every chart fed
-a job whose every name and value is hostile (``hostile_job``), the iframe renderer, the
+a job whose every name and value is hostile (``hostile_job``), the
 lesson index, and no chart building a Vega expression from a data value.
 (tests/browser/test_hostile_pages.py opens the same pages in Chromium.)"""
 
@@ -119,6 +119,21 @@ def test_check_page_finds_what_is_unsafe() -> None:
     assert pages.check_page(_page(network, "")) == [
         "directive 'connect-src' is 'connect-src *', expected \"connect-src 'none'\""
     ]
+    fetching = _page(pages.csp_meta(), '<img src="https://x.org/a.png">')
+    assert pages.check_page(fetching) == [
+        'it would fetch from another host: <img src="https://x.org/a.png'
+    ]
+
+
+def test_a_chart_page_that_would_fetch_from_another_host_is_refused(tmp_path) -> None:
+    chart = {"data": {"url": "https://x.org/cars.json"}, "mark": "point"}
+    with pytest.raises(pages.PageError) as info:
+        export.save_html(chart, tmp_path / "c.html")
+    assert str(info.value) == (
+        "the chart page is not safe to write: it would fetch from another host: "
+        "Vega-Lite data url 'https://x.org/cars.json'"
+    )
+    assert not (tmp_path / "c.html").exists()
 
 
 # -- vega-embed options ------------------------------------------------------------------
@@ -151,16 +166,37 @@ def test_jupyter_renderer_gets_the_safe_actions(monkeypatch) -> None:
         alt.renderers.enable(before)
 
 
+def test_the_charts_import_anywidget_so_jupyter_is_the_only_notebook_renderer() -> None:
+    """A chart is shown in JupyterLab by Altair's "jupyter" renderer (an anywidget): the
+    charts cannot be imported without anywidget (a dependency of the package), so no other
+    notebook renderer is needed."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, winviz.viz.export\n"
+        "assert 'anywidget' in sys.modules\n"
+        "sys.modules['anywidget'] = None  # as if it were not installed\n"
+        "for name in [m for m in sys.modules if m.startswith(('winviz.viz', 'altair.jupyter'))]:\n"
+        "    del sys.modules[name]\n"
+        "try:\n"
+        "    import winviz.viz.timeline\n"
+        "except ImportError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "anywidget" in out.stdout
+
+
 # -- hostile charts through every writer -------------------------------------------------
 
 
 class _Blocks(HTMLParser):
-    """The text of every ``script.winviz-spec`` data block and every iframe's srcdoc."""
+    """The text of every ``script.winviz-spec`` data block."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.blocks: list[str] = []
-        self.srcdocs: list[str] = []
         self._in = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -168,8 +204,6 @@ class _Blocks(HTMLParser):
         self._in = tag == "script" and a.get("class") == pages.SPEC_CLASS
         if tag == "script" and self._in:
             self.blocks.append("")
-        if tag == "iframe":
-            self.srcdocs.append(a["srcdoc"] or "")
 
     def handle_data(self, data: str) -> None:
         if self._in:
@@ -233,18 +267,6 @@ def test_save_html_title_is_text(hostile, tmp_path) -> None:
     page = export.save_html(chart, tmp_path / "p.html", title=hj.SCRIPT).read_text("utf-8")
     _assert_safe(page, [export.chart_spec(chart)])
     assert f"<title>{html.escape(hj.SCRIPT)}</title>" in page
-
-
-def test_iframe_renderer_nests_the_same_safe_page(hostile, hostile_specs) -> None:
-    spec = export.chart_spec(hostile["scrubber"])
-    out = export.iframe_renderer({"$schema": "x", **spec})["text/html"]
-    assert out.startswith('<iframe srcdoc="') and 'sandbox="allow-scripts"' in out
-    # the attribute holds no character that could end it or open a tag
-    attr = out[len('<iframe srcdoc="') : out.index('" style=')]
-    assert not set(attr) & set("<>\"'")
-    [inner] = _blocks(out).srcdocs
-    assert inner == export.html_page(spec)
-    _assert_safe(inner, [hostile_specs["scrubber"]])
 
 
 def _explorer_output(spec: dict[str, Any], fallback: str = "") -> dict[str, Any]:

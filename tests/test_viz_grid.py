@@ -175,6 +175,6 @@ def test_external_resources_looks_inside_the_precomputed_runs() -> None:
     from winviz.viz import pages
 
     page = f"<html><body>{pages.explorer_element(block, 1)}</body></html>"
-    assert lessons.external_resources(page) == [
+    assert pages.external_resources(page) == [
         "Vega-Lite data url 'https://example.org/d.json' (explorer)"
     ]

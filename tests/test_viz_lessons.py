@@ -30,7 +30,7 @@ from winviz.viz.export import EXPLORER_KEY
     ],
 )
 def test_external_resources_finds_every_kind_of_fetch(snippet: str) -> None:
-    assert len(lessons.external_resources(f"<html><body>{snippet}</body></html>")) == 1
+    assert len(pages.external_resources(f"<html><body>{snippet}</body></html>")) == 1
 
 
 def test_external_resources_allows_links_namespaces_and_local_references() -> None:
@@ -40,13 +40,13 @@ def test_external_resources_allows_links_namespaces_and_local_references() -> No
         '<img src="data:image/png;base64,AAAA"><link rel="icon" href="favicon.ico">'
         '<script>const u = "https://vega.github.io/schema/vega/v6.json";</script>'
     )
-    assert lessons.external_resources(page) == []
+    assert pages.external_resources(page) == []
 
 
 def test_external_resources_finds_a_vega_lite_data_url() -> None:
     spec = {"layer": [{"data": {"values": [1]}}, {"data": {"url": "https://x.org/cars.json"}}]}
     page = pages.chart_element(spec)
-    assert lessons.external_resources(page) == ["Vega-Lite data url 'https://x.org/cars.json'"]
+    assert pages.external_resources(page) == ["Vega-Lite data url 'https://x.org/cars.json'"]
 
 
 def test_chart_html_escapes_the_spec_for_a_script_element() -> None:
@@ -102,7 +102,7 @@ def test_render_page_has_one_bundle_no_cdn_and_the_embed_script() -> None:
     assert page.count("window.vegaEmbed=function(){};") == 1
     assert "<title>A &lt;title&gt;</title>" in page
     assert '"renderer":"svg"' in page and "window.winvizCharts" in page
-    assert lessons.external_resources(page) == []
+    assert pages.external_resources(page) == []
     assert pages.check_page(page) == []  # the policy allows exactly its two scripts
     for cdn in ("require.js", "mathjax", "mermaid", "unpkg", "jsdelivr", "cdnjs"):
         assert cdn not in page.lower(), cdn
@@ -202,6 +202,6 @@ def test_external_resources_reads_data_blocks_whatever_the_attribute_order() -> 
         '<script type="application/json" class="winviz-spec">',
         '<script class="winviz-spec" type="application/json">',
     ):
-        assert lessons.external_resources(f"<div>{tag}{spec}</script></div>") == [
+        assert pages.external_resources(f"<div>{tag}{spec}</script></div>") == [
             "Vega-Lite data url 'https://example.org/d.json'"
         ]

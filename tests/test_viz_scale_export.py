@@ -171,8 +171,10 @@ def test_bin_elements_and_bin_fates_exact_cells() -> None:
         }
     )
     codes = np.array([palette.FATES.index(f) for f in frame["fate"][:4]])
+    xs, ys = frame["ts"].to_numpy(), frame["proc_time"].to_numpy()
     for cells, nx, ny in (
-        scale.bin_elements(frame, (0, 10), (0, 10), 100),
+        scale.bin_points(xs, ys, frame["fate"], "fate", (0, 10), (0, 10), 100),
+        scale.bin_elements(frame[:4], (0, 10), (0, 10), 100, codes),
         scale.bin_fates(
             frame["ts"][:4].to_numpy(),
             frame["proc_time"][:4].to_numpy(),
@@ -197,7 +199,7 @@ def test_bin_elements_and_bin_fates_exact_cells() -> None:
 @pytest.mark.parametrize("present", [(0,), (0, 1, 2, 3), (1, 3), (2, 0)])
 def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) -> None:
     """``bin_fates`` (fates as their positions in FATES, not hashed) gives exactly the cells
-    binning the fates' texts gives (``bin_elements`` without codes): same rows, order, values
+    binning the fates' texts gives (``bin_points``): same rows, order, values
     and grid, whichever fates are present; 30,000 points coarsen the grid to fit the limit."""
     import pandas as pd
 
@@ -209,8 +211,9 @@ def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) 
     codes = rnd.choice(np.array(present), n)
     fates = np.array([palette.FATES[c] for c in codes], dtype=object)
     frame = pd.DataFrame({"ts": xs, "proc_time": ys, "fate": pd.Series(fates, dtype=object)})
-    want = scale.bin_elements(frame, (-200, 200), (-10, 300), 2_000)
-    got = scale.bin_fates(np.clip(xs, -200, 200), ys, codes, (-200, 200), (-10, 300), 2_000)
+    ranges = ((-200, 200), (-10, 300))
+    want = scale.bin_points(np.clip(xs, -200, 200), ys, frame["fate"], "fate", *ranges, 2_000)
+    got = scale.bin_fates(np.clip(xs, -200, 200), ys, codes, *ranges, 2_000)
     assert got[1:] == want[1:] and want[1:] != (120, 80)
     pd.testing.assert_frame_equal(got[0], want[0])
 
@@ -284,40 +287,3 @@ def test_thinning_keeps_every_extreme() -> None:
     keep, bins = scale.keep_extremes(np.arange(n), np.array(size), np.zeros(n), 1_000)
     assert len(keep) <= 1_000 and bins == 250
     assert max(size[i] for i in keep) == 99
-
-
-def test_the_fallback_iframe_holds_the_title_views_axes_and_legends_under_the_plot() -> None:
-    """``export.frame_size``: the width ``palette.FIT_WIDTH`` (or a wider chart's), the
-    height the title's lines, the plot, the axis under it and each legend's rows (2 entries
-    a row) — tests/browser/test_iframe_fallback.py checks it against Chromium's drawing."""
-    from winviz.viz import export, palette
-
-    page = 2 * (8 + 4 + 5)  # margins: the page's body, the chart element, Vega's padding
-    legend = {"field": "k", "type": "nominal", "scale": {"domain": ["a", "b", "c"]}}
-    spec = {
-        "title": {"text": "t", "subtitle": ["one", "two"]},
-        "width": 600,
-        "height": 300,
-        "layer": [
-            {"mark": "point", "encoding": {"x": {"field": "x"}, "color": legend}},
-            {"mark": "rule", "encoding": {"x": {"field": "x"}, "shape": {"field": "s"}}},
-        ],
-    }
-    # title 24 + 2 × 15; plot 300, axis 64; legends: 18 + 12 + 2 rows × 20 (3 entries),
-    # 18 + 12 + 4 rows × 20 (a domain not named: 8 entries)
-    assert export.frame_size(spec) == (
-        palette.FIT_WIDTH + page,
-        24 + 30 + 300 + 64 + 70 + 110 + page,
-    )
-    html_out = export.iframe_renderer(spec)["text/html"]
-    assert f"width:{palette.FIT_WIDTH + page}px;height:{598 + page}px" in html_out
-    # a wider chart: its plot and the axis room left of it; no legend drawn for legend: null
-    wide = {"width": 900, "height": 200, "encoding": {"y": {"field": "y"}, "color": {
-        "field": "k", "type": "nominal", "legend": None}}}  # fmt: skip
-    assert export.frame_size(wide) == (900 + 150 + page, 200 + 64 + page)
-    # views one under the other add up (20 px apart); a diagram (axes None) has no axis room
-    stacked = {"vconcat": [{"width": 100, "height": 100, "title": "a"}, {"height": 50}]}
-    assert export.frame_size(stacked) == (palette.FIT_WIDTH + page, 24 + 100 + 20 + 50 + page)
-    hidden = {"x": {"field": "x", "axis": None}, "y": {"field": "y", "axis": None}}
-    diagram = {"width": 820, "height": 400, "encoding": hidden}
-    assert export.frame_size(diagram) == (palette.FIT_WIDTH + page, 400 + page)

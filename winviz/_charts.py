@@ -18,7 +18,7 @@ EXPLORE_CHARTS: dict[str, str] = {
     "propagation_chart": "propagation",
     "skew_chart": "skew",
 }
-"""Charts of a whole trace, decorated with ``spec.chart_function``: ``explore``'s chart names,
+"""Charts of a whole trace, decorated with ``palette.public_chart``: ``explore``'s chart names,
 in this order."""
 
 OTHER_CHARTS: dict[str, str] = {"operator_flow": "flow", "stage_watermarks": "stages"}

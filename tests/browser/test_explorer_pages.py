@@ -16,7 +16,7 @@ import pytest
 from tests.browser.conftest import wait_until
 from tests.browser.site_check import check_page
 from tools.browser import open_drawn
-from winviz.viz import lessons
+from winviz.viz import lessons, pages
 
 EXPLORER = "div.winviz-explorer"
 TIMELINE = f"{EXPLORER} div.winviz-chart >> nth=0"
@@ -45,7 +45,7 @@ def test_the_page_carries_every_run(built: lessons.LessonPage) -> None:
     assert "Interactive widget" not in page and "are not precomputed" not in page
     assert "for every one of its 8 combinations" in page
     assert "<code>counts(data, bound=1000, size=5000)</code>" in page
-    assert lessons.external_resources(page) == []
+    assert pages.external_resources(page) == []
 
 
 def test_slider_and_dropdown_switch_between_real_runs(

@@ -2,7 +2,7 @@
 
 The job of ``tests/hostile_job.py`` names its source, operators, sinks and side-output tag
 with markup, script and quote payloads and keys its records by them. Its charts — every chart
-of the kit — are saved with ``save_html``, rendered inline (the iframe renderer) and built
+of the kit — are saved with ``save_html`` and built
 into a lesson page by ``make lessons``' builder; each page is opened in Debian's Chromium with
 every request leaving the machine blocked and recorded. On every page: the sentinel global
 ``window.__pwned`` stays unset, no page error, no console error (a script the page's
@@ -23,7 +23,7 @@ from lesson_notebook import write_lesson
 
 import winviz as wv
 from tests.browser.conftest import wait_until
-from winviz.viz import export, lessons, palette
+from winviz.viz import lessons, palette
 
 CHARTS = ("timeline", "window_lanes", "timers_chart", "scrubber", "propagation_chart")
 
@@ -49,16 +49,15 @@ class Watch:
         pg.on("pageerror", lambda e: self.errors.append(str(e)))
 
 
-def _open(pg, path: Path, frame: Any = None) -> Any:
+def _open(pg, path: Path) -> Any:
     pg.goto(path.as_uri())
-    target = frame(pg) if frame else pg
     # done drawing, or a payload ran: then the assertions below say which
-    target.wait_for_function(
+    pg.wait_for_function(
         "(window.winvizCharts && window.winvizCharts.done) || window.__pwned !== undefined",
         timeout=30_000,
     )
-    assert target.evaluate("typeof window.__pwned") == "undefined"
-    return target
+    assert pg.evaluate("typeof window.__pwned") == "undefined"
+    return pg
 
 
 def _assert_clean(target, watch: Watch, net, charts: int) -> None:
@@ -111,26 +110,6 @@ def test_tooltips_show_hostile_keys_as_text(saved, page) -> None:
         assert any(key[:12] in text for text in seen), key
     assert pg.evaluate("typeof window.__pwned") == "undefined"
     assert (watch.errors, watch.console, net.blocked) == ([], [], [])
-
-
-def test_inline_iframe_renderer(hostile, tmp_path, page) -> None:
-    html = export.iframe_renderer(hostile["scrubber"].to_dict())["text/html"]
-    host = tmp_path / "host.html"
-    host.write_text(
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>{html}</body></html>',
-        encoding="utf-8",
-    )
-    pg, net = page
-    watch = Watch(pg)
-    frame = _open(pg, host, frame=lambda p: p.frames[1])
-    _assert_clean(frame, watch, net, charts=1)
-    assert pg.evaluate("typeof window.__pwned") == "undefined"
-    assert pg.evaluate("document.querySelectorAll('iframe').length") == 1
-    assert hj.WINDOW_OP in frame.evaluate("document.querySelector('svg').textContent")
-    # the slider still moves time under the policy (Vega's expressions are interpreted)
-    slider = frame.locator('.vega-bindings input[type="range"]')
-    slider.fill(slider.get_attribute("min"))
-    assert (watch.errors, watch.console) == ([], [])
 
 
 def _hostile_lesson(folder: Path) -> Path:

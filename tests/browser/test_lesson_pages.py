@@ -29,14 +29,14 @@ def built(check_notebook: Path, tmp_path_factory) -> lessons.LessonPage:
 
 def test_built_page_is_self_contained(built: lessons.LessonPage) -> None:
     page = built.path.read_text(encoding="utf-8")
-    assert lessons.external_resources(page) == []
+    assert pages.external_resources(page) == []
     assert (built.charts, built.widgets) == (1, 1)
     # one inlined copy of Vega per page, and no CDN loader of nbconvert's templates
     assert page.count("window.vegaEmbed=") == 1
     assert "require.js" not in page and "mathjax" not in page.lower()
     index = (built.path.parent / "index.html").read_text(encoding="utf-8")
     assert '<a href="90_browser_check.html">90_browser_check</a> — Browser check' in index
-    assert lessons.external_resources(index) == []
+    assert pages.external_resources(index) == []
 
 
 def test_charts_render_and_the_slider_moves_time(

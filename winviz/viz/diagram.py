@@ -15,13 +15,6 @@ from winviz.viz import palette, spec
 
 ON = "on the path"
 OFF = "not on the path"
-ON_FILL = palette.PATH_FILL
-ON_STROKE = palette.INK
-OFF_FILL = palette.PAPER
-OFF_STROKE = palette.FADED_COLOR
-OFF_TEXT = palette.FADED_INK
-TITLE_SIZE = 11
-LINE_SIZE = 10
 LINE_PX = 13  # px between lines of text in a box (a title's lines too)
 TITLE_TOP_PX = 4  # px from a box's top to its title's first line
 TEXT_GAP_PX = 2  # px between a box's title and its lines of text
@@ -139,10 +132,12 @@ def _border(box: Box, tx: float, ty: float) -> tuple[float, float]:
     return box.x + dx * s, box.y + dy * s
 
 
-def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list[dict[str, Any]]:
+def arrow_rows(
+    boxes: dict[str, Box], arrows: list[Arrow], frame: Frame, words: tuple[str, str]
+) -> list[dict[str, Any]]:
     """One row per straight segment of each arrow, box border to box border through its
     ``via`` points; the last carries the head's angle (clockwise from up), the longest the
-    label."""
+    label; ``path``: ``words``' first on the path, else its second."""
     rows = []
     for a in arrows:
         s, d = boxes[a.src], boxes[a.dst]
@@ -166,7 +161,7 @@ def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list
                     "label": a.label if i == longest else "",
                     "right": a.right,
                     "above": abs(py) < 0.5,  # a level segment: its label centred above it
-                    "path": ON if a.on else OFF,
+                    "path": words[0] if a.on else words[1],
                     "dashed": a.dashed,
                     "arrow": f"{s.title} → {d.title}",
                     "edge": f"{a.src} → {a.dst}",
@@ -175,9 +170,9 @@ def arrow_rows(boxes: dict[str, Box], arrows: list[Arrow], frame: Frame) -> list
     return rows
 
 
-def box_rows(boxes: list[Box], frame: Frame) -> list[dict[str, Any]]:
+def box_rows(boxes: list[Box], frame: Frame, words: tuple[str, str]) -> list[dict[str, Any]]:
     """One row per box: its rectangle, title and text (lines joined by newlines), where they
-    start (``ty``, ``ly``), on / off."""
+    start (``ty``, ``ly``), on / off the path (``words``)."""
     return [
         {
             "id": b.id,
@@ -192,7 +187,7 @@ def box_rows(boxes: list[Box], frame: Frame) -> list[dict[str, Any]]:
             + frame.units(TITLE_TOP_PX + LINE_PX * (b.title.count("\n") + 1) + TEXT_GAP_PX),
             "title": b.title,
             "text": "\n".join(b.lines),
-            "path": ON if b.on else OFF,
+            "path": words[0] if b.on else words[1],
             "kind": "decision" if b.decision else "step",
             "tip": b.tip or "\n".join(b.lines),
         }
@@ -201,21 +196,14 @@ def box_rows(boxes: list[Box], frame: Frame) -> list[dict[str, Any]]:
 
 
 def diagram(
-    boxes: list[Box],
-    arrows: list[Arrow],
-    frame: Frame,
-    *,
-    legend: tuple[str, str] | None = (ON, OFF),
+    boxes: list[Box], arrows: list[Arrow], frame: Frame, legend: tuple[str, str] | None
 ) -> spec.ChartDict:
     """The boxes and arrows as one layered chart (axes hidden, y downwards). ``legend``: the
     words for on / off the path in the legend (None: no legend)."""
     shown = legend is not None
     legend = legend or (ON, OFF)
-    brows = box_rows(boxes, frame)
-    arows = arrow_rows({b.id: b for b in boxes}, arrows, frame)
-    words = {ON: legend[0], OFF: legend[1]}
-    for r in brows + arows:
-        r["path"] = words[r["path"]]
+    brows = box_rows(boxes, frame, legend)
+    arows = arrow_rows({b.id: b for b in boxes}, arrows, frame, legend)
     x = {"scale": {"domain": [frame.x0, frame.x1]}, "axis": None}
     y = {"scale": {"domain": [frame.y0, frame.y1], "reverse": True}, "axis": None}
     q = "quantitative"
@@ -228,9 +216,9 @@ def diagram(
         return {"field": "path", "type": "nominal", **more, "scale": scale}
 
     key = {"symbolStrokeColor": palette.INK, "symbolType": "square"} if shown else None
-    fill = by_path([ON_FILL, OFF_FILL], title="step", legend=key)
-    stroke = by_path([ON_STROKE, OFF_STROKE], legend=None)
-    ink = by_path([palette.INK, OFF_TEXT], legend=None)
+    fill = by_path([palette.PATH_FILL, palette.PAPER], title="step", legend=key)
+    stroke = by_path([palette.INK, palette.FADED_COLOR], legend=None)
+    ink = by_path([palette.INK, palette.FADED_INK], legend=None)
 
     def text(rows: list[dict[str, Any]], fx: str, fy: str, field: str, **mark: Any) -> Any:
         channels = {**at(fx, fy), "text": {"field": field, "type": "nominal"}, "color": ink}
@@ -281,10 +269,10 @@ def diagram(
             channels = {**at("x", "y"), **ends, "fill": fill, "stroke": outline, "tooltip": tip}
             layers.append(spec.layer(part, mark, channels))
     lines = {"baseline": "top", "lineBreak": "\n", "lineHeight": LINE_PX}
-    layers.append(text(brows, "cx", "ty", "title", fontSize=TITLE_SIZE, fontWeight="bold", **lines))
+    layers.append(text(brows, "cx", "ty", "title", fontSize=11, fontWeight="bold", **lines))
     texts = [r for r in brows if r["text"]]
     if texts:
-        layers.append(text(texts, "cx", "ly", "text", fontSize=LINE_SIZE, **lines))
+        layers.append(text(texts, "cx", "ly", "text", fontSize=10, **lines))
     # the arrows' colour and the texts' are two scales of one field (merged, Vega-Lite warns)
     resolve = {"scale": {"color": "independent"}}
     return {"layer": layers, "width": frame.width, "height": frame.height, "resolve": resolve}

@@ -653,7 +653,7 @@ def _chart_function(chart: str | Callable[..., Any]) -> Callable[[Any, Any, int 
             f"explore: unknown chart {chart!r}; choose from {', '.join(CHART_NAMES)} or pass "
             "a function result → chart"
         )
-    fn = _charts.load(chart).vega_lite  # the chart's dict (spec.chart_function)
+    fn = _charts.load(chart).vega_lite  # the chart's dict (palette.public_chart)
     if chart == "scrubber":
         return lambda result, view, at: fn(view, at=at)
     return lambda result, view, at: fn(view)

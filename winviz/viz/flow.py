@@ -13,8 +13,8 @@ per window it was added to, the timer calls of that key and window up to its ``c
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -106,7 +106,7 @@ GAP_PX = 28  # px at least between two boxes one above the other (an arrow and i
 EDGE_PX = 6  # px above the top box and under the lowest
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class ElementPath:
     """The element (its ``element`` record), its fate, and the steps it took."""
 
@@ -254,10 +254,13 @@ def element_path(view: TraceView, operator: str, element: int) -> ElementPath:
         asked = max([seq, *(r.seq for r in windows)])
         verdict = "yes: ts + allowed lateness ≤ watermark"
         if fate in (vocabulary.SIDE_OUTPUT, vocabulary.DROPPED):
-            kind = "side_output" if fate == vocabulary.SIDE_OUTPUT else "late_dropped"
+            side = fate == vocabulary.SIDE_OUTPUT
             steps.append((asked, "element_late", None, verdict))
-            step = "side_output" if fate == vocabulary.SIDE_OUTPUT else "dropped"
-            steps.append((_first(view, kind, operator, seq, end), step, None, fate))
+            # its side_output / late_dropped record, else the element's
+            shown = view.select("side_output" if side else "late_dropped", operator=operator)
+            shown = shown[(shown > seq) & (shown < end)]
+            at = int(shown[0]) if len(shown) else seq
+            steps.append((at, "side_output" if side else "dropped", None, fate))
         else:
             steps.append(
                 (asked, "element_late", None, "no: ignored (ts + allowed lateness > watermark)")
@@ -280,29 +283,19 @@ def trace_records(view: TraceView, rows: np.ndarray) -> list[TraceRecord]:
     rows = np.asarray(rows, dtype=np.int64)
     if not len(rows):
         return []
-    fields = [view.column(name, rows) for name in ("proc_time", "watermark", "operator", "key")]
-    windows = view.part("window", rows).decode(rows)
-    stamps = view.column("ts", rows)
-    details = view.part("detail", rows)[rows]
-    return [
-        TraceRecord(int(seq), kind, proc, mark, op, key, window, ts, detail)
-        for seq, kind, proc, mark, op, key, window, ts, detail in zip(
+    base = [view.column(name, rows).tolist() for name in ("proc_time", "watermark", "operator")]
+    return list(
+        map(
+            TraceRecord,
             rows.tolist(),
             view.kinds_of(rows).tolist(),
-            *(f.tolist() for f in fields),
-            list(windows),
-            stamps.tolist(),
-            list(details),
-            strict=True,
+            *base,
+            view.column("key", rows).tolist(),
+            list(view.part("window", rows).decode(rows)),
+            view.column("ts", rows).tolist(),
+            list(view.part("detail", rows)[rows]),
         )
-    ]
-
-
-def _first(view: TraceView, kind: str, operator: str, start: int, end: int) -> int:
-    """The seq of the operator's first ``kind`` record in (start, end), else ``start``."""
-    rows = view.select(kind, operator=operator)
-    rows = rows[(rows > start) & (rows < end)]
-    return int(rows[0]) if len(rows) else start
+    )
 
 
 def _firing_words(view: TraceView, operator: str) -> dict[int, str]:
@@ -403,41 +396,25 @@ def _boxes(lines: dict[str, list[str]], width: int) -> tuple[list[Box], float, t
     the plot (boxes one above another ``GAP_PX`` apart at least) and the plot's top and
     bottom (data units)."""
     sx = width / (X_SPAN[1] - X_SPAN[0])
-    laid = []
+    laid = []  # the boxes, their heights in px
     for node, (title, x, y, question) in NODES.items():
         shown = lines.get(node, [])
         if len(shown) > MAX_LINES:
             shown = [*shown[: MAX_LINES - 1], f"and {len(shown) - MAX_LINES + 1} more (tooltip)"]
         w = NARROW if node in ("side_output", "dropped") else WIDE
         heading, text, h = box_px(title, shown, w * sx)
-        laid.append((node, x, y, w, heading, text, h, question))
+        tip = "\n".join(lines.get(node, [])) or "not taken by this element"
+        laid.append(Box(node, x, y, w, h, heading, text, node in lines, question, tip))
     sy = 40.0
-    for (_, xa, ya, wa, _, _, ha, _), (_, xb, yb, wb, _, _, hb, _) in itertools.combinations(
-        laid, 2
-    ):
-        if abs(xa - xb) < (wa + wb) / 2 and ya != yb:
-            sy = max(sy, ((ha + hb) / 2 + GAP_PX) / abs(ya - yb))
-    for node, _, y, _, _, _, h, _ in laid:
-        if node in BELOW:
-            sy = max(sy, (h / 2 + GAP_PX / 2) / (y - BELOW[node]))
-    top = min(y - (h / 2 + EDGE_PX) / sy for _, _, y, _, _, _, h, _ in laid)
-    bottom = max(y + (h / 2 + EDGE_PX) / sy for _, _, y, _, _, _, h, _ in laid)
-    boxes = [
-        Box(
-            node,
-            x,
-            y,
-            w,
-            h / sy,
-            heading,
-            text,
-            on=node in lines,
-            decision=question,
-            tip="\n".join(lines.get(node, [])) or "not taken by this element",
-        )
-        for node, x, y, w, heading, text, h, question in laid
-    ]
-    return boxes, sy, (top, bottom)
+    for a, b in itertools.combinations(laid, 2):
+        if abs(a.x - b.x) < (a.w + b.w) / 2 and a.y != b.y:
+            sy = max(sy, ((a.h + b.h) / 2 + GAP_PX) / abs(a.y - b.y))
+    for b in laid:
+        if b.id in BELOW:
+            sy = max(sy, (b.h / 2 + GAP_PX / 2) / (b.y - BELOW[b.id]))
+    top = min(b.y - (b.h / 2 + EDGE_PX) / sy for b in laid)
+    bottom = max(b.y + (b.h / 2 + EDGE_PX) / sy for b in laid)
+    return [dataclasses.replace(b, h=b.h / sy) for b in laid], sy, (top, bottom)
 
 
 def _chart(
@@ -465,7 +442,7 @@ def _chart(
     frame = Frame(
         *X_SPAN, top, bottom, width, round(sy * (bottom - top)) if height is None else height
     )
-    chart = diagram(boxes, arrows, frame, legend=("taken by this element", "not taken"))
+    chart = diagram(boxes, arrows, frame, ("taken by this element", "not taken"))
     r = path.record
     head = (
         f"element {path.position} at {operator!r}: key {short(r.key)}, value "

@@ -37,7 +37,7 @@ from traitlets import CaselessStrEnum, default
 from winviz.viz import grid
 from winviz.viz import pages as safe
 from winviz.viz.export import EXPLORER_KEY, EXPORT_MIMETYPE, RENDERER_ENV
-from winviz.viz.pages import explorer_html, external_resources
+from winviz.viz.pages import explorer_html
 
 LESSON_GLOB = "[0-9][0-9]_*.ipynb"
 """Lesson notebooks: two digits, an underscore, a name (``00_tour.ipynb``)."""
@@ -232,27 +232,14 @@ def build_lesson(
         safe.require_safe(page, f"lesson {path.name}")
     except safe.PageError as exc:
         raise LessonBuildError(str(exc)) from None
-    charts = count_charts(page)
-    explorers, frozen = count_explorers(page)
-    bad = external_resources(page)
-    if bad:
-        raise LessonBuildError(
-            f"lesson {path.name}: the page would load {len(bad)} external resource(s), "
-            f"expected none; first: {bad[:3]}"
-        )
     target = out / f"{path.stem}.html"
     out.mkdir(parents=True, exist_ok=True)
     target.write_text(page, encoding="utf-8")
+    explorers, frozen = count_explorers(page)
+    seconds = time.perf_counter() - start
+    size = len(page.encode("utf-8"))
     return LessonPage(
-        lesson=path.stem,
-        path=target,
-        size=len(page.encode("utf-8")),
-        seconds=time.perf_counter() - start,
-        charts=charts,
-        widgets=widgets,
-        title=title,
-        explorers=explorers,
-        frozen=frozen,
+        path.stem, target, size, seconds, count_charts(page), widgets, title, explorers, frozen
     )
 
 
@@ -330,9 +317,6 @@ def build_lessons(
                 log(report_line(page))
     index = index_page(pages)
     safe.require_safe(index, "index.html")
-    bad = external_resources(index)
-    if bad:  # pragma: no cover - the index is ours
-        raise LessonBuildError(f"index.html would load external resources: {bad[:3]}")
     (Path(out) / "index.html").write_text(index, encoding="utf-8")
     return pages
 

@@ -178,42 +178,28 @@ _EMBED_JS = """(function () {
       return queue;
     }
     const controls = ex.querySelector("div.winviz-explorer-controls");
-    data.controls.forEach(function (c, k) {
-      const row = document.createElement("label");
-      row.className = "winviz-explorer-control";
-      const name = document.createElement("span");
-      name.textContent = c.label + " ";
-      row.appendChild(name);
-      let input;
-      const out = document.createElement("output");
-      if (c.kind === "dropdown") {
-        input = document.createElement("select");
+    function el(tag, props) { return Object.assign(document.createElement(tag), props); }
+    data.controls.forEach(function (c, k) {  // a dropdown, or a slider with its value shown
+      const dropdown = c.kind === "dropdown";
+      const last = String(c.labels.length - 1);
+      const input = dropdown ? el("select") : el("input", {type: "range", min: "0", max: last,
+        step: "1", disabled: c.labels.length < 2});
+      if (dropdown) {
         c.labels.forEach(function (text, i) {
-          const o = document.createElement("option");
-          o.value = String(i);
-          o.textContent = text;
-          input.appendChild(o);
+          input.appendChild(el("option", {value: String(i), textContent: text}));
         });
-      } else {
-        input = document.createElement("input");
-        input.type = "range";
-        input.min = "0";
-        input.max = String(c.labels.length - 1);
-        input.step = "1";
-        input.disabled = c.labels.length < 2;
       }
-      input.name = c.name;
-      input.value = String(c.initial);
-      out.textContent = c.kind === "dropdown" ? "" : " " + c.labels[c.initial];
+      Object.assign(input, {name: c.name, value: String(c.initial)});
+      const out = el("output", {textContent: dropdown ? "" : " " + c.labels[c.initial]});
       input.addEventListener("input", function () {
         const value = Number(input.value);
         moved = {control: k, direction: value < picked[k] ? -1 : 1};
         picked[k] = value;
-        out.textContent = c.kind === "dropdown" ? "" : " " + c.labels[picked[k]];
+        out.textContent = dropdown ? "" : " " + c.labels[value];
         show();
       });
-      row.appendChild(input);
-      row.appendChild(out);
+      const row = el("label", {className: "winviz-explorer-control"});
+      row.append(el("span", {textContent: c.label + " "}), input, out);
       controls.appendChild(row);
     });
     return show();
@@ -362,20 +348,20 @@ def vega_lite_version() -> str:
     return f"{major}.{minor}"
 
 
-@functools.lru_cache(maxsize=2)
-def javascript_bundle(vl_version: str | None = None) -> str:
+@functools.cache
+def javascript_bundle() -> str:
     """Vega, Vega-Lite (Altair's version) and vega-embed as one script (vl-convert, offline),
     ``</script`` written ``<\\/script`` (the same to JavaScript)."""
-    bundle = vlc.javascript_bundle(vl_version=vl_version or vega_lite_version())
+    bundle = vlc.javascript_bundle(vl_version=vega_lite_version())
     bundle = re.sub(r"</(script)", r"<\\/\1", bundle, flags=re.IGNORECASE)
     script_element(bundle)  # raises if anything else could break the element
     return bundle
 
 
-def embed_script(options: dict[str, Any] | None = None) -> str:
+def embed_script() -> str:
     """The script that draws every ``chart_element`` of a page (``EMBED_OPTIONS``)."""
     return _EMBED_JS % {
-        "options": script_json(EMBED_OPTIONS if options is None else options),
+        "options": script_json(EMBED_OPTIONS),
         "spec_class": SPEC_CLASS,
         "explorer_class": EXPLORER_CLASS,
         "view_script": view_script.SCRIPT,
@@ -466,7 +452,8 @@ def data_blocks(page: str, cls: str) -> list[str]:
 
 def check_page(page: str) -> list[str]:
     """What is wrong with a page, in words (empty: safe): not exactly one policy before any
-    script with the fixed directives, an inline script not allowed by hash, a script URL."""
+    script with the fixed directives, an inline script not allowed by hash, a script URL, a
+    fetch from another host (``external_resources``)."""
     parser = _Scripts(page)
     problems = []
     if len(parser.policies) != 1:
@@ -490,7 +477,7 @@ def check_page(page: str) -> list[str]:
             script_hash(body) not in allowed
         ):
             problems.append(f"an inline script the policy does not allow: {body[:80]!r}")
-    return problems
+    return problems + [f"it would fetch from another host: {u}" for u in external_resources(page)]
 
 
 def require_safe(page: str, what: str) -> None:

@@ -12,6 +12,7 @@ epoch ms; times beyond 2**53 (MIN, MAX) are clipped to the axis' edge and labell
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -447,11 +448,13 @@ def input_card(exc: Exception, *, chart: str) -> dict[str, Any]:
 
 
 def public_chart(name: str) -> Callable[[Callable[..., spec.ChartDict]], Callable[..., Any]]:
-    """The decorator of the public chart function ``name`` (→ chart dict): its Altair chart
-    (``spec.chart_function``), drawn with the garbage collector paused, input it cannot draw
-    (``TraceInputError``) given as its message card; a ``ValueError`` still raises."""
+    """The decorator of the public chart function ``name``: ``fn`` (→ chart dict) drawn with
+    the garbage collector paused, input it cannot draw (``TraceInputError``) given as its
+    message card (a ``ValueError`` still raises), is its ``vega_lite``; the public function
+    takes the same arguments and returns its Altair chart (``spec.altair_chart``)."""
 
     def public(fn: Callable[..., spec.ChartDict]) -> Callable[..., Any]:
+        @gc_paused
         @functools.wraps(fn)
         def drawn(*args: Any, **kwargs: Any) -> spec.ChartDict:
             try:
@@ -459,7 +462,14 @@ def public_chart(name: str) -> Callable[[Callable[..., spec.ChartDict]], Callabl
             except TraceInputError as exc:
                 return input_card(exc, chart=name)
 
-        return spec.chart_function(gc_paused(drawn))
+        @functools.wraps(fn)
+        def chart(*args: Any, **kwargs: Any) -> Any:
+            return spec.altair_chart(drawn(*args, **kwargs))
+
+        chart.vega_lite = drawn  # type: ignore[attr-defined]
+        signature = inspect.signature(fn).replace(return_annotation="alt.TopLevelMixin")
+        chart.__signature__ = signature  # type: ignore[attr-defined]
+        return chart
 
     return public
 

@@ -1,7 +1,7 @@
 """Keeping every layer under Altair's inline-data limit (5,000 rows, never disabled).
 
 Each layer is reduced to at most ``ROW_LIMIT`` rows before it is drawn, and the chart's subtitle
-says how: ``bin_elements`` / ``bin_fates`` (grid cells with counts), ``keep_extremes`` /
+says how: ``bin_points`` / ``bin_fates`` (grid cells with counts), ``keep_extremes`` /
 ``thin_steps`` (M4: a line's first, last, lowest and highest vertex per bin), ``every_kth`` (a
 regular sample).
 """
@@ -60,7 +60,7 @@ def extent(*columns: pd.Series) -> list[int]:
     return out
 
 
-def _bin_arrays(
+def bin_points(
     xs: np.ndarray,
     ys: np.ndarray,
     values: pd.Series,
@@ -93,7 +93,7 @@ def _bin_codes(
     y_range: tuple[float, float],
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
-    """``_bin_arrays`` of ``by`` values given as codes: ``labels[code]``, the labels sorted."""
+    """``bin_points`` of ``by`` values given as codes: ``labels[code]``, the labels sorted."""
     nx, ny = 120, 80
     while True:
         cells = _cells(xs, ys, codes, labels, by, x_range, y_range, nx, ny)
@@ -107,14 +107,12 @@ def bin_elements(
     x_domain: tuple[int, int],
     y_domain: tuple[int, int],
     max_points: int,
-    fate_codes: np.ndarray | None = None,
+    fate_codes: np.ndarray,
 ) -> tuple[pd.DataFrame, int, int]:
-    """Elements (``ts``, ``proc_time``, ``fate``) clipped to the domains and binned per fate
-    (``_bin_arrays``); ``fate_codes``, if known: each fate's position in ``palette.FATES``."""
+    """Elements (``ts``, ``proc_time``) clipped to the domains and binned per fate
+    (``bin_fates``; ``fate_codes``: each fate's position in ``palette.FATES``)."""
     xs = np.clip(np.asarray(elements["ts"], dtype=float), *x_domain)
     ys = np.clip(np.asarray(elements["proc_time"], dtype=float), *y_domain)
-    if fate_codes is None:
-        return _bin_arrays(xs, ys, elements["fate"], "fate", x_domain, y_domain, max_points)
     return bin_fates(xs, ys, fate_codes, x_domain, y_domain, max_points)
 
 
@@ -126,7 +124,7 @@ def bin_fates(
     y_range: tuple[float, float],
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
-    """``_bin_arrays`` by ``fate`` of float arrays, fates as positions in ``palette.FATES``."""
+    """``bin_points`` by ``fate`` of float arrays, fates as positions in ``palette.FATES``."""
     present = np.flatnonzero(np.bincount(fate_codes, minlength=len(FATES)))
     order = sorted(present.tolist(), key=FATES.__getitem__)  # the fates present, sorted
     labels = np.array([FATES[i] for i in order], dtype=object)

@@ -2,10 +2,11 @@
 
 A chart function derives rows from the trace and returns a dict: layers (``layer``,
 ``text_layer``: a mark over inline rows ``{"values": rows}`` with Vega-Lite channel dicts)
-inside ``{"layer": […]}`` / ``{"hconcat": […]}`` dicts as Vega-Lite has them. ``chart_function``
-makes that function public: it returns the dict as an Altair chart (``altair_chart``: Altair's
-classes, whose ``to_dict`` writes the dict directly and checks it with the compiled schema,
-``winviz.viz.validation``); the explorer takes the dicts themselves (``chart_dict``).
+inside ``{"layer": […]}`` / ``{"hconcat": […]}`` dicts as Vega-Lite has them.
+``palette.public_chart`` makes that function public: it returns the dict as an Altair chart
+(``altair_chart``: Altair's classes, whose ``to_dict`` writes the dict directly and checks it
+with the compiled schema, ``winviz.viz.validation``); the explorer takes the dicts themselves
+(``chart_dict``).
 
 Altair is used only through its public API: chart and schema classes, their properties read and
 set by name, ``to_dict``, ``debug_mode``, ``limit_rows`` (``tests/test_viz_altair_public.py``).
@@ -108,7 +109,7 @@ class _CompiledCheck:
 
     @classmethod
     def validate(cls, instance: dict[str, Any], schema: dict[str, Any] | None = None) -> None:
-        ref = (schema or {}).get("$ref") or _definition(cls)
+        ref = (schema or {}).get("$ref") or f"#/definitions/{_vega_lite_class(cls).__name__}"
         if isinstance(ref, str) and validation.compiled(ref).is_valid(instance):
             return
         super().validate(instance, schema)  # type: ignore[misc]  # raises Altair's error
@@ -206,20 +207,6 @@ def _parameter(param: dict[str, Any]) -> SchemaBase:
     return alt.SelectionParameter(**param)
 
 
-def chart_function(fn: Callable[..., ChartDict]) -> Callable[..., alt.TopLevelMixin]:
-    """The public chart function of ``fn`` (→ chart dict): the same arguments, the Altair
-    chart (``altair_chart``); ``fn`` itself is its ``vega_lite`` attribute."""
-
-    @functools.wraps(fn)
-    def public(*args: Any, **kwargs: Any) -> alt.TopLevelMixin:
-        return altair_chart(fn(*args, **kwargs))
-
-    public.vega_lite = fn  # type: ignore[attr-defined]
-    signature = inspect.signature(fn).replace(return_annotation="alt.TopLevelMixin")
-    public.__signature__ = signature  # type: ignore[attr-defined]
-    return public
-
-
 # -- the Vega-Lite dict of a chart, without Altair's to_dict ---------------------------------------
 
 ROWS_PREFIX = "rows-"
@@ -259,12 +246,6 @@ def _vega_lite_class(cls: type) -> type | None:
     """The Vega-Lite schema class an Altair class is built on (``alt.LayerChart`` →
     ``TopLevelLayerSpec``), None if none."""
     return next((c for c in cls.__mro__ if c.__module__ == "altair.vegalite.v6.schema.core"), None)
-
-
-def _definition(cls: type) -> str:
-    """The schema reference of a winviz chart class (``#/definitions/TopLevelLayerSpec``)."""
-    schema_class = _vega_lite_class(cls)
-    return "" if schema_class is None else f"#/definitions/{schema_class.__name__}"
 
 
 @functools.cache

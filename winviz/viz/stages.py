@@ -168,9 +168,7 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
     upstream = _upstreams(records, ops, generated, sources, channels)
     op_rows, ch_rows = [], []
     for op in ops:
-        stage, subtask = split_subtask(op)
-        out = own.get(op, MIN)
-        chans = channels.get(op, {})
+        out, chans, ups = own.get(op, MIN), channels.get(op, {}), upstream.get(op, [])
         if chans:
             active = [c["watermark"] for c in chans.values() if not c["idle"]]
             if active:
@@ -181,7 +179,6 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
                 rule = "all channels idle: MAX over them"
             inp = out
         elif op in generated or op in sources:
-            ups = upstream.get(op, [])
             inp = own.get(ups[0], MIN) if ups else None
             rule = (
                 SOURCE_RULE
@@ -189,24 +186,14 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
                 else "ignored except MAX (TimestampsAndWatermarksOperator)"
             )
         else:
-            ups = upstream.get(op, [])
             inp = out
             rule = f"from {ups[0]!r}" if ups else "one input (not named in the trace)"
         for number, c in sorted(chans.items()):
             holds = not c["idle"] and c["watermark"] == inp
             ch_rows.append((op, number, c["input"], c["watermark"], c["idle"], holds))
+        assigner = op in generated
         op_rows.append(
-            (
-                op,
-                stage,
-                subtask,
-                inp,
-                rule,
-                out,
-                idle.get(op, False),
-                op in generated,
-                tuple(upstream.get(op, [])),
-            )
+            (op, *split_subtask(op), inp, rule, out, idle.get(op, False), assigner, tuple(ups))
         )
     operators = pd.DataFrame(op_rows, columns=list(OPERATOR_COLUMNS), dtype=object)
     channels_frame = pd.DataFrame(ch_rows, columns=list(CHANNEL_COLUMNS), dtype=object)
@@ -338,15 +325,10 @@ def _chart(
     ops = ops_frame["operator"].tolist()
     upstream = dict(zip(ops, (list(u) for u in ops_frame["upstream"]), strict=True))
     sources = set(ops_frame.loc[ops_frame["input_rule"] == SOURCE_RULE, "operator"])
-    # (a source, and an operator whose channels name no operator, start at the top)
-    depth = _depths(
-        ops,
-        {
-            op: upstream[op]
-            for op in ops
-            if upstream[op] or op in sources or _has_channels(table, op)
-        },
-    )
+    # what feeds each operator is told: its upstreams, or none (a source, or an operator whose
+    # channels name no operator: they start at the top)
+    told = [op for op in ops if upstream[op] or op in sources or _has_channels(table, op)]
+    depth = _depths(ops, {op: upstream[op] for op in told})
     boxes = _layout(table, depth, fmt, width)
     by_op = dict(zip(ops_frame["operator"], ops_frame["output_watermark"], strict=True))
     box = {b.id: b for b in boxes}
@@ -368,15 +350,13 @@ def _chart(
     frame = Frame(
         -EDGE, w + EDGE, -EDGE, h + EDGE, width or int(w + 2 * EDGE), height or int(h + 2 * EDGE)
     )
-    chart = diagram(boxes, arrows, frame, legend=None)
+    chart = diagram(boxes, arrows, frame, None)
     moment = (
         f"at processing time {fmt(at)}: after trace record {table.seq}"
         if at is not None
         else f"after trace record {table.seq} (processing time {fmt(table.proc_time)})"
     )
-    unknown = [
-        op for op in ops if not upstream[op] and op not in sources and not _has_channels(table, op)
-    ]
+    unknown = [op for op in ops if op not in told]
     notes = [
         f"{moment}; on each arrow: the upstream operator's output watermark"
         + ("" if start is None else f"; times in ms after {start}"),

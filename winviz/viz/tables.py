@@ -59,10 +59,9 @@ def readable(
     start: int | None = None,
     times: Iterable[str] = (),
     relative: Iterable[str] = (),
-    label: str = RELATIVE,
 ) -> pd.DataFrame:
     """A display copy of ``frame``: whole floats as ints (a gap empty), ``MIN``/``MAX`` by
-    name, the ``times`` columns as ``t - start`` named ``"<column> (<label>)"``; the
+    name, the ``times`` columns as ``t - start`` named ``"<column> (+ms)"`` (``RELATIVE``); the
     ``relative`` columns (already relative) only renamed. ``times`` needs a ``start``."""
     times, relative = list(times), list(relative)
     if times and start is None:
@@ -90,4 +89,4 @@ def readable(
             if plain_ints and not column.isna().any() and not column.isin([MIN, MAX]).any():
                 continue  # a plain int column stays as it is
             out[name] = [_shown(v, shift) for v in column]
-    return out.rename(columns={c: f"{c} ({label})" for c in times + relative})
+    return out.rename(columns={c: f"{c} ({RELATIVE})" for c in times + relative})

@@ -350,13 +350,13 @@ def _merges_binned(
     groups: dict[tuple[Any, ...], list[int]], x: TimeAxis, y: TimeAxis, notes: list[str]
 ) -> list[dict[str, Any]]:
     """More "merged" marks than ``scale.ROW_LIMIT``: the windows merged away counted per grid
-    cell (``scale._bin_arrays``), a mark per cell at their mean position."""
+    cell (``scale.bin_points``), a mark per cell at their mean position."""
     sizes = [len(idx) for idx in groups.values()]
     n = sum(sizes)
     xs = np.repeat(np.array([x.clip(g[0])[0] for g in groups], dtype=float), sizes)
     ys = np.repeat(np.array([y.clip(g[4])[0] for g in groups], dtype=float), sizes)
     what = pd.Series(np.full(n, "merged", dtype=object))
-    cells, nx, ny = scale._bin_arrays(
+    cells, nx, ny = scale.bin_points(
         xs, ys, what, "what", (x.lo, x.hi), (y.lo, y.hi), scale.ROW_LIMIT
     )
     notes.append(
