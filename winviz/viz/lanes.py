@@ -6,8 +6,8 @@ each bar: its firings at the event time of the timer that fired them (else its e
 per cause with the count; its cleanup at its cleanup time (Flink's
 ``WindowOperator.cleanupTime``); with allowed lateness > 0, a line from its end to that horizon
 (``window_lives.every_horizon``); purges at its end, evictions and session merges at its start.
-At most ``max_keys`` lanes and ``max_bars`` bars; past a readable number of windows in a lane
-the lanes aggregate (``lane_cells``).
+At most ``max_keys`` lanes and ``max_bars`` bars. Past ``width // MIN_BAR_PX`` windows in
+one lane, bars would blur into a texture: the lanes aggregate (``_aggregated``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz import labels, lane_cells, palette, piles, scale, spec, value_texts, window_lives
+from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
 from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -49,10 +49,12 @@ HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 MERGED_HORIZON_ENTRY = "merged away: its cleanup timer, deleted at the merge"
 HORIZON_DASHES = {HORIZON_ENTRY: palette.HORIZON_DASH, MERGED_HORIZON_ENTRY: [1, 2]}
 WINDOW = ("key", "window_start", "window_end")
-MARK_HALF_PX = 5.0
-"""What an event mark (size 70, 0.5 px stroke) reaches either side of its centre."""
-ROOM_TRIES = 4
-"""How many times the axis is widened for the marks beside their times (``_with_room``)."""
+MARK_HALF_PX = 5.0  # what an event mark (size 70, 0.5 px stroke) reaches either side
+ROOM_TRIES = 4  # how many times the axis is widened for marks beside their times
+HORIZON_TITLE = "allowed lateness"  # the legend title of a bar's or a cell's horizon line
+MIN_BAR_PX = 4
+AGGREGATE_BIN_PX = 8  # aggregated lanes: one cell per key and event-time bin of ~8 pixels
+CELL_HORIZON = "horizons of a cell's windows: earliest to latest"
 
 
 @palette.public_chart("window_lanes")
@@ -116,8 +118,8 @@ def _lanes(
         notes.append(f"lanes: the {max_keys} keys with most elements of {len(keys):,}")
         keys = [k for k in keys if k in busiest]
     bars = bars[bars["key"].isin(keys)]
-    if int(bars.groupby("key", sort=False).size().max()) > max(1, width // lane_cells.MIN_BAR_PX):
-        return lane_cells.aggregated(view, op, bars, _key_lanes(keys), width, notes)
+    if int(bars.groupby("key", sort=False).size().max()) > max(1, width // MIN_BAR_PX):
+        return _aggregated(view, op, bars, _key_lanes(keys), width, notes)
     if len(bars) > max_bars:
         bars = bars.sort_values(["window_start", "window_end"], kind="stable")
         cutoff = int(bars["window_start"].iloc[max_bars])
@@ -235,16 +237,11 @@ def _stacked_and_placed(
     order, keys = ordered.index.tolist(), ordered["key"].tolist()
     slots = _stack(keys, [extents[i] for i in order])
     for attempt in range(4):
-        slot_of = [0] * len(order)
-        for i, slot in zip(order, slots, strict=True):
-            slot_of[i] = slot
+        slot_of = dict(zip(order, slots, strict=True))
         rows = [r | {"slot": slot_of[r["slot"]]} for r in anchored]
         events = _placed(rows, x, width, edged)
-        if len(events) < len(rows):  # (some counted on another: each drawn one's row)
-            at = {id(r): i for i, r in enumerate(rows)}
-            drawn = [at[id(r)] for r in events]
-        else:
-            drawn = list(range(len(rows)))
+        at = {id(r): i for i, r in enumerate(rows)}  # (some may be counted on another)
+        drawn = [at[id(r)] for r in events]
         grown = list(extents)
         for j, r in zip(drawn, events, strict=True):
             i = anchored[j]["slot"]
@@ -609,7 +606,7 @@ def _horizon_layer(
         "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
     }
     tooltip = [{"field": c, "type": "nominal"} for c in tips]
-    return [lane_cells.horizon_rules(rows, x, lanes, dashes, tooltip)]
+    return [_horizon_rules(rows, x, lanes, dashes, tooltip)]
 
 
 def _marker(slot: dict, x: TimeAxis) -> Any:
@@ -685,3 +682,180 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartD
             place = {"align": "left", "dx": 6, "dy": -6, **moved}
             layers.append(spec.text_layer(part, base, text="label", size=9, **place))
     return layers
+
+
+def _horizon_rules(
+    rows: list[dict[str, Any]],
+    x: TimeAxis,
+    lanes: dict[str, Any],
+    dashes: dict[str, list[int]],
+    tooltip: list[dict[str, str]],
+    **mark: Any,
+) -> spec.ChartDict:
+    """The lanes' allowed-lateness horizon lines from ``x`` to ``x2`` on the lanes (``lanes``:
+    their y channels), their legend's entries dashed as ``dashes`` says."""
+    return spec.layer(
+        rows,
+        {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 2, "opacity": 0.8, **mark},
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            **lanes,
+            "strokeDash": {
+                "field": "line",
+                "type": "nominal",
+                "title": HORIZON_TITLE,
+                "scale": {"domain": list(dashes), "range": list(dashes.values())},
+            },
+            "tooltip": tooltip,
+        },
+    )
+
+
+def _aggregated(
+    view: TraceView,
+    op: str,
+    bars: pd.DataFrame,
+    lanes: dict[str, Any],
+    width: int,
+    notes: list[str],
+) -> spec.ChartDict:
+    """Lanes past a readable number of windows: per key, one cell per event-time bin (of
+    ``AGGREGATE_BIN_PX`` pixels) counting the windows that start in it — how many fired,
+    never fired or were merged away, their elements (each once, in the window whose pane holds
+    it) and firings — shaded by the share that fired; with allowed lateness > 0, the span of
+    its windows' horizons (``_horizon_spans``). ``lanes``: the lanes' y channel (titled)."""
+    starts = bars["window_start"].to_numpy(dtype=np.int64)
+    ends = bars["window_end"].to_numpy(dtype=np.int64)
+    processing = window_lives.processing_time_windows(view, op)
+    lo, hi = int(starts.min()), int(ends.max())
+    horizons, derived = window_lives.every_horizon(view, op)
+    stamps = [horizons.get(w) for w in zip(starts.tolist(), ends.tolist(), strict=True)]
+    x = palette.time_axis(
+        "processing time" if processing else "event time",
+        [lo, hi, *(t for t in stamps if t is not None and not palette.is_off_chart(t))],
+    )
+    size = max(1, -(-(hi - lo) // max(1, width // AGGREGATE_BIN_PX)))
+    status = bars["status"].to_numpy(dtype=object)
+    table = pd.DataFrame(
+        {
+            "key": bars["key"].to_numpy(dtype=object),
+            "bin": (starts - lo) // size,
+            **{s: status == s for s in STATUS},
+            # a merged-away window's elements are counted in the window they went into
+            "elements": np.where(status == "merged away", 0, bars["elements"].astype("int64")),
+            "firings": bars["firings"].astype("int64").to_numpy(),
+        }
+    )
+
+    def starting_in(b: int) -> str:
+        b0 = lo + int(b) * size
+        return f"[{x.fmt(b0)}, {x.fmt(b0 + size)})"
+
+    counted = [*STATUS, "elements", "firings"]
+    cells = table.groupby(["key", "bin"], sort=False)
+    sums, sizes = cells[counted].sum(), cells.size().tolist()
+    rows = [
+        {
+            "x": x.clip(lo + int(b) * size)[0],
+            "x2": x.clip(lo + int(b) * size + size)[0],
+            "key": key,
+            "kind": "windows (aggregated)",
+            "starting in": starting_in(b),
+            "windows": n,
+            **dict(zip(counted, map(int, c), strict=True)),
+            "share fired": round(int(c[0]) / n, 3),
+        }
+        for (key, b), n, c in zip(sums.index.tolist(), sizes, sums.to_numpy(), strict=True)
+    ]
+    most = int(table.groupby("key", sort=False).size().max())
+    notes.append(
+        f"aggregated: a lane holds up to {most:,} windows, more than {width // MIN_BAR_PX:,} "
+        f"({MIN_BAR_PX} px each) — one cell per key and {size:,} ms of window starts, shaded "
+        "by the share of its windows that fired; hover for the counts (timeline / explore "
+        "draw each window)"
+    )
+    layers = [
+        spec.layer(
+            rows,
+            {
+                "type": "bar",
+                "stroke": palette.INK,
+                "strokeWidth": 0.5,
+                "fill": palette.WINDOW_FIRED_COLOR,
+            },
+            {
+                "x": x.channel("x"),
+                "x2": {"field": "x2"},
+                "y": lanes,
+                "fillOpacity": {
+                    "field": "share fired",
+                    "type": "quantitative",
+                    "title": "share of windows fired",
+                    "scale": {"domain": [0, 1], "range": [0.08, 0.95]},
+                },
+                "tooltip": spec.tooltips(rows, ["x", "x2"]),
+            },
+        )
+    ]
+    lines = _horizon_spans(table, stamps, derived, (starts, ends), x, lanes, starting_in)
+    if lines is not None:
+        layers.append(lines)
+        lateness = window_lives.allowed_lateness(view, op)
+        notes.append(
+            "allowed lateness"
+            + ("" if lateness is None else f" {lateness:,} ms")
+            + ": per cell a line from the earliest to the latest horizon (max timestamp + "
+            "lateness) of its windows"
+        )
+    height = max(60, min(900, len(lanes["scale"]["domain"]) * 24))
+    chart = {"layer": layers, "width": width, "height": height}
+    return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
+
+
+def _horizon_spans(
+    table: pd.DataFrame,
+    stamps: list[int | None],
+    derived: frozenset[tuple[int, int]],
+    windows: tuple[np.ndarray, np.ndarray],
+    x: TimeAxis,
+    lanes: dict[str, Any],
+    starting_in: Any,
+) -> spec.ChartDict | None:
+    """Per cell (rows of ``table`` by key and bin), a line from the earliest to the latest
+    allowed-lateness horizon of its windows (``stamps``: each window's, None without one;
+    ``derived``: those with no ``cleanup`` record); None when no window has one."""
+    has = np.array([t is not None for t in stamps], dtype=bool)
+    if not has.any():
+        return None
+    starts, ends = windows
+    found = table[has].assign(
+        horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
+        derived=[w in derived for w in zip(starts[has].tolist(), ends[has].tolist(), strict=True)],
+    )
+    spans = found.groupby(["key", "bin"], sort=False).agg(
+        windows=("horizon", "size"),
+        earliest=("horizon", "min"),
+        latest=("horizon", "max"),
+        derived=("derived", "sum"),
+    )
+    lines = [
+        {
+            "x": x.clip(int(c.earliest))[0],
+            "x2": x.clip(int(c.latest))[0],
+            "key": key,
+            "line": CELL_HORIZON,
+            "kind": "allowed-lateness horizons (aggregated)",
+            "windows starting in": starting_in(b),
+            "windows with a horizon": int(c.windows),
+            "earliest horizon": x.fmt(int(c.earliest)),
+            "latest horizon": x.fmt(int(c.latest)),
+            "derived (no cleanup record)": int(c.derived),
+        }
+        for (key, b), c in zip(spans.index.tolist(), spans.itertuples(index=False), strict=True)
+    ]
+    foot = {k: v for k, v in lanes.items() if k not in ("title", "axis")}
+    tips = spec.tooltips(lines, ["x", "x2", "line"])
+    foot |= {"bandPosition": 0.85}  # (at the lane's foot; square caps: one horizon a dot)
+    dash = {CELL_HORIZON: palette.HORIZON_DASH}
+    return _horizon_rules(lines, x, {"y": foot}, dash, tips, strokeCap="square")
