@@ -28,6 +28,7 @@ from winviz.viz.trace_view import TraceInputError, TraceView, memoized, open_tra
 from winviz.viz.validation import check_size
 from winviz.viz.value_texts import key_texts
 
+Rows = list[dict[str, Any]]  # a layer's rows
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
 # window event -> pixels from the time it claims; firings and cleanups (``CLAIMS_TIME``) move
@@ -154,7 +155,7 @@ def _lanes(
         notes.append("processing-time windows: the axis is processing time")
     x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *times])
     # the marks, then the sub-lanes; the axis widened until every mark fits on the plot
-    anchored: list[dict[str, Any]] = []
+    anchored: Rows = []
     edges = (x.lo, x.hi)  # (of the axis the marks were anchored on: clipped to its edges)
     for attempt in range(ROOM_TRIES):
         last = attempt == ROOM_TRIES - 1  # (else: marks placed past the edges, for room)
@@ -197,7 +198,7 @@ def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dic
 
 def _extents(
     bars: pd.DataFrame,
-    anchored: list[dict[str, Any]],
+    anchored: Rows,
     reach: list[Any],
     x: TimeAxis,
     width: int,
@@ -223,12 +224,12 @@ def _extents(
 
 def _stacked_and_placed(
     bars: pd.DataFrame,
-    anchored: list[dict[str, Any]],
+    anchored: Rows,
     extents: list[tuple[float, float]],
     x: TimeAxis,
     width: int,
     edged: bool = True,
-) -> tuple[pd.DataFrame, list[dict[str, Any]], list[float]]:
+) -> tuple[pd.DataFrame, Rows, list[float]]:
     """The bars by key and start with their sub-lane (``slot``), their marks placed
     (``_placed``; ``edged``: kept on the plot) and each drawn mark's time; restacked (at most
     4 times) while marks set beside another land past their bar's extent."""
@@ -257,9 +258,7 @@ def _stacked_and_placed(
     return ordered.assign(slot=slots), events, [anchored[j]["x"] for j in drawn]
 
 
-def _with_room(
-    x: TimeAxis, times: list[float], events: list[dict[str, Any]], width: int
-) -> TimeAxis | None:
+def _with_room(x: TimeAxis, times: list[float], events: Rows, width: int) -> TimeAxis | None:
     """``x`` widened at the end(s) where an event mark (``dx`` px beside its ``x``) lies past
     the plot's edge, so that it reaches the edge at the new scale; None when all fit."""
     k = width / max(1, x.hi - x.lo)
@@ -295,28 +294,16 @@ def _stack(keys: list[Any], extents: list[tuple[float, float]]) -> list[int]:
     return slots
 
 
-def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end: Any) -> str:
-    """``"[start, end)"`` as the axis formats it, made once per pair of int bounds."""
-    if start.__class__ is not int or end.__class__ is not int:
-        return f"[{fmt(start)}, {fmt(end)})"
-    label = labels.get((start, end))
-    if label is None:
-        label = labels[start, end] = f"[{fmt(start)}, {fmt(end)})"
-    return label
-
-
-def _bar_layer(
-    bars: pd.DataFrame, x: TimeAxis, chains: dict[tuple[str, int, int], window_lives.MergeChain]
-) -> spec.ChartDict:
+def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> spec.ChartDict:
     """The bars; a merged-away bar's tooltip names where it merged into and its merge chain."""
     rows = []
     clip, fmt = x.clip, x.fmt
-    windows: dict[tuple[Any, Any], str] = {}
     fields = ("window_start", "window_end", "key", "slot", "status", "elements", "firings")
     for start, end, key, slot, status, elements, firings, opened, closed, into in zip(
         *(bars[c].tolist() for c in (*fields, "opened", "closed", "merged_into")), strict=True
     ):
         merged = isinstance(into, str)
+        shut = "open at the end" if pd.isna(closed) else f"{int(closed):,}"
         rows.append(
             {
                 "x": clip(start)[0],
@@ -325,15 +312,11 @@ def _bar_layer(
                 "slot": int(slot),
                 "status": status,
                 "kind": "window",
-                "window": _window_label(windows, fmt, start, end),
+                "window": f"[{fmt(start)}, {fmt(end)})",
                 "elements": int(elements),
                 "firings": int(firings),
                 "opened": f"{int(opened):,}",
-                "closed": f"merged into {into}"
-                if merged
-                else "open at the end"
-                if pd.isna(closed)
-                else f"{int(closed):,}",
+                "closed": f"merged into {into}" if merged else shut,
                 "merged_into": into if merged else "",
             }
         )
@@ -372,13 +355,11 @@ def _bar_layer(
     )
 
 
-def _anchored_events(
-    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
-) -> list[dict[str, Any]]:
+def _anchored_events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) -> Rows:
     """One row per drawn window event at the time it claims (``slot``: its bar's row): firings
     per (key, window, cause, timer time), cleanups, purges, evictions and merges."""
     slot = {k: i for i, k in enumerate(zip(*(bars[c].tolist() for c in WINDOW), strict=True))}
-    rows: list[dict[str, Any]] = []
+    rows: Rows = []
     # the firings of drawn windows: where each sits, then only the drawn ones' texts
     marks = firing_marks(view, op)
     key_text = key_texts(view.column("key", marks["seq"]))  # (of every time window's firing)
@@ -417,10 +398,27 @@ def _anchored_events(
         )
         if drawn((key, int(s), int(e)))  # only drawn marks' tooltips are formatted
     ]
-    other = window_records(view, op, "purged", "evicted")
-    other = other[other["window_start"].notna()]
-    if not other.empty:
-        rows += _purges_and_evictions(view, other, mark)
+    other = window_records(view, op, "purged", "evicted")  # (purges at the end, evictions at
+    other = other[other["window_start"].notna()]  # the start, per (key, window) and kind)
+    other = other.assign(key_text=key_texts(other["key"]))
+    for kind in ("purged", "evicted"):
+        part = other[other["kind"] == kind]
+        if part.empty:
+            continue
+        seqs = part["seq"].to_numpy()
+        if kind == "purged":
+            info = [f"reason: {r}" for r in view.detail("purged", "reason", seqs)]
+        else:
+            whens = view.detail("evicted", "when", seqs)
+            values = view.detail("evicted", "values", seqs)
+            info = [f"{w}: {short(v, 50)}" for w, v in zip(whens, values, strict=True)]
+        seqs, procs, waters = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
+        by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
+        for (key, start, end), idx in by_window.items():
+            which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
+            anchor = end if kind == "purged" else start
+            texts = [info[i] for i in idx[:50]]
+            rows.append(mark(key, start, end, kind, anchor, which, texts, "; "))
     for m in window_lives.merged(view, op).itertuples():
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
         rows.append(
@@ -436,9 +434,7 @@ def _anchored_events(
     return rows
 
 
-def _placed(
-    rows: list[dict[str, Any]], x: TimeAxis, width: int, edged: bool = True
-) -> list[dict[str, Any]]:
+def _placed(rows: Rows, x: TimeAxis, width: int, edged: bool = True) -> Rows:
     """The event marks where they are drawn: moved ``EVENT_DX`` pixels as event time (Vega
     offsets only text by pixels) unless claiming a time and ``_alone``, then side by side.
     ``edged``: kept on the plot, else placed past its edges as they need."""
@@ -448,11 +444,9 @@ def _placed(
         at = np.array([r["x"] for r in rows], dtype=np.float64)
         shift = np.array([EVENT_DX[w] for w in whats], dtype=np.float64) * ms_per_px
         alone = _alone(rows, at / ms_per_px)
-        claims = np.array(
-            [w.startswith(CLAIMS_TIME) and a for w, a in zip(whats, alone, strict=True)],
-            dtype=bool,
-        )
-        shift[claims] = 0.0
+        for i, (w, a) in enumerate(zip(whats, alone, strict=True)):
+            if a and w.startswith(CLAIMS_TIME):
+                shift[i] = 0.0
         lo, hi = (x.lo, x.hi) if edged else (-np.inf, np.inf)
         for r, v in zip(rows, np.clip(at + shift, lo, hi).round(3).tolist(), strict=True):
             r["x"] = v
@@ -460,9 +454,7 @@ def _placed(
     return rows
 
 
-def _side_by_side(
-    rows: list[dict[str, Any]], x: TimeAxis, width: int, edge: float
-) -> list[dict[str, Any]]:
+def _side_by_side(rows: Rows, x: TimeAxis, width: int, edge: float) -> Rows:
     """Marks of one lane row (key and slot) at one point side by side (``piles``): each row's
     ``dx``; the rows drawn. ``edge``: the farthest right a mark may go. Each lane row is
     placed on its own, rows alike once."""
@@ -492,7 +484,7 @@ def _side_by_side(
     return piles.count_on(rows, placed) if placed.counted else rows
 
 
-def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
+def _alone(rows: Rows, px: np.ndarray) -> list[bool]:
     """Whether each event mark (at ``px``) has no other of its lane row within a pixel."""
     rows_of: dict[tuple[Any, Any], list[int]] = {}
     for i, r in enumerate(rows):
@@ -506,31 +498,6 @@ def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
             if px[b] - px[a] < 1.0:
                 alone[a] = alone[b] = False
     return alone
-
-
-def _purges_and_evictions(view: TraceView, other: pd.DataFrame, mark: Any) -> list[dict[str, Any]]:
-    """One mark per (key, window) and kind: purges at its end, evictions at its start."""
-    rows = []
-    other = other.assign(key_text=key_texts(other["key"]))
-    for kind in ("purged", "evicted"):
-        part = other[other["kind"] == kind]
-        if part.empty:
-            continue
-        seqs = part["seq"].to_numpy()
-        if kind == "purged":
-            info = [f"reason: {r}" for r in view.detail("purged", "reason", seqs)]
-        else:
-            whens = view.detail("evicted", "when", seqs)
-            values = view.detail("evicted", "values", seqs)
-            info = [f"{w}: {value_texts.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
-        seqs, procs, waters = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
-        by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
-        for (key, start, end), idx in by_window.items():
-            which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
-            anchor = end if kind == "purged" else start
-            texts = [info[i] for i in idx[:50]]
-            rows.append(mark(key, start, end, kind, anchor, which, texts, "; "))
-    return rows
 
 
 def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
@@ -549,7 +516,7 @@ def _horizon_layer(
     op: str,
     bars: pd.DataFrame,
     x: TimeAxis,
-    chains: dict[tuple[str, int, int], window_lives.MergeChain],
+    chains: window_lives.Chains,
 ) -> list[spec.ChartDict]:
     """Per drawn (key, window) with a horizon, a line from its end to it: per ``cleanup``
     record, then per bar without one (still open, or merged away: the cleanup timer Flink's
@@ -614,7 +581,6 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
     of one mark of some records (``watermark``: the last one's; ``texts``: the first 50's),
     past 50 only the last one's seq and time; None for a window with no bar."""
     where, clip, fmt = slot.get, x.clip, x.fmt
-    windows: dict[tuple[int, int], str] = {}
 
     def mark(
         key: str,
@@ -641,7 +607,7 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
             "n": n,
             "label": f"×{n}" if n > 1 else "",
             "seq": ", ".join([str(int(q)) for q in seqs]),
-            "window": _window_label(windows, fmt, start, end),
+            "window": f"[{fmt(start)}, {fmt(end)})",
             "detail": sep.join(texts) + (" …" if n > 50 else ""),
             "proc_time": ", ".join([f"{int(p):,}" for p in procs]),
             "watermark": fmt(watermark),
@@ -650,7 +616,7 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
     return mark
 
 
-def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartDict]:
+def _event_layers(events: Rows, x: TimeAxis) -> list[spec.ChartDict]:
     if not events:
         return []
     seen = {e["what"] for e in events}
@@ -685,7 +651,7 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartD
 
 
 def _horizon_rules(
-    rows: list[dict[str, Any]],
+    rows: Rows,
     x: TimeAxis,
     lanes: dict[str, Any],
     dashes: dict[str, list[int]],
