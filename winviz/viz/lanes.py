@@ -125,35 +125,23 @@ def _lanes(
         bars = bars.sort_values(["window_start", "window_end"], kind="stable")
         cutoff = int(bars["window_start"].iloc[max_bars])
         earliest = bars[bars["window_start"] < cutoff].iloc[:max_bars]
-        if len(earliest):
-            bars = earliest
-            notes.append(f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})")
-        else:  # the first max_bars + 1 windows all start at the same time
-            bars = bars.iloc[:max_bars]
-            notes.append(
-                f"bars: {len(bars):,} of the earliest windows (all starting at {cutoff:,})"
-            )
+        bars = earliest if len(earliest) else bars.iloc[:max_bars]  # (else all start at cutoff)
+        notes.append(
+            f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})"
+            if len(earliest)
+            else f"bars: {len(bars):,} of the earliest windows (all starting at {cutoff:,})"
+        )
     bars = bars.reset_index(drop=True)
     # the axis holds every bar, the cleanup times of the drawn keys' windows and the horizons
     # of bars without a cleanup record (merged away, or still open)
     cleaned, cleaned_keys = _cleaned(view, op)
     drawn = set(keys)
-    times = [
-        t
-        for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True)
-        if k in drawn and t is not None and not palette.is_off_chart(t)
-    ]
-    horizons, _ = window_lives.every_horizon(view, op)
-    reach = [None] * len(bars)
-    if horizons:
-        bounds = zip(bars["window_start"].tolist(), bars["window_end"].tolist(), strict=True)
-        reach = [horizons.get(w) for w in bounds]
-        times += [t for t in reach if t is not None and not palette.is_off_chart(t)]
-    # a processing-time window's start, end, firings and cleanup are processing times
-    axis = "processing time" if window_lives.processing_time_windows(view, op) else "event time"
+    times = [t for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True) if k in drawn]
+    reach = _reach(view, op, bars)
+    axis = _axis_of(view, op)
     if axis == "processing time":
         notes.append("processing-time windows: the axis is processing time")
-    x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *times])
+    x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *_on(times + reach)])
     # the marks, then the sub-lanes; the axis widened until every mark fits on the plot
     anchored: Rows = []
     edges = (x.lo, x.hi)  # (of the axis the marks were anchored on: clipped to its edges)
@@ -182,6 +170,23 @@ def _lanes(
         "resolve": {"scale": {"fill": "independent", "strokeDash": "independent"}},
     }
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
+
+
+def _reach(view: TraceView, op: str, bars: pd.DataFrame) -> list[int | None]:
+    """Each bar's allowed-lateness horizon (``window_lives.every_horizon``), else None."""
+    horizons, _ = window_lives.every_horizon(view, op)
+    bounds = zip(bars["window_start"].tolist(), bars["window_end"].tolist(), strict=True)
+    return [horizons.get(w) for w in bounds] if horizons else [None] * len(bars)
+
+
+def _on(times: list[Any]) -> list[Any]:
+    """The times an axis holds: not None, not off the chart."""
+    return [t for t in times if t is not None and not palette.is_off_chart(t)]
+
+
+def _axis_of(view: TraceView, op: str) -> str:
+    """The lanes' axis: a processing-time window's bounds, firings, cleanup are processing times."""
+    return "processing time" if window_lives.processing_time_windows(view, op) else "event time"
 
 
 def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dict[str, Any]:
@@ -693,14 +698,10 @@ def _aggregated(
     its windows' horizons (``_horizon_spans``). ``lanes``: the lanes' y channel (titled)."""
     starts = bars["window_start"].to_numpy(dtype=np.int64)
     ends = bars["window_end"].to_numpy(dtype=np.int64)
-    processing = window_lives.processing_time_windows(view, op)
     lo, hi = int(starts.min()), int(ends.max())
-    horizons, derived = window_lives.every_horizon(view, op)
-    stamps = [horizons.get(w) for w in zip(starts.tolist(), ends.tolist(), strict=True)]
-    x = palette.time_axis(
-        "processing time" if processing else "event time",
-        [lo, hi, *(t for t in stamps if t is not None and not palette.is_off_chart(t))],
-    )
+    _, derived = window_lives.every_horizon(view, op)
+    stamps = _reach(view, op, bars)
+    x = palette.time_axis(_axis_of(view, op), [lo, hi, *_on(stamps)])
     size = max(1, -(-(hi - lo) // max(1, width // AGGREGATE_BIN_PX)))
     status = bars["status"].to_numpy(dtype=object)
     table = pd.DataFrame(
@@ -741,15 +742,16 @@ def _aggregated(
         "by the share of its windows that fired; hover for the counts (timeline / explore "
         "draw each window)"
     )
+    cell = {
+        "type": "bar",
+        "stroke": palette.INK,
+        "strokeWidth": 0.5,
+        "fill": palette.WINDOW_FIRED_COLOR,
+    }
     layers = [
         spec.layer(
             rows,
-            {
-                "type": "bar",
-                "stroke": palette.INK,
-                "strokeWidth": 0.5,
-                "fill": palette.WINDOW_FIRED_COLOR,
-            },
+            cell,
             {
                 "x": x.channel("x"),
                 "x2": {"field": "x2"},
@@ -764,9 +766,14 @@ def _aggregated(
             },
         )
     ]
-    lines = _horizon_spans(table, stamps, derived, (starts, ends), x, lanes, starting_in)
-    if lines is not None:
-        layers.append(lines)
+    has = np.array([t is not None for t in stamps], dtype=bool)
+    if has.any():  # per cell, the span of its windows' horizons
+        bounds = zip(starts[has].tolist(), ends[has].tolist(), strict=True)
+        found = table[has].assign(
+            horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
+            derived=[w in derived for w in bounds],
+        )
+        layers.append(_horizon_spans(found, x, lanes, starting_in))
         lateness = window_lives.allowed_lateness(view, op)
         notes.append(
             "allowed lateness"
@@ -780,25 +787,10 @@ def _aggregated(
 
 
 def _horizon_spans(
-    table: pd.DataFrame,
-    stamps: list[int | None],
-    derived: frozenset[tuple[int, int]],
-    windows: tuple[np.ndarray, np.ndarray],
-    x: TimeAxis,
-    lanes: dict[str, Any],
-    starting_in: Any,
-) -> spec.ChartDict | None:
-    """Per cell (rows of ``table`` by key and bin), a line from the earliest to the latest
-    allowed-lateness horizon of its windows (``stamps``: each window's, None without one;
-    ``derived``: those with no ``cleanup`` record); None when no window has one."""
-    has = np.array([t is not None for t in stamps], dtype=bool)
-    if not has.any():
-        return None
-    starts, ends = windows
-    found = table[has].assign(
-        horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
-        derived=[w in derived for w in zip(starts[has].tolist(), ends[has].tolist(), strict=True)],
-    )
+    found: pd.DataFrame, x: TimeAxis, lanes: dict[str, Any], starting_in: Any
+) -> spec.ChartDict:
+    """Per cell (``found``: its windows with a horizon, by key and bin), a line from the
+    earliest to the latest horizon, and how many are ``derived`` (no ``cleanup`` record)."""
     spans = found.groupby(["key", "bin"], sort=False).agg(
         windows=("horizon", "size"),
         earliest=("horizon", "min"),

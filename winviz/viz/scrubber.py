@@ -39,10 +39,9 @@ STATE_COLORS = {
 EVENT_COLOR = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
 
 Size = tuple[int, int]  # a chart's width and height in pixels
-TICK_MS = 100
-"""Replay: ``t`` advances once per this many milliseconds while ``play`` is ticked."""
-REPLAY_SECONDS = 10.0
-"""Replay: the default time, in seconds, from the first processing time to the last."""
+Rows = list[dict[str, Any]]  # a layer's rows
+TICK_MS = 100  # replay: t advances once per this many milliseconds while "play" is ticked
+REPLAY_SECONDS = 10.0  # replay: the default time from the first processing time to the last
 
 
 @palette.public_chart("scrubber")
@@ -299,6 +298,9 @@ def window_layer(
         return None
     windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
     merged = windows["merged_into"].astype(str).tolist()
+    times = (
+        windows[c].tolist() for c in ("window_start", "window_end", "opened", "fired", "closed")
+    )
     rows = [
         {
             "x": x.lo if across else x.clip(a)[0],
@@ -312,13 +314,7 @@ def window_layer(
             "merged_into": m,
         }
         for a, b, o, f, c, k, m in zip(
-            *(
-                windows[c].tolist()
-                for c in ("window_start", "window_end", "opened", "fired", "closed")
-            ),
-            windows["keys"].astype("int64").tolist(),
-            merged,
-            strict=True,
+            *times, windows["keys"].astype("int64").tolist(), merged, strict=True
         )
     ]
     # "merged away" is in the legend only when a session merge absorbed a window
@@ -490,7 +486,7 @@ def firing_layer(
 END_OUTLINE = "end of input (outline)"
 
 
-def _end_outline(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
+def _end_outline(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
     """The end of input's squares again as outlines over the elements, among which it fires."""
     end = palette.FIRED_EVENT["end of input"]
     out = [r | {"kind": END_OUTLINE} for r in rows if r["what"] == end]
@@ -517,7 +513,7 @@ def _counted_words(words: Iterable[str]) -> str:
     return "; ".join(w if n == 1 else f"{w} ×{n}" for w, n in counts.items())
 
 
-def _firings_here(rows: list[dict[str, Any]], placed: piles.Placement) -> list[int]:
+def _firings_here(rows: Rows, placed: piles.Placement) -> list[int]:
     """How many firings each drawn mark stands for: its own and those counted on it."""
     here = [r["firings"] for r in rows]
     for row, on in zip(rows, placed.counted_on, strict=True):
@@ -544,7 +540,7 @@ COUNT_NOTE = (
 
 
 def _count_layer(
-    rows: list[dict[str, Any]],
+    rows: Rows,
     here: list[int],
     plot: labels.Plot,
     avoid: Sequence[Any],
@@ -573,7 +569,7 @@ def _count_layer(
             for r in rows
         ]
     )  # fmt: skip
-    placed: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    placed: dict[tuple[str, int, int], Rows] = {}
     hidden = 0
     for b in sorted(badges, key=lambda b: (-b["y"], b["x"])):  # top to bottom, left to right
         px, py, shift = plot.px(b["x"]) + b["row"]["dx"], plot.py(b["y"]), b["row"]["dx"]
@@ -584,8 +580,7 @@ def _count_layer(
         else:
             boxes.sort(key=lambda pb: not pb[1][1] > plot.py(b["y"]) + 0.5)
         for (align, dx, dy), box in boxes:
-            inside = box[0] >= 0 and box[1] >= 0 and box[2] <= plot.width and box[3] <= plot.height
-            if inside and not taken.hits(box):
+            if plot.holds(box) and not taken.hits(box):
                 taken.add(box)
                 row = {k: v for k, v in b.items() if k != "row"} | {"shift": shift}
                 row |= {"fired": b["row"]["fired"], "window": b["row"]["window"]}
