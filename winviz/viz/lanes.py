@@ -530,43 +530,39 @@ def _horizon_layer(
     if not horizons:
         return []
     cleaned, cleaned_keys = _cleaned(view, op)
-    slot = {
-        (k, s, e): int(i)
-        for k, s, e, i in zip(*(bars[c].tolist() for c in (*WINDOW, "slot")), strict=True)
-    }
-    drawn, rows = set(), []
-
-    def line(key: Any, s: int, e: int, slot: int, t: int, derived: tuple | None = None) -> None:
+    columns = (*WINDOW, "slot", "closed", "merged_into")
+    drawn = list(zip(*(bars[c].tolist() for c in columns), strict=True))
+    slot = {(k, s, e): int(i) for k, s, e, i, _, _ in drawn}
+    # (key, start, end, slot, horizon, None: read off its record, else (into, at, chain))
+    lines: list[tuple[Any, int, int, int, int, tuple | None]] = []
+    starts, ends = cleaned["window_start"].tolist(), cleaned["window_end"].tolist()
+    for key, s, e in zip(cleaned_keys, starts, ends, strict=True):
+        w, t = (key, int(s), int(e)), horizons.get((int(s), int(e)))
+        if w in slot and t is not None:
+            lines.append((*w, slot[w], t, None))
+    recorded, read = len(lines), {line[:3] for line in lines}
+    for key, s, e, i, closed, into in drawn:
+        w, t = (key, int(s), int(e)), horizons.get((int(s), int(e)))
+        if t is not None and w not in read:  # merged away, or still open
+            into = into if isinstance(into, str) else None
+            at = "" if into is None else f"{int(closed):,} ms"
+            lines.append((*w, int(i), t, (into, at, chains.get(w) if into else None)))
+    if not lines:
+        return []
+    rows = []
+    for key, s, e, i, t, derived in lines:
         into, at, chain = derived or (None, "", None)  # (into None: still open)
         rows.append(
             {
                 "x": x.clip(e)[0],
                 "x2": x.clip(t)[0],
                 "key": key,
-                "slot": slot,
+                "slot": i,
                 "line": MERGED_HORIZON_ENTRY if into else HORIZON_ENTRY,
                 **window_lives.horizon_texts(x.fmt, s, e, t),
                 "from": window_lives.horizon_source(derived is not None, into, at, chain),
             }
         )
-
-    starts, ends = cleaned["window_start"].tolist(), cleaned["window_end"].tolist()
-    for key, s, e in zip(cleaned_keys, starts, ends, strict=True):
-        i, t = slot.get((key, int(s), int(e))), horizons.get((int(s), int(e)))
-        if i is not None and t is not None:
-            drawn.add((key, int(s), int(e)))
-            line(key, int(s), int(e), i, t)
-    recorded = len(rows)
-    columns = (*WINDOW, "slot", "closed", "merged_into")
-    for key, s, e, i, closed, into in zip(*(bars[c].tolist() for c in columns), strict=True):
-        t = horizons.get((int(s), int(e)))
-        if t is not None and (key, int(s), int(e)) not in drawn:  # merged away, or open
-            into = into if isinstance(into, str) else None
-            at = "" if into is None else f"{int(closed):,} ms"
-            chain = chains.get((key, int(s), int(e))) if into else None
-            line(key, int(s), int(e), int(i), t, (into, at, chain))
-    if not rows:
-        return []
     tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon", "from"]
     if len(rows) == recorded:  # (every line read off its record: nothing to tell apart)
         tips = tips[:-1]

@@ -132,14 +132,12 @@ def _scrubber(
             "elements that reached the operator then, whatever their timestamps: it spans the "
             "event-time axis over its life in processing time"
         )
-    if wrapped := windows.attrs.get(
-        "wrapped", 0
-    ):  # as the timeline's bands: a wrapped [start, end) would span the whole axis
+    # as the timeline's bands: a wrapped [start, end) would span the whole axis
+    if wrapped := windows.attrs.get("wrapped", 0):
         notes.append(
             f"{wrapped} window(s) whose end overflowed the long range (start >= end) are not drawn"
         )
-    spans = idle.idle_spans(view)
-    if spans:
+    if spans := idle.idle_spans(view):
         notes.append(idle.lines_text(spans) + " as they stand at t")
     element_notes: list[str] = []  # (said after the firings')
     points = element_layers(
