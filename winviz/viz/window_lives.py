@@ -239,16 +239,14 @@ def merge_chains(view: TraceView, operator: str) -> Chains:
     that absorbs that result passes the contents on. Read from the last merge back, each
     merge's chain is its result's, one step longer."""
     merges = merged(view, operator)
-    later: dict[tuple[str, int, int], tuple[str, int, int, int]] = {}  # next absorbing merge
-    chains: dict[tuple[str, int, int, int], MergeChain] = {}
-    last_of: dict[tuple[str, int, int], MergeChain] = {}
-    columns = ("key_text", "window_start", "window_end", "proc_time", "seq", "merged_windows")
-    for key, rs, re_, proc, seq, windows in reversed(
+    later: Chains = {}  # the chain of the next merge absorbing a window
+    last_of: Chains = {}
+    columns = ("key_text", "window_start", "window_end", "proc_time", "merged_windows")
+    for key, rs, re_, proc, windows in reversed(
         list(zip(*(merges[c].tolist() for c in columns), strict=True))
     ):
         step = (int(rs), int(re_), int(proc))
-        after = later.get((key, step[0], step[1]))
-        rest = None if after is None else chains[after]
+        rest = later.get((key, step[0], step[1]))
         chain = (
             MergeChain((step,), step, 1)
             if rest is None
@@ -256,9 +254,7 @@ def merge_chains(view: TraceView, operator: str) -> Chains:
         )
         for s, e in windows:
             if (s, e) != (step[0], step[1]):
-                node = (key, int(s), int(e), int(seq))
-                chains[node] = chain
-                later[key, int(s), int(e)] = node
+                later[key, int(s), int(e)] = chain
                 last_of.setdefault((key, int(s), int(e)), chain)  # (its last merge: first met)
     return last_of
 
