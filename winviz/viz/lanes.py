@@ -299,10 +299,20 @@ def _stack(keys: list[Any], extents: list[tuple[float, float]]) -> list[int]:
     return slots
 
 
+def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end: Any) -> str:
+    """``"[start, end)"`` as the axis formats it, made once per pair of int bounds."""
+    if start.__class__ is not int or end.__class__ is not int:
+        return f"[{fmt(start)}, {fmt(end)})"
+    label = labels.get((start, end))
+    if label is None:
+        label = labels[start, end] = f"[{fmt(start)}, {fmt(end)})"
+    return label
+
+
 def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> spec.ChartDict:
     """The bars; a merged-away bar's tooltip names where it merged into and its merge chain."""
     rows = []
-    clip, fmt = x.clip, x.fmt
+    clip, fmt, windows = x.clip, x.fmt, {}
     fields = ("window_start", "window_end", "key", "slot", "status", "elements", "firings")
     for start, end, key, slot, status, elements, firings, opened, closed, into in zip(
         *(bars[c].tolist() for c in (*fields, "opened", "closed", "merged_into")), strict=True
@@ -317,7 +327,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> 
                 "slot": int(slot),
                 "status": status,
                 "kind": "window",
-                "window": f"[{fmt(start)}, {fmt(end)})",
+                "window": _window_label(windows, fmt, start, end),
                 "elements": int(elements),
                 "firings": int(firings),
                 "opened": f"{int(opened):,}",
@@ -581,7 +591,7 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
     """``mark(key, start, end, what, anchor, (seqs, procs, watermark), texts, sep)``: the row
     of one mark of some records (``watermark``: the last one's; ``texts``: the first 50's),
     past 50 only the last one's seq and time; None for a window with no bar."""
-    where, clip, fmt = slot.get, x.clip, x.fmt
+    where, clip, fmt, windows = slot.get, x.clip, x.fmt, {}
 
     def mark(
         key: str,
@@ -608,7 +618,7 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
             "n": n,
             "label": f"×{n}" if n > 1 else "",
             "seq": ", ".join([str(int(q)) for q in seqs]),
-            "window": f"[{fmt(start)}, {fmt(end)})",
+            "window": _window_label(windows, fmt, start, end),
             "detail": sep.join(texts) + (" …" if n > 50 else ""),
             "proc_time": ", ".join([f"{int(p):,}" for p in procs]),
             "watermark": fmt(watermark),
@@ -618,6 +628,7 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
 
 
 def _event_layers(events: Rows, x: TimeAxis) -> list[spec.ChartDict]:
+    """The window events' marks, a layer per kind ("what happened"), with their counts "×n"."""
     if not events:
         return []
     seen = {e["what"] for e in events}

@@ -549,44 +549,36 @@ def _count_layer(
     """A badge "×n" beside each square standing for n > 1 firings (``here``): at the first of
     ``BADGE_PLACES`` on the plot off every square, ``avoid`` mark and badge, the places the
     "now" rule has passed first; the leaders' layer and the badges'."""
-    badges = [
-        {"x": r["x"], "y": r["y"], "label": f"×{n}", "row": r, "firings": n}
-        for r, n in zip(rows, here, strict=True)
-        if n > 1
-    ]
+    badges = [(r, n) for r, n in zip(rows, here, strict=True) if n > 1]
     if not badges:
         return []
     taken = Taken()
     labels._taken_by_marks(taken, avoid, plot, lines=False)
     taken.add_array(_text_boxes(avoid, plot))
     half = math.sqrt(FIRING_SIZE) / 2 + 1
-    taken.add_array(
-        [
-            (plot.px(r["x"]) + r["dx"] - half, plot.py(r["y"]) - half,
-             plot.px(r["x"]) + r["dx"] + half, plot.py(r["y"]) + half)
-            for r in rows
-        ]
-    )  # fmt: skip
+    centres = [(plot.px(r["x"]) + r["dx"], plot.py(r["y"])) for r in rows]
+    taken.add_array([(cx - half, cy - half, cx + half, cy + half) for cx, cy in centres])
     placed: dict[tuple[str, int, int], Rows] = {}
     hidden = 0
-    for b in sorted(badges, key=lambda b: (-b["y"], b["x"])):  # top to bottom, left to right
-        px, py, shift = plot.px(b["x"]) + b["row"]["dx"], plot.py(b["y"]), b["row"]["dx"]
-        boxes = [(p, labels._text_box(px, py, b["label"], *p)) for p in BADGE_PLACES]
+    for r, n in sorted(badges, key=lambda b: (-b[0]["y"], b[0]["x"])):  # top down, left first
+        label, shift = f"×{n}", r["dx"]
+        px, py = plot.px(r["x"]) + shift, plot.py(r["y"])
+        boxes = [(p, labels._text_box(px, py, label, *p)) for p in BADGE_PLACES]
         # first the places the "now" rule has passed once shown: below, left in the skew mode
         if skew:
-            boxes.sort(key=lambda pb: not pb[1][2] < plot.px(b["x"]) - 0.5)  # (stable)
+            boxes.sort(key=lambda pb: not pb[1][2] < plot.px(r["x"]) - 0.5)  # (stable)
         else:
-            boxes.sort(key=lambda pb: not pb[1][1] > plot.py(b["y"]) + 0.5)
+            boxes.sort(key=lambda pb: not pb[1][1] > py + 0.5)
         for (align, dx, dy), box in boxes:
             if plot.holds(box) and not taken.hits(box):
                 taken.add(box)
-                row = {k: v for k, v in b.items() if k != "row"} | {"shift": shift}
-                row |= {"fired": b["row"]["fired"], "window": b["row"]["window"]}
+                row = {"x": r["x"], "y": r["y"], "label": label, "firings": n, "shift": shift}
+                row |= {"fired": r["fired"], "window": r["window"]}
                 placed.setdefault((align, dx + shift, dy), []).append(row)
                 break
         else:
             hidden += 1
-            b["row"][UNCOUNTED] = b["firings"]
+            r[UNCOUNTED] = n
     notes.append(COUNT_NOTE)
     if hidden:
         notes.append(
