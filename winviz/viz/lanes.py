@@ -202,11 +202,7 @@ def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dic
 
 
 def _extents(
-    bars: pd.DataFrame,
-    anchored: Rows,
-    reach: list[Any],
-    x: TimeAxis,
-    width: int,
+    bars: pd.DataFrame, anchored: Rows, reach: list[Any], x: TimeAxis, width: int
 ) -> list[tuple[float, float]]:
     """Each bar's extent in pixels along its row: the bar, its horizon (``reach``, or None)
     and its window's marks as far as they can be drawn (``EVENT_DX`` either way)."""
@@ -527,11 +523,7 @@ def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
 
 
 def _horizon_layer(
-    view: TraceView,
-    op: str,
-    bars: pd.DataFrame,
-    x: TimeAxis,
-    chains: window_lives.Chains,
+    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains
 ) -> list[spec.ChartDict]:
     """Per drawn (key, window) with a horizon, a line from its end to it: per ``cleanup``
     record, then per bar without one (still open, or merged away: the cleanup timer Flink's

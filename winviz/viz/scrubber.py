@@ -187,9 +187,8 @@ def skew_scrubber(
     kind = palette.time_axis("processing time", [x_lo, x_hi]).kind
     x = TimeAxis("processing time", kind, x_lo, x_hi)
     y = TimeAxis("processing time − event time", "ms", y_lo, y_hi)
-    notes = ([] if chosen is None else [chosen.replace("timeline(", "scrubber(")]) + list(
-        meta.get("notes", [])
-    )
+    notes = [] if chosen is None else [chosen.replace("timeline(", "scrubber(")]
+    notes += meta.get("notes", [])
     timed = ("element", "elements (binned)", "watermark lag", "label")  # (x: a processing time)
     xs = [r["x"] for lay in layers for r in spec.rows(lay) if r.get("kind") in timed]
     kinds = [spec.rows(lay)[0].get("kind") if spec.rows(lay) else None for lay in layers]
