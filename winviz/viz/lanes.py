@@ -149,8 +149,7 @@ def _lanes(
         last = attempt == ROOM_TRIES - 1  # (else: marks placed past the edges, for room)
         if not attempt or any(r["x"] in edges for r in anchored):
             anchored, edges = _anchored_events(view, op, bars, x), (x.lo, x.hi)
-        extents = _extents(bars, anchored, reach, x, width)
-        stacked, events, times = _stacked_and_placed(bars, anchored, extents, x, width, last)
+        stacked, events, times = _stacked_and_placed(bars, anchored, reach, x, width, last)
         wider = None if last else _with_room(x, times, events, width)
         if wider is None:
             break
@@ -201,11 +200,14 @@ def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dic
     return lanes | {"title": "key", "axis": guide} if axis else lanes
 
 
-def _extents(
-    bars: pd.DataFrame, anchored: Rows, reach: list[Any], x: TimeAxis, width: int
-) -> list[tuple[float, float]]:
-    """Each bar's extent in pixels along its row: the bar, its horizon (``reach``, or None)
-    and its window's marks as far as they can be drawn (``EVENT_DX`` either way)."""
+def _stacked_and_placed(
+    bars: pd.DataFrame, anchored: Rows, reach: list[Any], x: TimeAxis, width: int, edged: bool
+) -> tuple[pd.DataFrame, Rows, list[float]]:
+    """The bars by key and start with their sub-lane (``slot``), their marks placed
+    (``_placed``; ``edged``: kept on the plot) and each drawn mark's time. A bar's extent along
+    its row: the bar, its horizon (``reach``, or None) and its marks as far as they can be
+    drawn (``EVENT_DX`` either way); restacked (at most 4 times) while marks set beside another
+    land past it."""
     px_per_ms = width / max(1, x.hi - x.lo)
 
     def px(t: Any) -> float:
@@ -220,21 +222,7 @@ def _extents(
         i, at, dx = r["slot"], (r["x"] - x.lo) * px_per_ms, EVENT_DX[r["what"]]
         lo[i] = min(lo[i], at + min(dx, 0) - MARK_HALF_PX)
         hi[i] = max(hi[i], at + max(dx, 0) + MARK_HALF_PX)
-    return list(zip(lo, hi, strict=True))
-
-
-def _stacked_and_placed(
-    bars: pd.DataFrame,
-    anchored: Rows,
-    extents: list[tuple[float, float]],
-    x: TimeAxis,
-    width: int,
-    edged: bool = True,
-) -> tuple[pd.DataFrame, Rows, list[float]]:
-    """The bars by key and start with their sub-lane (``slot``), their marks placed
-    (``_placed``; ``edged``: kept on the plot) and each drawn mark's time; restacked (at most
-    4 times) while marks set beside another land past their bar's extent."""
-    px_per_ms = width / max(1, x.hi - x.lo)
+    extents = list(zip(lo, hi, strict=True))
     ordered = bars.sort_values(["key", "window_start", "window_end"], kind="stable")
     order, keys = ordered.index.tolist(), ordered["key"].tolist()
     slots = _stack(keys, [extents[i] for i in order])
