@@ -128,7 +128,7 @@ def test_horizon_of_a_merged_away_window(sessions) -> None:
 
 
 def test_horizons_read_once_for_the_lanes_and_the_timeline(sessions) -> None:
-    """``window_lives.horizons``: each window's cleanup time past its max timestamp, read off
+    """``window_lives.every_horizon``: each window's cleanup time past its max timestamp, read off
     its ``cleanup`` record (4999 = 4499 + 500 for [2000, 4500); [9000, 10500) cleaned at the
     end of input at 10499 + 500); the merged-away [3000, 4500) has no record, so none there:
     ``every_horizon`` derives its horizon (4499 + 500), the one rule the timeline (above) and
@@ -136,7 +136,6 @@ def test_horizons_read_once_for_the_lanes_and_the_timeline(sessions) -> None:
     the earlier records; with lateness 0, none."""
     view = open_trace(sessions.trace)
     expected = {(1000, 2500): 2999, (2000, 4500): 4999, (9000, 10500): 10999}
-    assert window_lives.horizons(view, "window") == expected
     assert window_lives.allowed_lateness(view, "window") == 500
     assert window_lives.every_horizon(view, "window") == (
         {**expected, (3000, 4500): 4999},
@@ -152,11 +151,11 @@ def test_horizons_read_once_for_the_lanes_and_the_timeline(sessions) -> None:
     ]
     timeline = viz.timeline(sessions.trace, view="timeline").to_dict()
     assert sorted(drawn) == sorted((r["window"], r["x"]) for r in rows_of(timeline, HORIZON))
-    cut = open_trace(sessions.trace.until(250))
-    assert window_lives.horizons(cut, "window") == {(1000, 2500): 2999}
+    found, derived = window_lives.every_horizon(open_trace(sessions.trace.until(250)), "window")
+    assert {w: t for w, t in found.items() if w not in derived} == {(1000, 2500): 2999}
     # allowed lateness 0: every window is cleaned at its max timestamp, no horizon beyond it
     trace = count_pipeline(wv.StreamExecutionEnvironment(), [("a", 1000)], 5000).execute().trace
-    assert window_lives.horizons(open_trace(trace), "window") == {}
+    assert window_lives.every_horizon(open_trace(trace), "window") == ({}, frozenset())
 
 
 MERGED_ENTRY = "merged away: its cleanup timer, deleted at the merge"

@@ -16,9 +16,9 @@ import vl_convert as vlc
 
 from tests.browser.gallery import running_example
 from winviz import viz
-from winviz.viz import scrubber_layers
 from winviz.viz.bands import MIN_BAND_PX
 from winviz.viz.palette import TimeAxis
+from winviz.viz.scrubber import window_layer as scrubber_window_layer
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +129,7 @@ def test_a_short_window_at_an_axis_end_is_moved_inside() -> None:
         }
     )
     axis = TimeAxis("t", "ms", 0, 1000)
-    lay = scrubber_layers.window_layer(windows, TimeAxis("e", "ms", 0, 40), axis, height=100)
+    lay = scrubber_window_layer(windows, TimeAxis("e", "ms", 0, 40), axis, height=100)
     assert lay is not None
     assert lay["transform"][-2:] == [
         {

@@ -12,7 +12,7 @@ from test_viz_timers_scrubber import event_job
 
 from winviz import viz
 from winviz.viz import palette, piles, spec
-from winviz.viz.scrubber_layers import (
+from winviz.viz.scrubber import (
     COUNT_NOTE,
     END_OUTLINE,
     UNCOUNTED,

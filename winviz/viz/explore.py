@@ -72,7 +72,7 @@ from winviz.viz.export import (
     EXPORT_RENDERER,
     JUPYTER_EMBED_OPTIONS,
 )
-from winviz.viz.scrubber_layers import PARAM as SCRUB_PARAM
+from winviz.viz.scrubber import PARAM as SCRUB_PARAM
 from winviz.viz.spec import altair_chart, chart_dict
 
 NO_DATA: Any = object()  # ``explore(fn)`` without data: fn is called with the values only

@@ -6,8 +6,8 @@ each bar: its firings at the event time of the timer that fired them (else its e
 per cause with the count; its cleanup at its cleanup time (Flink's
 ``WindowOperator.cleanupTime``); with allowed lateness > 0, a line from its end to that horizon
 (``window_lives.every_horizon``); purges at its end, evictions and session merges at its start.
-At most ``max_keys`` lanes and ``max_bars`` bars; past a readable number of windows in a lane
-the lanes aggregate (``lane_cells``).
+At most ``max_keys`` lanes and ``max_bars`` bars. Past ``width // MIN_BAR_PX`` windows in
+one lane, bars would blur into a texture: the lanes aggregate (``_aggregated``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz import labels, lane_cells, palette, piles, scale, spec, value_texts, window_lives
+from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
 from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -28,6 +28,7 @@ from winviz.viz.trace_view import TraceInputError, TraceView, memoized, open_tra
 from winviz.viz.validation import check_size
 from winviz.viz.value_texts import key_texts
 
+Rows = list[dict[str, Any]]  # a layer's rows
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
 # window event -> pixels from the time it claims; firings and cleanups (``CLAIMS_TIME``) move
@@ -49,10 +50,12 @@ HORIZON_ENTRY = "accepts late elements until max timestamp + lateness"
 MERGED_HORIZON_ENTRY = "merged away: its cleanup timer, deleted at the merge"
 HORIZON_DASHES = {HORIZON_ENTRY: palette.HORIZON_DASH, MERGED_HORIZON_ENTRY: [1, 2]}
 WINDOW = ("key", "window_start", "window_end")
-MARK_HALF_PX = 5.0
-"""What an event mark (size 70, 0.5 px stroke) reaches either side of its centre."""
-ROOM_TRIES = 4
-"""How many times the axis is widened for the marks beside their times (``_with_room``)."""
+MARK_HALF_PX = 5.0  # what an event mark (size 70, 0.5 px stroke) reaches either side
+ROOM_TRIES = 4  # how many times the axis is widened for marks beside their times
+HORIZON_TITLE = "allowed lateness"  # the legend title of a bar's or a cell's horizon line
+MIN_BAR_PX = 4
+AGGREGATE_BIN_PX = 8  # aggregated lanes: one cell per key and event-time bin of ~8 pixels
+CELL_HORIZON = "horizons of a cell's windows: earliest to latest"
 
 
 @palette.public_chart("window_lanes")
@@ -116,50 +119,37 @@ def _lanes(
         notes.append(f"lanes: the {max_keys} keys with most elements of {len(keys):,}")
         keys = [k for k in keys if k in busiest]
     bars = bars[bars["key"].isin(keys)]
-    if int(bars.groupby("key", sort=False).size().max()) > max(1, width // lane_cells.MIN_BAR_PX):
-        return lane_cells.aggregated(view, op, bars, _key_lanes(keys), width, notes)
+    if int(bars.groupby("key", sort=False).size().max()) > max(1, width // MIN_BAR_PX):
+        return _aggregated(view, op, bars, _key_lanes(keys), width, notes)
     if len(bars) > max_bars:
         bars = bars.sort_values(["window_start", "window_end"], kind="stable")
         cutoff = int(bars["window_start"].iloc[max_bars])
         earliest = bars[bars["window_start"] < cutoff].iloc[:max_bars]
-        if len(earliest):
-            bars = earliest
-            notes.append(f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})")
-        else:  # the first max_bars + 1 windows all start at the same time
-            bars = bars.iloc[:max_bars]
-            notes.append(
-                f"bars: {len(bars):,} of the earliest windows (all starting at {cutoff:,})"
-            )
+        bars = earliest if len(earliest) else bars.iloc[:max_bars]  # (else all start at cutoff)
+        notes.append(
+            f"bars: the {len(bars):,} earliest windows (starting before {cutoff:,})"
+            if len(earliest)
+            else f"bars: {len(bars):,} of the earliest windows (all starting at {cutoff:,})"
+        )
     bars = bars.reset_index(drop=True)
     # the axis holds every bar, the cleanup times of the drawn keys' windows and the horizons
     # of bars without a cleanup record (merged away, or still open)
     cleaned, cleaned_keys = _cleaned(view, op)
     drawn = set(keys)
-    times = [
-        t
-        for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True)
-        if k in drawn and t is not None and not palette.is_off_chart(t)
-    ]
-    horizons, _ = window_lives.every_horizon(view, op)
-    reach = [None] * len(bars)
-    if horizons:
-        bounds = zip(bars["window_start"].tolist(), bars["window_end"].tolist(), strict=True)
-        reach = [horizons.get(w) for w in bounds]
-        times += [t for t in reach if t is not None and not palette.is_off_chart(t)]
-    # a processing-time window's start, end, firings and cleanup are processing times
-    axis = "processing time" if window_lives.processing_time_windows(view, op) else "event time"
+    times = [t for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True) if k in drawn]
+    reach = _reach(view, op, bars)
+    axis = _axis_of(view, op)
     if axis == "processing time":
         notes.append("processing-time windows: the axis is processing time")
-    x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *times])
+    x = palette.time_axis(axis, [*bars["window_start"], *bars["window_end"], *_on(times + reach)])
     # the marks, then the sub-lanes; the axis widened until every mark fits on the plot
-    anchored: list[dict[str, Any]] = []
+    anchored: Rows = []
     edges = (x.lo, x.hi)  # (of the axis the marks were anchored on: clipped to its edges)
     for attempt in range(ROOM_TRIES):
         last = attempt == ROOM_TRIES - 1  # (else: marks placed past the edges, for room)
         if not attempt or any(r["x"] in edges for r in anchored):
             anchored, edges = _anchored_events(view, op, bars, x), (x.lo, x.hi)
-        extents = _extents(bars, anchored, reach, x, width)
-        stacked, events, times = _stacked_and_placed(bars, anchored, extents, x, width, last)
+        stacked, events, times = _stacked_and_placed(bars, anchored, reach, x, width, last)
         wider = None if last else _with_room(x, times, events, width)
         if wider is None:
             break
@@ -181,6 +171,23 @@ def _lanes(
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
 
 
+def _reach(view: TraceView, op: str, bars: pd.DataFrame) -> list[int | None]:
+    """Each bar's allowed-lateness horizon (``window_lives.every_horizon``), else None."""
+    horizons, _ = window_lives.every_horizon(view, op)
+    bounds = zip(bars["window_start"].tolist(), bars["window_end"].tolist(), strict=True)
+    return [horizons.get(w) for w in bounds] if horizons else [None] * len(bars)
+
+
+def _on(times: list[Any]) -> list[Any]:
+    """The times an axis holds: not None, not off the chart."""
+    return [t for t in times if t is not None and not palette.is_off_chart(t)]
+
+
+def _axis_of(view: TraceView, op: str) -> str:
+    """The lanes' axis: a processing-time window's bounds, firings, cleanup are processing times."""
+    return "processing time" if window_lives.processing_time_windows(view, op) else "event time"
+
+
 def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dict[str, Any]:
     """The y channel of the lanes, one per key in the order of ``keys`` (a scale domain: a
     sort array becomes an expression a key can break), titled with ``axis``; with ``rows``
@@ -193,15 +200,14 @@ def _key_lanes(keys: list[Any], *, axis: bool = True, rows: bool = False) -> dic
     return lanes | {"title": "key", "axis": guide} if axis else lanes
 
 
-def _extents(
-    bars: pd.DataFrame,
-    anchored: list[dict[str, Any]],
-    reach: list[Any],
-    x: TimeAxis,
-    width: int,
-) -> list[tuple[float, float]]:
-    """Each bar's extent in pixels along its row: the bar, its horizon (``reach``, or None)
-    and its window's marks as far as they can be drawn (``EVENT_DX`` either way)."""
+def _stacked_and_placed(
+    bars: pd.DataFrame, anchored: Rows, reach: list[Any], x: TimeAxis, width: int, edged: bool
+) -> tuple[pd.DataFrame, Rows, list[float]]:
+    """The bars by key and start with their sub-lane (``slot``), their marks placed
+    (``_placed``; ``edged``: kept on the plot) and each drawn mark's time. A bar's extent along
+    its row: the bar, its horizon (``reach``, or None) and its marks as far as they can be
+    drawn (``EVENT_DX`` either way); restacked (at most 4 times) while marks set beside another
+    land past it."""
     px_per_ms = width / max(1, x.hi - x.lo)
 
     def px(t: Any) -> float:
@@ -216,35 +222,16 @@ def _extents(
         i, at, dx = r["slot"], (r["x"] - x.lo) * px_per_ms, EVENT_DX[r["what"]]
         lo[i] = min(lo[i], at + min(dx, 0) - MARK_HALF_PX)
         hi[i] = max(hi[i], at + max(dx, 0) + MARK_HALF_PX)
-    return list(zip(lo, hi, strict=True))
-
-
-def _stacked_and_placed(
-    bars: pd.DataFrame,
-    anchored: list[dict[str, Any]],
-    extents: list[tuple[float, float]],
-    x: TimeAxis,
-    width: int,
-    edged: bool = True,
-) -> tuple[pd.DataFrame, list[dict[str, Any]], list[float]]:
-    """The bars by key and start with their sub-lane (``slot``), their marks placed
-    (``_placed``; ``edged``: kept on the plot) and each drawn mark's time; restacked (at most
-    4 times) while marks set beside another land past their bar's extent."""
-    px_per_ms = width / max(1, x.hi - x.lo)
+    extents = list(zip(lo, hi, strict=True))
     ordered = bars.sort_values(["key", "window_start", "window_end"], kind="stable")
     order, keys = ordered.index.tolist(), ordered["key"].tolist()
     slots = _stack(keys, [extents[i] for i in order])
     for attempt in range(4):
-        slot_of = [0] * len(order)
-        for i, slot in zip(order, slots, strict=True):
-            slot_of[i] = slot
+        slot_of = dict(zip(order, slots, strict=True))
         rows = [r | {"slot": slot_of[r["slot"]]} for r in anchored]
         events = _placed(rows, x, width, edged)
-        if len(events) < len(rows):  # (some counted on another: each drawn one's row)
-            at = {id(r): i for i, r in enumerate(rows)}
-            drawn = [at[id(r)] for r in events]
-        else:
-            drawn = list(range(len(rows)))
+        at = {id(r): i for i, r in enumerate(rows)}  # (some may be counted on another)
+        drawn = [at[id(r)] for r in events]
         grown = list(extents)
         for j, r in zip(drawn, events, strict=True):
             i = anchored[j]["slot"]
@@ -260,9 +247,7 @@ def _stacked_and_placed(
     return ordered.assign(slot=slots), events, [anchored[j]["x"] for j in drawn]
 
 
-def _with_room(
-    x: TimeAxis, times: list[float], events: list[dict[str, Any]], width: int
-) -> TimeAxis | None:
+def _with_room(x: TimeAxis, times: list[float], events: Rows, width: int) -> TimeAxis | None:
     """``x`` widened at the end(s) where an event mark (``dx`` px beside its ``x``) lies past
     the plot's edge, so that it reaches the edge at the new scale; None when all fit."""
     k = width / max(1, x.hi - x.lo)
@@ -308,18 +293,16 @@ def _window_label(labels: dict[tuple[Any, Any], str], fmt: Any, start: Any, end:
     return label
 
 
-def _bar_layer(
-    bars: pd.DataFrame, x: TimeAxis, chains: dict[tuple[str, int, int], window_lives.MergeChain]
-) -> spec.ChartDict:
+def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> spec.ChartDict:
     """The bars; a merged-away bar's tooltip names where it merged into and its merge chain."""
     rows = []
-    clip, fmt = x.clip, x.fmt
-    windows: dict[tuple[Any, Any], str] = {}
+    clip, fmt, windows = x.clip, x.fmt, {}
     fields = ("window_start", "window_end", "key", "slot", "status", "elements", "firings")
     for start, end, key, slot, status, elements, firings, opened, closed, into in zip(
         *(bars[c].tolist() for c in (*fields, "opened", "closed", "merged_into")), strict=True
     ):
         merged = isinstance(into, str)
+        shut = "open at the end" if pd.isna(closed) else f"{int(closed):,}"
         rows.append(
             {
                 "x": clip(start)[0],
@@ -332,11 +315,7 @@ def _bar_layer(
                 "elements": int(elements),
                 "firings": int(firings),
                 "opened": f"{int(opened):,}",
-                "closed": f"merged into {into}"
-                if merged
-                else "open at the end"
-                if pd.isna(closed)
-                else f"{int(closed):,}",
+                "closed": f"merged into {into}" if merged else shut,
                 "merged_into": into if merged else "",
             }
         )
@@ -375,13 +354,11 @@ def _bar_layer(
     )
 
 
-def _anchored_events(
-    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis
-) -> list[dict[str, Any]]:
+def _anchored_events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) -> Rows:
     """One row per drawn window event at the time it claims (``slot``: its bar's row): firings
     per (key, window, cause, timer time), cleanups, purges, evictions and merges."""
     slot = {k: i for i, k in enumerate(zip(*(bars[c].tolist() for c in WINDOW), strict=True))}
-    rows: list[dict[str, Any]] = []
+    rows: Rows = []
     # the firings of drawn windows: where each sits, then only the drawn ones' texts
     marks = firing_marks(view, op)
     key_text = key_texts(view.column("key", marks["seq"]))  # (of every time window's firing)
@@ -420,10 +397,27 @@ def _anchored_events(
         )
         if drawn((key, int(s), int(e)))  # only drawn marks' tooltips are formatted
     ]
-    other = window_records(view, op, "purged", "evicted")
-    other = other[other["window_start"].notna()]
-    if not other.empty:
-        rows += _purges_and_evictions(view, other, mark)
+    other = window_records(view, op, "purged", "evicted")  # (purges at the end, evictions at
+    other = other[other["window_start"].notna()]  # the start, per (key, window) and kind)
+    other = other.assign(key_text=key_texts(other["key"]))
+    for kind in ("purged", "evicted"):
+        part = other[other["kind"] == kind]
+        if part.empty:
+            continue
+        seqs = part["seq"].to_numpy()
+        if kind == "purged":
+            info = [f"reason: {r}" for r in view.detail("purged", "reason", seqs)]
+        else:
+            whens = view.detail("evicted", "when", seqs)
+            values = view.detail("evicted", "values", seqs)
+            info = [f"{w}: {short(v, 50)}" for w, v in zip(whens, values, strict=True)]
+        seqs, procs, waters = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
+        by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
+        for (key, start, end), idx in by_window.items():
+            which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
+            anchor = end if kind == "purged" else start
+            texts = [info[i] for i in idx[:50]]
+            rows.append(mark(key, start, end, kind, anchor, which, texts, "; "))
     for m in window_lives.merged(view, op).itertuples():
         merged_text = ", ".join(f"[{s}, {e})" for s, e in m.merged_windows)
         rows.append(
@@ -439,9 +433,7 @@ def _anchored_events(
     return rows
 
 
-def _placed(
-    rows: list[dict[str, Any]], x: TimeAxis, width: int, edged: bool = True
-) -> list[dict[str, Any]]:
+def _placed(rows: Rows, x: TimeAxis, width: int, edged: bool = True) -> Rows:
     """The event marks where they are drawn: moved ``EVENT_DX`` pixels as event time (Vega
     offsets only text by pixels) unless claiming a time and ``_alone``, then side by side.
     ``edged``: kept on the plot, else placed past its edges as they need."""
@@ -451,11 +443,9 @@ def _placed(
         at = np.array([r["x"] for r in rows], dtype=np.float64)
         shift = np.array([EVENT_DX[w] for w in whats], dtype=np.float64) * ms_per_px
         alone = _alone(rows, at / ms_per_px)
-        claims = np.array(
-            [w.startswith(CLAIMS_TIME) and a for w, a in zip(whats, alone, strict=True)],
-            dtype=bool,
-        )
-        shift[claims] = 0.0
+        for i, (w, a) in enumerate(zip(whats, alone, strict=True)):
+            if a and w.startswith(CLAIMS_TIME):
+                shift[i] = 0.0
         lo, hi = (x.lo, x.hi) if edged else (-np.inf, np.inf)
         for r, v in zip(rows, np.clip(at + shift, lo, hi).round(3).tolist(), strict=True):
             r["x"] = v
@@ -463,9 +453,7 @@ def _placed(
     return rows
 
 
-def _side_by_side(
-    rows: list[dict[str, Any]], x: TimeAxis, width: int, edge: float
-) -> list[dict[str, Any]]:
+def _side_by_side(rows: Rows, x: TimeAxis, width: int, edge: float) -> Rows:
     """Marks of one lane row (key and slot) at one point side by side (``piles``): each row's
     ``dx``; the rows drawn. ``edge``: the farthest right a mark may go. Each lane row is
     placed on its own, rows alike once."""
@@ -495,7 +483,7 @@ def _side_by_side(
     return piles.count_on(rows, placed) if placed.counted else rows
 
 
-def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
+def _alone(rows: Rows, px: np.ndarray) -> list[bool]:
     """Whether each event mark (at ``px``) has no other of its lane row within a pixel."""
     rows_of: dict[tuple[Any, Any], list[int]] = {}
     for i, r in enumerate(rows):
@@ -511,31 +499,6 @@ def _alone(rows: list[dict[str, Any]], px: np.ndarray) -> list[bool]:
     return alone
 
 
-def _purges_and_evictions(view: TraceView, other: pd.DataFrame, mark: Any) -> list[dict[str, Any]]:
-    """One mark per (key, window) and kind: purges at its end, evictions at its start."""
-    rows = []
-    other = other.assign(key_text=key_texts(other["key"]))
-    for kind in ("purged", "evicted"):
-        part = other[other["kind"] == kind]
-        if part.empty:
-            continue
-        seqs = part["seq"].to_numpy()
-        if kind == "purged":
-            info = [f"reason: {r}" for r in view.detail("purged", "reason", seqs)]
-        else:
-            whens = view.detail("evicted", "when", seqs)
-            values = view.detail("evicted", "values", seqs)
-            info = [f"{w}: {value_texts.short(v, 50)}" for w, v in zip(whens, values, strict=True)]
-        seqs, procs, waters = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
-        by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
-        for (key, start, end), idx in by_window.items():
-            which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
-            anchor = end if kind == "purged" else start
-            texts = [info[i] for i in idx[:50]]
-            rows.append(mark(key, start, end, kind, anchor, which, texts, "; "))
-    return rows
-
-
 def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
     """The cleanups of time windows and their keys' texts, made once per view."""
 
@@ -548,11 +511,7 @@ def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
 
 
 def _horizon_layer(
-    view: TraceView,
-    op: str,
-    bars: pd.DataFrame,
-    x: TimeAxis,
-    chains: dict[tuple[str, int, int], window_lives.MergeChain],
+    view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains
 ) -> list[spec.ChartDict]:
     """Per drawn (key, window) with a horizon, a line from its end to it: per ``cleanup``
     record, then per bar without one (still open, or merged away: the cleanup timer Flink's
@@ -561,43 +520,39 @@ def _horizon_layer(
     if not horizons:
         return []
     cleaned, cleaned_keys = _cleaned(view, op)
-    slot = {
-        (k, s, e): int(i)
-        for k, s, e, i in zip(*(bars[c].tolist() for c in (*WINDOW, "slot")), strict=True)
-    }
-    drawn, rows = set(), []
-
-    def line(key: Any, s: int, e: int, slot: int, t: int, derived: tuple | None = None) -> None:
+    columns = (*WINDOW, "slot", "closed", "merged_into")
+    drawn = list(zip(*(bars[c].tolist() for c in columns), strict=True))
+    slot = {(k, s, e): int(i) for k, s, e, i, _, _ in drawn}
+    # (key, start, end, slot, horizon, None: read off its record, else (into, at, chain))
+    lines: list[tuple[Any, int, int, int, int, tuple | None]] = []
+    starts, ends = cleaned["window_start"].tolist(), cleaned["window_end"].tolist()
+    for key, s, e in zip(cleaned_keys, starts, ends, strict=True):
+        w, t = (key, int(s), int(e)), horizons.get((int(s), int(e)))
+        if w in slot and t is not None:
+            lines.append((*w, slot[w], t, None))
+    recorded, read = len(lines), {line[:3] for line in lines}
+    for key, s, e, i, closed, into in drawn:
+        w, t = (key, int(s), int(e)), horizons.get((int(s), int(e)))
+        if t is not None and w not in read:  # merged away, or still open
+            into = into if isinstance(into, str) else None
+            at = "" if into is None else f"{int(closed):,} ms"
+            lines.append((*w, int(i), t, (into, at, chains.get(w) if into else None)))
+    if not lines:
+        return []
+    rows = []
+    for key, s, e, i, t, derived in lines:
         into, at, chain = derived or (None, "", None)  # (into None: still open)
         rows.append(
             {
                 "x": x.clip(e)[0],
                 "x2": x.clip(t)[0],
                 "key": key,
-                "slot": slot,
+                "slot": i,
                 "line": MERGED_HORIZON_ENTRY if into else HORIZON_ENTRY,
                 **window_lives.horizon_texts(x.fmt, s, e, t),
                 "from": window_lives.horizon_source(derived is not None, into, at, chain),
             }
         )
-
-    starts, ends = cleaned["window_start"].tolist(), cleaned["window_end"].tolist()
-    for key, s, e in zip(cleaned_keys, starts, ends, strict=True):
-        i, t = slot.get((key, int(s), int(e))), horizons.get((int(s), int(e)))
-        if i is not None and t is not None:
-            drawn.add((key, int(s), int(e)))
-            line(key, int(s), int(e), i, t)
-    recorded = len(rows)
-    columns = (*WINDOW, "slot", "closed", "merged_into")
-    for key, s, e, i, closed, into in zip(*(bars[c].tolist() for c in columns), strict=True):
-        t = horizons.get((int(s), int(e)))
-        if t is not None and (key, int(s), int(e)) not in drawn:  # merged away, or open
-            into = into if isinstance(into, str) else None
-            at = "" if into is None else f"{int(closed):,} ms"
-            chain = chains.get((key, int(s), int(e))) if into else None
-            line(key, int(s), int(e), int(i), t, (into, at, chain))
-    if not rows:
-        return []
     tips = ["kind", "key", "window", "max timestamp", "allowed lateness", "horizon", "from"]
     if len(rows) == recorded:  # (every line read off its record: nothing to tell apart)
         tips = tips[:-1]
@@ -609,15 +564,14 @@ def _horizon_layer(
         "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
     }
     tooltip = [{"field": c, "type": "nominal"} for c in tips]
-    return [lane_cells.horizon_rules(rows, x, lanes, dashes, tooltip)]
+    return [_horizon_rules(rows, x, lanes, dashes, tooltip)]
 
 
 def _marker(slot: dict, x: TimeAxis) -> Any:
     """``mark(key, start, end, what, anchor, (seqs, procs, watermark), texts, sep)``: the row
     of one mark of some records (``watermark``: the last one's; ``texts``: the first 50's),
     past 50 only the last one's seq and time; None for a window with no bar."""
-    where, clip, fmt = slot.get, x.clip, x.fmt
-    windows: dict[tuple[int, int], str] = {}
+    where, clip, fmt, windows = slot.get, x.clip, x.fmt, {}
 
     def mark(
         key: str,
@@ -653,7 +607,8 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
     return mark
 
 
-def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartDict]:
+def _event_layers(events: Rows, x: TimeAxis) -> list[spec.ChartDict]:
+    """The window events' marks, a layer per kind ("what happened"), with their counts "×n"."""
     if not events:
         return []
     seen = {e["what"] for e in events}
@@ -685,3 +640,167 @@ def _event_layers(events: list[dict[str, Any]], x: TimeAxis) -> list[spec.ChartD
             place = {"align": "left", "dx": 6, "dy": -6, **moved}
             layers.append(spec.text_layer(part, base, text="label", size=9, **place))
     return layers
+
+
+def _horizon_rules(
+    rows: Rows,
+    x: TimeAxis,
+    lanes: dict[str, Any],
+    dashes: dict[str, list[int]],
+    tooltip: list[dict[str, str]],
+    **mark: Any,
+) -> spec.ChartDict:
+    """The lanes' allowed-lateness horizon lines from ``x`` to ``x2`` on the lanes (``lanes``:
+    their y channels), their legend's entries dashed as ``dashes`` says."""
+    return spec.layer(
+        rows,
+        {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 2, "opacity": 0.8, **mark},
+        {
+            "x": x.channel("x"),
+            "x2": {"field": "x2"},
+            **lanes,
+            "strokeDash": {
+                "field": "line",
+                "type": "nominal",
+                "title": HORIZON_TITLE,
+                "scale": {"domain": list(dashes), "range": list(dashes.values())},
+            },
+            "tooltip": tooltip,
+        },
+    )
+
+
+def _aggregated(
+    view: TraceView,
+    op: str,
+    bars: pd.DataFrame,
+    lanes: dict[str, Any],
+    width: int,
+    notes: list[str],
+) -> spec.ChartDict:
+    """Lanes past a readable number of windows: per key, one cell per event-time bin (of
+    ``AGGREGATE_BIN_PX`` pixels) counting the windows that start in it — how many fired,
+    never fired or were merged away, their elements (each once, in the window whose pane holds
+    it) and firings — shaded by the share that fired; with allowed lateness > 0, the span of
+    its windows' horizons (``_horizon_spans``). ``lanes``: the lanes' y channel (titled)."""
+    starts = bars["window_start"].to_numpy(dtype=np.int64)
+    ends = bars["window_end"].to_numpy(dtype=np.int64)
+    lo, hi = int(starts.min()), int(ends.max())
+    _, derived = window_lives.every_horizon(view, op)
+    stamps = _reach(view, op, bars)
+    x = palette.time_axis(_axis_of(view, op), [lo, hi, *_on(stamps)])
+    size = max(1, -(-(hi - lo) // max(1, width // AGGREGATE_BIN_PX)))
+    status = bars["status"].to_numpy(dtype=object)
+    table = pd.DataFrame(
+        {
+            "key": bars["key"].to_numpy(dtype=object),
+            "bin": (starts - lo) // size,
+            **{s: status == s for s in STATUS},
+            # a merged-away window's elements are counted in the window they went into
+            "elements": np.where(status == "merged away", 0, bars["elements"].astype("int64")),
+            "firings": bars["firings"].astype("int64").to_numpy(),
+        }
+    )
+
+    def starting_in(b: int) -> str:
+        b0 = lo + int(b) * size
+        return f"[{x.fmt(b0)}, {x.fmt(b0 + size)})"
+
+    counted = [*STATUS, "elements", "firings"]
+    cells = table.groupby(["key", "bin"], sort=False)
+    sums, sizes = cells[counted].sum(), cells.size().tolist()
+    rows = [
+        {
+            "x": x.clip(lo + int(b) * size)[0],
+            "x2": x.clip(lo + int(b) * size + size)[0],
+            "key": key,
+            "kind": "windows (aggregated)",
+            "starting in": starting_in(b),
+            "windows": n,
+            **dict(zip(counted, map(int, c), strict=True)),
+            "share fired": round(int(c[0]) / n, 3),
+        }
+        for (key, b), n, c in zip(sums.index.tolist(), sizes, sums.to_numpy(), strict=True)
+    ]
+    most = int(table.groupby("key", sort=False).size().max())
+    notes.append(
+        f"aggregated: a lane holds up to {most:,} windows, more than {width // MIN_BAR_PX:,} "
+        f"({MIN_BAR_PX} px each) — one cell per key and {size:,} ms of window starts, shaded "
+        "by the share of its windows that fired; hover for the counts (timeline / explore "
+        "draw each window)"
+    )
+    cell = {
+        "type": "bar",
+        "stroke": palette.INK,
+        "strokeWidth": 0.5,
+        "fill": palette.WINDOW_FIRED_COLOR,
+    }
+    layers = [
+        spec.layer(
+            rows,
+            cell,
+            {
+                "x": x.channel("x"),
+                "x2": {"field": "x2"},
+                "y": lanes,
+                "fillOpacity": {
+                    "field": "share fired",
+                    "type": "quantitative",
+                    "title": "share of windows fired",
+                    "scale": {"domain": [0, 1], "range": [0.08, 0.95]},
+                },
+                "tooltip": spec.tooltips(rows, ["x", "x2"]),
+            },
+        )
+    ]
+    has = np.array([t is not None for t in stamps], dtype=bool)
+    if has.any():  # per cell, the span of its windows' horizons
+        bounds = zip(starts[has].tolist(), ends[has].tolist(), strict=True)
+        found = table[has].assign(
+            horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
+            derived=[w in derived for w in bounds],
+        )
+        layers.append(_horizon_spans(found, x, lanes, starting_in))
+        lateness = window_lives.allowed_lateness(view, op)
+        notes.append(
+            "allowed lateness"
+            + ("" if lateness is None else f" {lateness:,} ms")
+            + ": per cell a line from the earliest to the latest horizon (max timestamp + "
+            "lateness) of its windows"
+        )
+    height = max(60, min(900, len(lanes["scale"]["domain"]) * 24))
+    chart = {"layer": layers, "width": width, "height": height}
+    return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
+
+
+def _horizon_spans(
+    found: pd.DataFrame, x: TimeAxis, lanes: dict[str, Any], starting_in: Any
+) -> spec.ChartDict:
+    """Per cell (``found``: its windows with a horizon, by key and bin), a line from the
+    earliest to the latest horizon, and how many are ``derived`` (no ``cleanup`` record)."""
+    spans = found.groupby(["key", "bin"], sort=False).agg(
+        windows=("horizon", "size"),
+        earliest=("horizon", "min"),
+        latest=("horizon", "max"),
+        derived=("derived", "sum"),
+    )
+    lines = [
+        {
+            "x": x.clip(int(c.earliest))[0],
+            "x2": x.clip(int(c.latest))[0],
+            "key": key,
+            "line": CELL_HORIZON,
+            "kind": "allowed-lateness horizons (aggregated)",
+            "windows starting in": starting_in(b),
+            "windows with a horizon": int(c.windows),
+            "earliest horizon": x.fmt(int(c.earliest)),
+            "latest horizon": x.fmt(int(c.latest)),
+            "derived (no cleanup record)": int(c.derived),
+        }
+        for (key, b), c in zip(spans.index.tolist(), spans.itertuples(index=False), strict=True)
+    ]
+    foot = {k: v for k, v in lanes.items() if k not in ("title", "axis")}
+    tips = spec.tooltips(lines, ["x", "x2", "line"])
+    foot |= {"bandPosition": 0.85}  # (at the lane's foot; square caps: one horizon a dot)
+    dash = {CELL_HORIZON: palette.HORIZON_DASH}
+    return _horizon_rules(lines, x, {"y": foot}, dash, tips, strokeCap="square")

@@ -16,30 +16,27 @@ from typing import Any
 
 from winviz.viz import palette, spec
 
-ALSO_HERE = "also here"
-"""The tooltip field of a mark that others were counted on: how many more are at its point."""
+ALSO_HERE = "also here"  # the tooltip field of a mark others were counted on: how many
 
 
 @dataclass
 class Grid:
-    """The centres of the marks placed so far, on cells of ``step`` pixels: which mark, if
-    any, is nearer than ``reach`` (at most ``step``; 0: ``step``) to a point."""
+    """The centres of the marks placed so far, on cells of ``step`` pixels (``near``: within
+    ``reach``, 0: ``step``); ``anchors`` and ``more``: per mark index, where its ring goes and
+    the rows counted on it; ``avoid``: what a moved mark keeps off (``hits(box)``); ``tried``:
+    per (x, width, most), each place and what was in its way there, by y (``first_free``)."""
 
     step: float
     reach: float = 0.0
     cells: dict[tuple[int, int], list[tuple[float, float, int]]] = field(default_factory=dict)
     n: int = 0  # the marks added: the next one's index
-    anchors: dict[int, dict[str, Any]] = field(default_factory=dict)  # index: x, y, dx (key)
-    more: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # index: rows counted
-    # marks a moved mark keeps its centre off (drawn over it): ``hits(box)`` a box it crosses
+    anchors: dict[int, dict[str, Any]] = field(default_factory=dict)
+    more: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     avoid: Any = None
-    # per (x, width, most): each place tried and what was in the way there, by its y: a
-    # centre's y (a 1-tuple) or a box's top and bottom (``first_free``)
     tried: dict[tuple[float, float, int], list[list[Any]]] = field(default_factory=dict)
 
     def near(self, px: float, py: float) -> tuple[float, float, int] | None:
-        """The centre (x, y, index) of a placed mark nearer than ``reach`` to (px, py), else
-        None: the first found in the cells around."""
+        """The centre (x, y, index) of a placed mark within ``reach`` of (px, py), else None."""
         if not (math.isfinite(px) and math.isfinite(py)):
             return None
         step, reach = self.step, self.reach or self.step
@@ -52,8 +49,7 @@ class Grid:
         return None
 
     def add(self, px: float, py: float, anchor: dict[str, Any] | None = None) -> None:
-        """Add a mark's centre (index ``n``); ``anchor``: its x, y, ``dx`` (and key), where a
-        ring is drawn if marks are counted on it."""
+        """Add a mark's centre (index ``n``); ``anchor``: where its ring goes (x, y, dx, key)."""
         if math.isfinite(px) and math.isfinite(py):
             i, j = int(px // self.step), int(py // self.step)
             self.cells.setdefault((i, j), []).append((px, py, self.n))
@@ -72,8 +68,8 @@ class Grid:
 
 
 def places_tried(px: float, step: float, width: float, most: int) -> list[int]:
-    """The offsets (in steps) a mark at ``px`` tries, in order: 0, 1, 2 …, −1, −2 … — at most
-    ``most`` each way, on the plot (0 … ``width``)."""
+    """The offsets (in steps) a mark at ``px`` tries: 0, 1, 2 …, −1, −2 … — at most ``most``
+    each way, on the plot (0 … ``width``)."""
     right = [k for k in range(1, most + 1) if px + k * step <= width]
     left = [-k for k in range(1, most + 1) if px - k * step >= 0]
     return [0, *right, *left]
@@ -113,8 +109,8 @@ def first_free(
 
 @dataclass(frozen=True)
 class Placement:
-    """Each mark's offset in pixels (``dx``) and the ``Grid`` index of the mark it is counted
-    on (None: drawn); ``first``: the grid's index of the first of these marks."""
+    """Each mark's offset in pixels and the ``Grid`` index of the mark it is counted on (None:
+    drawn); ``first``: the grid's index of the first of these marks."""
 
     dx: list[float]
     counted_on: list[int | None]
@@ -129,8 +125,7 @@ class Placement:
         return sum(1 for c in self.counted_on if c is not None)
 
     @property
-    def left(self) -> bool:
-        """Whether any mark went left of its point (the plot's right edge was too near)."""
+    def left(self) -> bool:  # (some mark went left: the plot's right edge was too near)
         return any(d < 0 for d in self.dx)
 
 
@@ -143,8 +138,8 @@ def side_by_side(
     grid: Grid | None = None,
     rows: Sequence[dict[str, Any]] | None = None,
 ) -> Placement:
-    """Place marks at pixel ``places`` in drawing order by the rule above. ``grid``: the marks
-    placed before (another layer's); ``rows``: the marks' rows, anchoring a ring."""
+    """Place marks at pixel ``places`` by the rule above. ``grid``: the marks placed before
+    (another layer's); ``rows``: the marks' rows, anchoring a ring."""
     grid = Grid(step) if grid is None else grid
     first = grid.n
     dx: list[float] = []
@@ -171,8 +166,8 @@ def side_by_side(
 
 
 def moved_note(placement: Placement, what: str, step: float, cue: str = "a ring") -> list[str]:
-    """The subtitle's notes on marks moved beside another and counted on another (``what``:
-    the marks' name; ``cue``: what shows a mark others were counted on)."""
+    """The subtitle's notes on marks moved beside another and counted on another (``cue``:
+    what shows a mark others were counted on)."""
     notes = []
     if placement.moved:
         way = "right or left" if placement.left else "right"
@@ -189,8 +184,7 @@ def moved_note(placement: Placement, what: str, step: float, cue: str = "a ring"
 
 
 def count_on(rows: list[dict[str, Any]], placement: Placement) -> list[dict[str, Any]]:
-    """The rows drawn (``placement``'s), each with ``ALSO_HERE``: how many were counted on it
-    (one counted on another layer's mark is in the subtitle's count only)."""
+    """The rows drawn, each with ``ALSO_HERE``: how many of these were counted on it."""
     here = [0] * len(rows)
     for on in placement.counted_on:
         if on is not None and 0 <= on - placement.first < len(rows):
@@ -203,13 +197,11 @@ def count_on(rows: list[dict[str, Any]], placement: Placement) -> list[dict[str,
     return drawn
 
 
-COUNTED = "counted here"
-"""The ring's tooltip field naming the marks counted on its mark (what each is, its seq)."""
+COUNTED = "counted here"  # the ring's tooltip field: what the marks counted on it are
 
 
 def rings(grid: Grid) -> list[dict[str, Any]]:
-    """A row per mark that others were counted on: its anchor, how many, what they are and
-    their ``seq``s."""
+    """A row per mark others were counted on: its anchor, how many, what and their ``seq``s."""
     out = []
     for i, counted in sorted(grid.more.items()):
         if i not in grid.anchors:
@@ -227,7 +219,7 @@ def rings(grid: Grid) -> list[dict[str, Any]]:
 def ring_layer(
     grid: Grid | list[dict[str, Any]], x: dict[str, Any], y: dict[str, Any], size: float
 ) -> Any:
-    """The rings around marks others were counted on (``grid``'s, or ``rings``' rows; ``size``:
+    """The rings around marks others were counted on (``grid``'s or ``rings``' rows; ``size``:
     the marks' area, px²), else None."""
     rows = rings(grid) if isinstance(grid, Grid) else grid
     if not rows:

@@ -1,44 +1,47 @@
 """``scrubber``: the timeline as it stood at processing time *t*, with *t* on a slider.
 
-*t* is a Vega-Lite parameter bound to a range input (no kernel needed): it drives only the
-filters and colours of the layers (``scrubber_layers``) — windows by state, idle periods, the
-*now* rule, the watermark at *t*, elements and firings. A "play" checkbox replays the run, as
-in Akidau's streaming animations: the spec carries the settings (``replay_settings``), the
-page's script (``view_script``) plays them.
+*t* is a Vega-Lite parameter (``PARAM``) bound to a range input (no kernel needed): it drives
+only the filters and colours of the layers — windows by state, idle periods, the *now* rule,
+the watermark at *t*, elements and firings. A "play" checkbox replays the run, as in Akidau's
+streaming animations: the spec carries the settings (``replay_settings``), the page's script
+(``view_script``) plays them.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 
-from winviz.viz import idle, labels, palette, scale, spec
-from winviz.viz.fates import element_fate_columns
+from winviz.viz import bands, idle, labels, palette, piles, replay, scale, spec, watermark_steps
+from winviz.viz.boxes import Taken
+from winviz.viz.fates import element_detail_lists, element_fate_columns
+from winviz.viz.firings import firing_columns, firing_marks
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.scrubber_layers import (
-    PARAM,
-    Size,
-    element_layers,
-    firing_layer,
-    now_layer,
-    watermark_layers,
-    window_layer,
-    window_rows,
-)
 from winviz.viz.skew import skew_of_view
 from winviz.viz.timeline import auto_view
-from winviz.viz.trace_view import TraceView, open_trace
+from winviz.viz.trace_view import Columns, TraceView, open_trace
 from winviz.viz.validation import check_size
-from winviz.viz.watermark_steps import watermark_steps
-from winviz.viz.window_lives import pairs_text, processing_time_windows
+from winviz.viz.window_lives import pairs_text, processing_time_windows, window_life_columns
+from winviz.viz.window_marks import DETAIL_LIMIT
 
+PARAM = "t"  # the slider's Vega-Lite parameter: processing time t
 PLAY_PARAM = "play"
-TICK_MS = 100
-"""Replay: ``t`` advances once per this many milliseconds while ``play`` is ticked."""
-REPLAY_SECONDS = 10.0
-"""Replay: the default time, in seconds, from the first processing time to the last."""
+STATE_COLORS = {
+    "open": palette.WINDOW_COLOR, "fired": palette.WINDOW_FIRED_COLOR,
+    "merged away": palette.MERGED_AWAY_COLOR, "gone": palette.GONE_COLOR,
+}  # fmt: skip
+EVENT_COLOR = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
+
+Size = tuple[int, int]  # a chart's width and height in pixels
+Rows = list[dict[str, Any]]  # a layer's rows
+TICK_MS = 100  # replay: t advances once per this many milliseconds while "play" is ticked
+REPLAY_SECONDS = 10.0  # replay: the default time from the first processing time to the last
 
 
 @palette.public_chart("scrubber")
@@ -103,7 +106,7 @@ def _scrubber(
     drawn = ~np.isnan(elements["ts"]) & ~np.isnan(elements["proc_time"])
     if not drawn.all():
         elements = elements.take(drawn)
-    steps = watermark_steps(view)
+    steps = watermark_steps.watermark_steps(view)
     steps = steps[steps["operator"] == op]
     windows = window_rows(view, op)
     # processing-time windows: [start, end) is processing time, nothing on the event-time axis
@@ -129,13 +132,12 @@ def _scrubber(
             "elements that reached the operator then, whatever their timestamps: it spans the "
             "event-time axis over its life in processing time"
         )
-    wrapped = windows.attrs.get("wrapped", 0)
-    if wrapped:  # as the timeline's bands: a wrapped [start, end) would span the whole axis
+    # as the timeline's bands: a wrapped [start, end) would span the whole axis
+    if wrapped := windows.attrs.get("wrapped", 0):
         notes.append(
             f"{wrapped} window(s) whose end overflowed the long range (start >= end) are not drawn"
         )
-    spans = idle.idle_spans(view)
-    if spans:
+    if spans := idle.idle_spans(view):
         notes.append(idle.lines_text(spans) + " as they stand at t")
     element_notes: list[str] = []  # (said after the firings')
     points = element_layers(
@@ -185,28 +187,21 @@ def skew_scrubber(
     kind = palette.time_axis("processing time", [x_lo, x_hi]).kind
     x = TimeAxis("processing time", kind, x_lo, x_hi)
     y = TimeAxis("processing time − event time", "ms", y_lo, y_hi)
-    notes = ([] if chosen is None else [chosen.replace("timeline(", "scrubber(")]) + list(
-        meta.get("notes", [])
-    )
+    notes = [] if chosen is None else [chosen.replace("timeline(", "scrubber(")]
+    notes += meta.get("notes", [])
     timed = ("element", "elements (binned)", "watermark lag", "label")  # (x: a processing time)
     xs = [r["x"] for lay in layers for r in spec.rows(lay) if r.get("kind") in timed]
-    binned = False
-    for layer in layers:
-        rows = spec.rows(layer)
-        if not rows or rows[0].get("kind") not in timed:
-            continue
-        binned |= rows[0].get("kind") == "elements (binned)"
-        layer["transform"] = [{"filter": f"datum.x <= {PARAM}"}]
-    if binned:
+    kinds = [spec.rows(lay)[0].get("kind") if spec.rows(lay) else None for lay in layers]
+    for layer, kind in zip(layers, kinds, strict=True):
+        if kind in timed:
+            layer["transform"] = [{"filter": f"datum.x <= {PARAM}"}]
+    if "elements (binned)" in kinds:
         notes.append("a binned mark shows once its cell's mean processing time is reached")
     t_range = (max(x_lo, int(min(xs))), min(x_hi, int(max(xs)))) if xs else (x_lo, x_hi)
     squares, badges = firing_layer(view, op, x, y, size, notes, skew=True, avoid=layers)
     # the squares under the elements (as in the timeline mode), the badges over all
-    under = next(
-        (i for i, lay in enumerate(layers) if spec.rows(lay)[:1] and spec.rows(lay)[0].get("kind")
-         in ("element", "elements (binned)")),
-        len(layers),
-    )  # fmt: skip
+    points = [i for i, k in enumerate(kinds) if k in ("element", "elements (binned)")]
+    under = points[0] if points else len(layers)
     layers = [*layers[:under], *([squares] if squares is not None else []), *layers[under:]]
     layers = [*layers, now_layer(x, "x"), *badges]
     notes[1 if chosen else 0] += "; move the slider to see the run at processing time t"
@@ -262,3 +257,528 @@ def _finished(
     if replay_seconds is not None:
         chart["usermeta"]["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
     return chart
+
+
+def window_rows(view: TraceView, op: str) -> pd.DataFrame:
+    """One row per window over all keys as the timeline's bands have it, with its first
+    firing (``fired``; NaN if none; ``closed`` NaN while a key's pane is kept).
+    ``attrs["wrapped"]``: the windows left out, whose end overflowed (start >= end)."""
+    lives = window_life_columns(view, op)
+    per = pd.DataFrame(
+        [] if lives is None else bands._per_window(lives), columns=bands._Window._fields
+    )
+    rows = view.select("fired", operator=op)
+    f_start, f_end, present = view.bounds(rows)
+    procs = view.numbers("proc_time", rows[present])
+    timed = ~np.isnan(procs)  # (a firing without a processing time is no first firing)
+    f_start, f_end, procs = f_start[present][timed], f_end[present][timed], procs[timed]
+    order = np.lexsort((-procs, f_end, f_start))  # per window, its first firing last
+    fired = zip(f_start[order].tolist(), f_end[order].tolist(), strict=True)
+    first = dict(zip(fired, procs[order].tolist(), strict=True))
+    windows = zip(per["window_start"].tolist(), per["window_end"].tolist(), strict=True)
+    per["fired"] = np.array([first.get(w, np.nan) for w in windows], dtype=np.float64)
+    per["closed"] = per["closed"].astype(np.float64)  # (None: NaN)
+    kept = per["window_start"] < per["window_end"]
+    out = per.loc[kept, ["window_start", "window_end", "keys", "opened", "fired", "closed"]]
+    out = out.assign(merged_into=per.loc[kept, "merged_into"]).reset_index(drop=True)
+    out.attrs["wrapped"] = int((~kept).sum())
+    return out
+
+
+def window_layer(
+    windows: pd.DataFrame, x: TimeAxis, y: TimeAxis, across: bool = False, height: int = 400
+) -> spec.ChartDict | None:
+    """The windows as they stand at t: from its opening to its close or t, coloured by its
+    state at t; at least ``bands.MIN_BAND_PX`` high in ``height`` as the timeline's bands.
+    ``across``: processing-time windows, spanning the event-time axis."""
+    if windows.empty:
+        return None
+    windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
+    merged = windows["merged_into"].astype(str).tolist()
+    times = (
+        windows[c].tolist() for c in ("window_start", "window_end", "opened", "fired", "closed")
+    )
+    rows = [
+        {
+            "x": x.lo if across else x.clip(a)[0],
+            "x2": x.hi if across else x.clip(b)[0],
+            "opened": y.clip(o)[0],
+            "fired": None if f != f else y.clip(f)[0],  # NaN (never): JSON null
+            "closed": None if c != c else y.clip(c)[0],
+            "kind": "window",
+            "window": f"[{x.fmt(a)}, {x.fmt(b)})",
+            "keys": k,
+            "merged_into": m,
+        }
+        for a, b, o, f, c, k, m in zip(
+            *times, windows["keys"].astype("int64").tolist(), merged, strict=True
+        )
+    ]
+    # "merged away" is in the legend only when a session merge absorbed a window
+    shown = [st for st in STATE_COLORS if st != "merged away" or any(merged)]
+    state = (
+        f"{PARAM} < datum.opened ? 'not yet' : "
+        f"(datum.closed != null && {PARAM} >= datum.closed) ? "
+        "(datum.merged_into != '' ? 'merged away' : 'gone') : "
+        f"(datum.fired != null && {PARAM} >= datum.fired) ? 'fired' : 'open'"
+    )
+    least = bands.least_span(y, height)
+    short = f"datum.y2 - datum.opened < {least}"
+    low = f"clamp((datum.opened + datum.y2) / 2 - {least / 2}, {y.lo}, {y.hi - least})"
+    transform = [
+        {"calculate": state, "as": "state"},
+        {"filter": "datum.state != 'not yet'"},
+        {
+            "calculate": f"datum.closed != null && datum.closed < {PARAM} ? datum.closed : {PARAM}",
+            "as": "y2",
+        },
+        {"calculate": f"{short} ? {low} : datum.opened", "as": "y"},
+        {"calculate": f"{short} ? datum.y + {least} : datum.y2", "as": "y2"},
+    ]
+    encoding = {
+        "x": x.channel("x"),
+        "x2": {"field": "x2"},
+        "y": y.channel("y"),
+        "y2": {"field": "y2"},
+        "color": {
+            "field": "state",
+            "type": "nominal",
+            "title": "window at t",
+            "scale": {"domain": shown, "range": [STATE_COLORS[st] for st in shown]},
+        },
+        "stroke": {"value": palette.WINDOW_COLOR},
+        "tooltip": [
+            {"field": "window", "type": "nominal"},
+            {"field": "state", "type": "nominal", "title": "state at t"},
+            {"field": "keys", "type": "quantitative"},
+            {"field": "merged_into", "type": "nominal", "title": "merged into"},
+        ],
+    }
+    mark = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
+    return spec.layer(rows, mark, encoding, transform)
+
+
+FIRING_STEP_PX = 11  # the step of firing squares side by side (80 px²: about 9 px wide)
+FIRING_SIZE = 80
+SHOWN = [{"filter": f"datum.fired <= {PARAM}"}]  # a firing's marks, once it is made
+
+
+def firing_layer(
+    view: TraceView,
+    op: str,
+    x: TimeAxis,
+    y: TimeAxis,
+    size: Size,
+    notes: list[str],
+    *,
+    across: bool = False,
+    skew: bool = False,
+    avoid: Sequence[Any] = (),
+) -> tuple[spec.ChartDict | None, list[spec.ChartDict]]:
+    """The firings made by t at their timer's event time (``firings.firing_marks``) and
+    processing time, one square per point and cause, coloured as on the timeline, with a
+    count badge. ``across``: processing-time windows, on the right edge; ``skew``: the skew
+    mode's axes; ``avoid``: layers a badge keeps off. Returns the squares' layer (None: no
+    firing), drawn under the elements, and the layers over them."""
+    marks = firing_marks(view, op)
+    if not len(marks):
+        return None, []
+    groups: dict[tuple[Any, Any, str], list[int]] = {}
+    clipped = 0  # (skew mode) firings whose skew lies beyond the axis: drawn on its edge
+    columns = (marks[c].tolist() for c in ("at", "proc_time", "fired_by"))
+    for i, (at, proc, by) in enumerate(zip(*columns, strict=True)):
+        if proc is None or at is None:
+            continue
+        if skew:
+            sy, edge = y.clip(int(proc) - int(at))
+            clipped += bool(edge)
+            point = (x.clip(proc)[0], sy)
+        else:
+            point = (x.hi if across else x.clip(at)[0], y.clip(proc)[0])
+        what = palette.FIRED_EVENT.get(by, palette.FIRED_EVENT["cause not traced"])
+        groups.setdefault((*point, what), []).append(i)
+    starts, ends = marks["window_start"].tolist(), marks["window_end"].tolist()
+    procs = marks["proc_time"].tolist()
+    words = None  # (each firing in the one vocabulary, ``firings.firing_columns``)
+    if len(marks) <= DETAIL_LIMIT:
+        cols = firing_columns(view, op)
+        late = zip(*(cols[c].tolist() for c in ("seq", "firing", "late_firing")), strict=True)
+        said = {s: f + (", late firing" if lt else "") for s, f, lt in late}
+        words = [said[s] for s in marks["seq"].tolist()]
+    proc_axis = x if skew else y
+    rows = []
+    for (fx, fy, what), idx in groups.items():
+        windows = list(dict.fromkeys(f"[{x.fmt(starts[i])}, {x.fmt(ends[i])})" for i in idx))
+        rows.append(
+            {
+                "x": fx,
+                "y": fy,
+                "fired": proc_axis.clip(procs[idx[0]])[0],
+                "what": what,
+                "kind": "fired",
+                "firings": len(idx),
+                "window": ", ".join(windows[:3])
+                + (f" … ({len(windows)})" if len(windows) > 3 else ""),
+                "proc_time": proc_axis.fmt(procs[idx[0]]),
+                **({} if words is None else {"firing": _counted_words(words[i] for i in idx)}),
+            }
+        )
+    k = -(-len(rows) // scale.ROW_LIMIT)  # a regular sample of at most ROW_LIMIT marks
+    rows = rows[::k]
+    # squares closer than their width side by side, by the charts' one rule
+    sx, sy = size[0] / max(1, x.hi - x.lo), size[1] / max(1, y.hi - y.lo)
+    places = [((r["x"] - x.lo) * sx, (r["y"] - y.lo) * sy) for r in rows]
+    grid = piles.Grid(FIRING_STEP_PX, reach=FIRING_STEP_PX - 1)
+    placed = piles.side_by_side(places, FIRING_STEP_PX, size[0], most=labels.STACK_STEPS, grid=grid)
+    for row, d in zip(rows, placed.dx, strict=True):
+        row["dx"] = d
+    here = _firings_here(rows, placed)
+    if placed.counted:
+        rows = piles.count_on(rows, placed)
+    n = len(marks)
+    notes.append(
+        f"{n:,} firing{'' if n == 1 else 's'} (squares, by cause, as on the timeline) shown once "
+        "made" + (f"; every {k}th firing mark drawn" if k > 1 else "")
+    )
+    notes += piles.moved_note(placed, "firing mark", FIRING_STEP_PX, "a thick outline")
+    if clipped:
+        notes.append(
+            f"{clipped:,} firing(s) lie beyond the skew axis (processing time − their timer's "
+            "time): drawn on its edge"
+        )
+    badges = _count_layer(rows, here, labels.Plot(x, y, *size), avoid, notes, skew=skew)
+    present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
+    # a thick outline on a square others were counted on, or whose badge found no place
+    tests = [f"datum[{piles.ALSO_HERE!r}] > 0"] if placed.counted else []
+    tests += [f"datum[{UNCOUNTED!r}] > 1"] if any(UNCOUNTED in r for r in rows) else []
+    outline = {"condition": {"test": " || ".join(tests), "value": 2.5}, "value": 0.5}
+    squares = spec.layer(
+        rows,
+        {
+            "type": "point",
+            "filled": True,
+            "shape": "square",
+            "size": FIRING_SIZE,
+            "stroke": palette.INK,
+            "strokeWidth": 0.5,
+            "xOffset": {"expr": "datum.dx"},
+        },
+        {
+            "x": x.channel("x"),
+            "y": y.channel("y"),
+            "color": {
+                "field": "what",
+                "type": "nominal",
+                "title": "firing",
+                "scale": {"domain": present, "range": [EVENT_COLOR[c] for c in present]},
+            },
+            "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
+            **({"strokeWidth": outline} if tests else {}),
+        },
+        SHOWN,
+    )
+    return squares, [*_end_outline(rows, x, y), *badges]
+
+
+END_OUTLINE = "end of input (outline)"
+
+
+def _end_outline(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
+    """The end of input's squares again as outlines over the elements, among which it fires."""
+    end = palette.FIRED_EVENT["end of input"]
+    out = [r | {"kind": END_OUTLINE} for r in rows if r["what"] == end]
+    if not out:
+        return []
+    mark = {
+        "type": "point",
+        "filled": False,
+        "shape": "square",
+        "size": round((FIRING_SIZE**0.5 - 1) ** 2),  # its 1.5 px stroke within the square
+        "color": EVENT_COLOR[end],
+        "strokeWidth": 1.5,
+        "xOffset": {"expr": "datum.dx"},
+    }
+    tips = spec.tooltips(out, ["x", "y", "fired"])
+    return [
+        spec.layer(out, mark, {"x": x.channel("x"), "y": y.channel("y"), "tooltip": tips}, SHOWN)
+    ]
+
+
+def _counted_words(words: Iterable[str]) -> str:
+    """Words counted: "first firing ×2; re-firing, late firing"."""
+    counts = Counter(words)
+    return "; ".join(w if n == 1 else f"{w} ×{n}" for w, n in counts.items())
+
+
+def _firings_here(rows: Rows, placed: piles.Placement) -> list[int]:
+    """How many firings each drawn mark stands for: its own and those counted on it."""
+    here = [r["firings"] for r in rows]
+    for row, on in zip(rows, placed.counted_on, strict=True):
+        if on is not None and 0 <= on - placed.first < len(rows):
+            here[on - placed.first] += row["firings"]
+    return [n for n, on in zip(here, placed.counted_on, strict=True) if on is None]
+
+
+BADGE_PLACES = tuple(
+    (align, dx if align == "left" else -dx, dy)
+    for dx, dy in ((7, 0), (7, -9), (7, 9), (7, -15), (7, 15), (19, -21), (19, 21), (31, 0),
+                   (19, -33), (19, 33), (43, 0), (31, -45), (31, 45))
+    for align in ("left", "right")
+)  # fmt: skip
+"""Where a count badge may go, in order of preference: (align, dx, dy) from its square; past
+``labels.LABEL_REACH_PX`` with a leader line."""
+UNCOUNTED = "firings here (no badge)"  # a square's tooltip field when its badge found no place
+
+COUNT_NOTE = (
+    "×n beside a firing square: n firings at that point (one cause, one processing time — "
+    "e.g. one timer firing the window of n keys); hover the square for each one's first "
+    "firing / re-firing and late firing"
+)
+
+
+def _count_layer(
+    rows: Rows,
+    here: list[int],
+    plot: labels.Plot,
+    avoid: Sequence[Any],
+    notes: list[str],
+    *,
+    skew: bool = False,
+) -> list[spec.ChartDict]:
+    """A badge "×n" beside each square standing for n > 1 firings (``here``): at the first of
+    ``BADGE_PLACES`` on the plot off every square, ``avoid`` mark and badge, the places the
+    "now" rule has passed first; the leaders' layer and the badges'."""
+    badges = [(r, n) for r, n in zip(rows, here, strict=True) if n > 1]
+    if not badges:
+        return []
+    taken = Taken()
+    labels._taken_by_marks(taken, avoid, plot, lines=False)
+    taken.add_array(_text_boxes(avoid, plot))
+    half = math.sqrt(FIRING_SIZE) / 2 + 1
+    centres = [(plot.px(r["x"]) + r["dx"], plot.py(r["y"])) for r in rows]
+    taken.add_array([(cx - half, cy - half, cx + half, cy + half) for cx, cy in centres])
+    placed: dict[tuple[str, int, int], Rows] = {}
+    hidden = 0
+    for r, n in sorted(badges, key=lambda b: (-b[0]["y"], b[0]["x"])):  # top down, left first
+        label, shift = f"×{n}", r["dx"]
+        px, py = plot.px(r["x"]) + shift, plot.py(r["y"])
+        boxes = [(p, labels._text_box(px, py, label, *p)) for p in BADGE_PLACES]
+        # first the places the "now" rule has passed once shown: below, left in the skew mode
+        if skew:
+            boxes.sort(key=lambda pb: not pb[1][2] < plot.px(r["x"]) - 0.5)  # (stable)
+        else:
+            boxes.sort(key=lambda pb: not pb[1][1] > py + 0.5)
+        for (align, dx, dy), box in boxes:
+            if plot.holds(box) and not taken.hits(box):
+                taken.add(box)
+                row = {"x": r["x"], "y": r["y"], "label": label, "firings": n, "shift": shift}
+                row |= {"fired": r["fired"], "window": r["window"]}
+                placed.setdefault((align, dx + shift, dy), []).append(row)
+                break
+        else:
+            hidden += 1
+            r[UNCOUNTED] = n
+    notes.append(COUNT_NOTE)
+    if hidden:
+        notes.append(
+            f"{hidden} count badge(s) left out where they would cross a mark: a thick outline "
+            f"marks their square (hover it: '{UNCOUNTED}')"
+        )
+    if not placed:
+        return []
+    out = [
+        {k: v for k, v in r.items() if k != "shift"}
+        | {"kind": "firing count", "align": align, "dx": dx, "dy": dy}
+        for (align, dx, dy), rows in placed.items()
+        for r in rows
+    ]
+    channels = {"x": plot.x.channel("x"), "y": plot.y.channel("y")}
+    layers = []
+    fired = {(r["x"], r["y"], r["label"]): r["fired"] for r in out}
+    leaders = [
+        r | {"fired": fired[(r["x"], r["y"], r["label"])], "kind": "leader"}
+        for r in labels.label_leaders(placed, radius=math.sqrt(FIRING_SIZE) / 2)
+    ]
+    if leaders:  # from a square to its badge placed beyond reach
+        ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
+        mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
+        encoding = channels | {"x2": {"field": "x"}, "y2": {"field": "y"}}
+        layers.append(spec.layer(leaders, mark, encoding, SHOWN))
+    text = {
+        "type": "text",
+        "align": {"expr": "datum.align"},
+        "baseline": "middle",
+        "dx": {"expr": "datum.dx"},
+        "dy": {"expr": "datum.dy"},
+        "fontSize": labels.LABEL_FONT,
+        "font": "sans-serif",
+        "color": palette.INK,
+    }
+    tips = [{"field": "firings", "type": "quantitative"}, {"field": "window", "type": "nominal"}]
+    encoding = channels | {"text": {"field": "label", "type": "nominal"}, "tooltip": tips}
+    return [*layers, spec.layer(out, text, encoding, SHOWN)]
+
+
+def _text_boxes(layers: Sequence[Any], plot: labels.Plot) -> list[labels.Box]:
+    """The pixel boxes of the fixed texts of ``layers`` (the skew chart's labels)."""
+    boxes = []
+    for layer in layers:
+        mark = layer["mark"]
+        if mark["type"] != "text" or isinstance(mark.get("align", "left"), dict):
+            continue
+        h = mark.get("fontSize", labels.LABEL_FONT) + 2
+        char = labels.CHAR_PX * h / (labels.LABEL_FONT + 2)
+        shift = {"left": 0, "center": 0.5, "right": 1}[mark.get("align", "center")]
+        drop = {"top": 0, "middle": 0.5, "bottom": 1}[mark.get("baseline", "middle")]
+        for r in spec.rows(layer):
+            w = char * len(str(r.get("text", "")))
+            left = plot.px(r["x"]) + mark.get("dx", 0) - shift * w
+            top = plot.py(r["y"]) + mark.get("dy", 0) - drop * h
+            boxes.append((left, top, left + w, top + h))
+    return boxes
+
+
+def now_layer(axis: TimeAxis, channel: str = "y") -> spec.ChartDict:
+    """The "now" rule at processing time t, on ``axis``, the ``channel`` of processing time."""
+    return spec.layer(
+        [{"kind": "now"}],
+        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]},
+        {
+            channel: axis.channel(channel),
+            "tooltip": [{"field": channel, "type": "quantitative", "title": "t (processing time)"}],
+        },
+        [{"calculate": PARAM, "as": channel}],
+    )
+
+
+def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
+    """The rule at the watermark in effect at t and its label above the plot, on the side of
+    the rule towards the axis' middle."""
+    if steps.empty:
+        return []
+    thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
+    rows = [
+        {"proc": y.clip(p)[0], "x": x.clip(w)[0], "seq": q, "kind": "watermark at t",
+         "watermark": x.fmt(w)}
+        for p, w, q in zip(
+            thinned["proc_time"].tolist(), thinned["watermark"].tolist(),
+            thinned["seq"].astype("int64").tolist(), strict=True,
+        )
+    ]  # fmt: skip
+    latest = [
+        {"filter": f"datum.proc <= {PARAM}"},
+        {
+            "window": [{"op": "row_number", "field": "", "as": "rank"}],
+            "sort": [{"field": "seq", "order": "descending"}],
+        },
+        {"filter": "datum.rank == 1"},
+    ]
+    tips = [{"field": "kind", "type": "nominal"}, {"field": "watermark", "type": "nominal"}]
+    rule = spec.layer(
+        rows,
+        {"type": "rule", "color": palette.WATERMARK_COLOR, "strokeWidth": 2},
+        {"x": x.channel("x"), "tooltip": tips},
+        latest,
+    )
+    right_half = f"datum.x > {(x.lo + x.hi) / 2}"
+    label = spec.text_layer(
+        rows,
+        {"x": x.channel("x"), "y": {"value": 0}},
+        text="label",
+        transform=[*latest, {"calculate": "'watermark ' + datum.watermark", "as": "label"}],
+        align={"expr": f"{right_half} ? 'right' : 'left'"},
+        baseline="bottom",
+        dx={"expr": f"{right_half} ? -4 : 4"},
+        dy=-3,
+    )
+    return [rule, label]
+
+
+def element_layers(
+    view: TraceView,
+    elements: Columns,
+    fate_codes: np.ndarray,
+    x: TimeAxis,
+    y: TimeAxis,
+    future: str,
+    max_points: int,
+    notes: list[str],
+) -> list:
+    """The elements arrived by t by fate (readings again hollow, ``replay``), later ones faint
+    (``future="fade"``); over ``max_points`` binned."""
+    if elements.empty:
+        return []
+    again: list[str | None] | None = None
+    if len(elements) > max_points:
+        cells, nx, ny = scale.bin_elements(
+            elements, (x.lo, x.hi), (y.lo, y.hi), max_points, fate_codes
+        )
+        notes.append(
+            f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
+            "first element has arrived)"
+        )
+        ints = {c: cells[c].round().astype("int64").tolist() for c in ("x", "y", "y_min")}
+        rows = [
+            {"x": cx, "y": cy, "arrived": lo, "fate": fate, "count": count,
+             "kind": "elements (binned)", "proc_time": f"{y.fmt(a)} .. {y.fmt(b)}"}
+            for cx, cy, lo, fate, count, a, b in zip(
+                ints["x"], ints["y"], ints["y_min"], cells["fate"].tolist(),
+                cells["count"].astype("int64").tolist(), cells["y_min"].round().tolist(),
+                cells["y_max"].round().tolist(), strict=True,
+            )
+        ]  # fmt: skip
+    else:
+        d = element_detail_lists(view, elements["seq"])
+        procs = elements["proc_time"].tolist()
+        seqs = elements["seq"].astype("int64").tolist()
+        restarts = watermark_steps.restarts(view)
+        if restarts:
+            again = replay.read_again(seqs, d["source_index"], d["ts"], d["value"], restarts)
+        rows = [
+            {"x": ex, "y": py, "arrived": py, "fate": fate, "kind": "element", "seq": seq,
+             "key": key, "value": value, "ts": ts, "proc_time": proc}
+            for (ex, _), (py, _), fate, seq, key, value, ts, proc in zip(
+                x.clip_all(d["ts"]), y.clip_all(procs), elements["fate"].tolist(), seqs,
+                d["key"], d["value"], x.fmt_all(d["ts"]), y.fmt_all(procs), strict=True,
+            )
+        ]  # fmt: skip
+    tips = [  # the integer columns (seq, count) are quantitative
+        {"field": c, "type": "quantitative" if c in ("seq", "count") else "nominal"}
+        for c in rows[0]
+        if c not in ("x", "y", "arrived")
+    ]
+    layers = []
+    position = {"x": x.channel("x"), "y": y.channel("y")}
+    if future == "fade":
+        faint = {"type": "point", "color": palette.FADED_COLOR, "filled": True, "opacity": 0.35}
+        later = [{"filter": f"datum.arrived > {PARAM}"}]
+        layers.append(spec.layer(rows, faint | {"size": 40}, position | {"tooltip": tips}, later))
+    size: dict[str, Any] = {"value": 70}
+    if "count" in rows[0]:
+        scaled = {"type": "sqrt", "range": [8, 160]}
+        size = {"field": "count", "type": "quantitative", "scale": scaled, "title": "elements"}
+    fates = {"domain": list(palette.FATES)}
+    fate = {"field": "fate", "type": "nominal", "title": "element"}
+    encoding = position | {
+        "color": fate | {"scale": {**fates, "range": list(palette.FATE_COLORS)}},
+        "shape": fate | {"scale": {**fates, "range": list(palette.FATE_SHAPES)}},
+        "size": size,
+        "tooltip": tips,
+    }
+    arrived = {"type": "point", "filled": True, "opacity": 0.9}
+    shown = [{"filter": f"datum.arrived <= {PARAM}"}]
+    rows, replayed = replay.split(rows, [None] * len(rows) if again is None else again)
+    layers.append(spec.layer(rows, arrived, encoding, shown))
+    if replayed:  # read again after a restart: hollow, around the first reading
+        notes.append(replay.note(replayed))
+        tips = [*tips, {"field": replay.FIELD, "type": "nominal"}]
+        del encoding["size"]
+        # its own legend (the scrubber's legends are independent): the fates read again
+        present = [f for f in palette.FATES if any(r["fate"] == f for r in replayed)]
+        for channel, values in (("color", palette.FATE_COLORS), ("shape", palette.FATE_SHAPES)):
+            kept = [values[palette.FATES.index(f)] for f in present]
+            legend = {"title": replay.LEGEND, "scale": {"domain": present, "range": kept}}
+            encoding[channel] = encoding[channel] | legend
+        mark = replay.mark(arrived, size["value"])
+        layers.append(spec.layer(replayed, mark, encoding | {"tooltip": tips}, shown))
+    return layers

@@ -1,7 +1,6 @@
-"""A window's life, one row per (key, window) (``window_lives``), session merges applied
-(Flink's ``MergingWindowSet``), and a window operator's allowed lateness, horizons and time
-domain, read off its records.
-"""
+"""A window's life, one row per (key, window), session merges applied (Flink's
+``MergingWindowSet``), and a window operator's allowed lateness, horizons and time domain, read
+off its records."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ LIFE_COLUMNS = [
 
 
 def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
-    """Row positions per distinct value of ``by``, in order of first appearance (a plain dict:
-    faster than a pandas groupby over thousands of small groups)."""
+    """Row positions per distinct value of ``by``, in order of first appearance."""
     out: dict[tuple, list[int]] = {}
     for i, k in enumerate(zip(*(frame[c].tolist() for c in by), strict=True)):
         out.setdefault(k, []).append(i)
@@ -39,10 +37,10 @@ def pairs_text(pairs: int, windows: int | None = None) -> str:
 
 
 def window_life_columns(view: TraceView, operator: str) -> Columns | None:
-    """The one table of window lives: a row per (key text, window), session merges applied
-    (``_apply_merges``): opened (first assigned proc_time), closed (cleanup proc_time; NaN /
-    None while still open at the end), elements assigned, firings, merged_into ("[s, e)" when
-    a session merge absorbed it, else None). None when the operator has no window."""
+    """The one table of window lives: a row per (key text, window), session merges applied:
+    opened (first assigned proc_time), closed (cleanup proc_time; NaN / None while open),
+    elements assigned, firings, merged_into ("[s, e)" when a session merge absorbed it, else
+    None). None when the operator has no window."""
 
     def build() -> Columns | None:
         columns = _life_columns(view, operator)
@@ -126,9 +124,8 @@ def _life_columns(view: TraceView, operator: str) -> dict[str, np.ndarray] | Non
 
 def _apply_merges(columns: dict[str, np.ndarray], merges: pd.DataFrame) -> dict[str, np.ndarray]:
     """Session merges, in seq order: a window a merge absorbed is closed at the merge, merged
-    into "[s, e)"; the window it went into inherits its elements (Flink's
-    ``MergingWindowSet`` merges the state into its pane). A window that only a merge names
-    gets a row opened and closed at the merge. Closed out: ints, None while open."""
+    into "[s, e)"; the window it went into inherits its elements (Flink's ``MergingWindowSet``
+    merges the state into its pane). A window only a merge names gets a row at the merge."""
     table = {c: columns[c].tolist() for c in LIFE_COLUMNS if c != "merged_into"}
     table["closed"] = [None if c is None or c != c else int(c) for c in table["closed"]]
     table["merged_into"] = [None] * len(table["key"])
@@ -181,8 +178,7 @@ def merged_text(values: pd.Series | list[Any]) -> str:
 
 def _group_ids(*columns: np.ndarray) -> np.ndarray:
     """One id per distinct tuple of these integer columns, numbered in order of first
-    appearance (as ``groupby(sort=False).ngroup()``): the columns' codes folded into one
-    int64 per row (renumbered densely before a fold could leave the int64 range)."""
+    appearance (as ``groupby(sort=False).ngroup()``)."""
     ids, span = _dense_codes(columns[0])
     for column in columns[1:]:
         codes, width = _dense_codes(column)
@@ -196,8 +192,7 @@ def _group_ids(*columns: np.ndarray) -> np.ndarray:
 
 
 def _dense_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
-    """Codes of an integer column, equal where its values are, and a bound above them: the
-    values themselves when they are small non-negative ints, else ``pd.factorize``'s."""
+    """Codes of an integer column (itself when small and non-negative) and a bound above them."""
     column = np.asarray(column)
     if column.dtype.kind in "iu" and len(column):
         lo, hi = int(column.min()), int(column.max())
@@ -208,8 +203,7 @@ def _dense_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def merged(view: TraceView, operator: str) -> pd.DataFrame:
-    """The ``merged`` records (shared): window_records columns plus key_text and
-    merged_windows (list of (start, end))."""
+    """The ``merged`` records with key_text and merged_windows (a list of (start, end))."""
 
     def build() -> pd.DataFrame:
         frame = window_records(view, operator, "merged")
@@ -225,9 +219,9 @@ def merged(view: TraceView, operator: str) -> pd.DataFrame:
 
 
 class MergeChain(NamedTuple):
-    """Where a merged-away window's contents went: the merges from the one that absorbed it
-    to the last, each (result start, result end, processing time) — ``steps`` the first
-    ``CHAIN_SHOWN``, ``last`` the last, ``count`` how many."""
+    """Where a merged-away window's contents went: the merges from the one that absorbed it on,
+    each (result start, result end, processing time): the first ``CHAIN_SHOWN``, the last, and
+    how many."""
 
     steps: tuple[tuple[int, int, int], ...]
     last: tuple[int, int, int]
@@ -235,25 +229,24 @@ class MergeChain(NamedTuple):
 
 
 CHAIN_SHOWN = 3
+Chains = dict[tuple[str, int, int], MergeChain]  # per merged-away (key text, start, end)
 
 
-def merge_chains(view: TraceView, operator: str) -> dict[tuple[str, int, int], MergeChain]:
+def merge_chains(view: TraceView, operator: str) -> Chains:
     """Per merged-away (key text, start, end): its ``MergeChain``. Flink's
     ``MergingWindowSet.addWindow`` merges windows into a merge result (a ``merged`` record)
     and ``WindowOperator`` merges their state into it (``mergeNamespaces``); a later merge
     that absorbs that result passes the contents on. Read from the last merge back, each
     merge's chain is its result's, one step longer."""
     merges = merged(view, operator)
-    later: dict[tuple[str, int, int], tuple[str, int, int, int]] = {}  # next absorbing merge
-    chains: dict[tuple[str, int, int, int], MergeChain] = {}
-    last_of: dict[tuple[str, int, int], MergeChain] = {}
-    columns = ("key_text", "window_start", "window_end", "proc_time", "seq", "merged_windows")
-    for key, rs, re_, proc, seq, windows in reversed(
+    later: Chains = {}  # the chain of the next merge absorbing a window
+    last_of: Chains = {}
+    columns = ("key_text", "window_start", "window_end", "proc_time", "merged_windows")
+    for key, rs, re_, proc, windows in reversed(
         list(zip(*(merges[c].tolist() for c in columns), strict=True))
     ):
         step = (int(rs), int(re_), int(proc))
-        after = later.get((key, step[0], step[1]))
-        rest = None if after is None else chains[after]
+        rest = later.get((key, step[0], step[1]))
         chain = (
             MergeChain((step,), step, 1)
             if rest is None
@@ -261,16 +254,13 @@ def merge_chains(view: TraceView, operator: str) -> dict[tuple[str, int, int], M
         )
         for s, e in windows:
             if (s, e) != (step[0], step[1]):
-                node = (key, int(s), int(e), int(seq))
-                chains[node] = chain
-                later[key, int(s), int(e)] = node
+                later[key, int(s), int(e)] = chain
                 last_of.setdefault((key, int(s), int(e)), chain)  # (its last merge: first met)
     return last_of
 
 
 def chain_text(chain: MergeChain) -> str:
-    """A merge chain as the tooltips write it: "[s, e) at t ms → …", its first merges, how
-    many more, and its last."""
+    """A merge chain as the tooltips write it: "[s, e) at t ms → … → [s, e) at t ms"."""
     steps = [f"[{s}, {e}) at {t:,} ms" for s, e, t in chain.steps]
     if chain.count > len(steps):
         hidden = chain.count - len(steps) - 1
@@ -288,31 +278,25 @@ def allowed_lateness(view: TraceView, operator: str) -> int | None:
     return int(found[0]) if len(found) == 1 else None
 
 
-def horizons(view: TraceView, operator: str) -> dict[tuple[int, int], int]:
-    """The allowed-lateness horizon of each (start, end) time window read off its ``cleanup``
-    records: its cleanup time (Flink's ``WindowOperator.cleanupTime``: max timestamp +
-    allowed lateness, one time for every key) where that lies past its max timestamp."""
-    starts, ends, times = _cleanup_times(view, operator)
-    late = times > ends - 1  # (max timestamp: end - 1, wrapping as Java's long does)
-    starts, ends, times = starts[late], ends[late], times[late]
-    order = np.lexsort((times, ends, starts))  # per window, its latest cleanup last
-    windows = zip(starts[order].tolist(), ends[order].tolist(), strict=True)
-    return dict(zip(windows, times[order].tolist(), strict=True))
-
-
 def every_horizon(
     view: TraceView, operator: str
 ) -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
     """The allowed-lateness horizon of every (start, end) window (the one rule the timeline's
-    bands and the lanes draw) and which are derived, not read off a ``cleanup`` record: a
-    window still open at the end, or merged away, gets ``window_rules.cleanup_time`` of its
-    max timestamp and ``allowed_lateness`` — Flink's ``WindowOperator`` registers that cleanup
-    timer for every window (``registerCleanupTimer``) and a merge deletes the merged-away
-    windows' (``deleteCleanupTimer``). None derived without a single lateness, for lateness
-    0, or for a window whose end overflowed (start >= end)."""
+    bands and the lanes draw) and which are derived. Read off its ``cleanup`` records: its
+    cleanup time (Flink's ``WindowOperator.cleanupTime``: max timestamp + allowed lateness)
+    where that lies past its max timestamp. Derived for a window still open at the end or
+    merged away: ``window_rules.cleanup_time`` of its max timestamp and ``allowed_lateness`` —
+    ``WindowOperator`` registers that cleanup timer for every window and a merge deletes the
+    merged-away windows'. None derived without a single lateness, for lateness 0, or for a
+    window whose end overflowed (start >= end)."""
 
     def build() -> tuple[dict[tuple[int, int], int], frozenset[tuple[int, int]]]:
-        found = horizons(view, operator)
+        starts, ends, times = _cleanup_times(view, operator)
+        late = times > ends - 1  # (max timestamp: end - 1, wrapping as Java's long does)
+        starts, ends, times = starts[late], ends[late], times[late]
+        order = np.lexsort((times, ends, starts))  # per window, its latest cleanup last
+        windows = zip(starts[order].tolist(), ends[order].tolist(), strict=True)
+        found = dict(zip(windows, times[order].tolist(), strict=True))
         allowed = allowed_lateness(view, operator)
         columns = window_life_columns(view, operator)
         if not found or not allowed or columns is None:
@@ -335,7 +319,7 @@ def horizon_source(
 ) -> str:
     """Where a drawn horizon comes from (the tooltips' "from"): the window's ``cleanup``
     record, or ``every_horizon``'s rule for a window merged away (into ``merged_into`` at
-    ``at``, then on through ``chain``) or still open at the end."""
+    ``at``, on through ``chain``) or still open."""
     if not derived:
         return "its cleanup record"
     rule = "max timestamp + the operator's allowed lateness"
@@ -362,7 +346,7 @@ def horizon_texts(fmt: Callable[[Any], str], start: int, end: int, horizon: int)
 
 def _cleanup_times(view: TraceView, operator: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The (start, end, cleanup time) of the ``cleanup`` records of a time window with a
-    cleanup time, as int64 arrays (read once per view)."""
+    cleanup time, as int64 arrays."""
 
     def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows = view.select("cleanup", operator=operator)
@@ -379,8 +363,8 @@ def _cleanup_times(view: TraceView, operator: str) -> tuple[np.ndarray, np.ndarr
 
 def processing_time_windows(view: TraceView, operator: str) -> bool:
     """Whether ``operator``'s windows are processing-time windows (Flink's
-    ``TumblingProcessingTimeWindows``…): it registered processing-time timers and no
-    event-time timer (``WindowOperator.registerCleanupTimer`` uses the assigner's domain)."""
+    ``TumblingProcessingTimeWindows``…): it registered only processing-time timers
+    (``WindowOperator.registerCleanupTimer`` uses the assigner's domain)."""
 
     def build() -> bool:
         # the operator's first registration, read a block of records at a time: an event-time
