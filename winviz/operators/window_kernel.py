@@ -1,35 +1,16 @@
-"""The window kernel: Flink's ``WindowOperator`` path for one configuration, fused into loops.
+"""The window kernel: Flink's ``WindowOperator`` (``winviz.operators.window_operator``) for
+the configuration of ``WindowKernel.takes`` — non-merging event-time windows, Flink's
+``EventTimeTrigger``, no evictor, reduce or aggregate contents — fused into loops that call the
+operator's rules (``winviz.operators.window_rules``, ``winviz.state.add_to_contents``).
 
-**Which path it equals.** ``WindowOperator.processElement`` and ``onEventTime``
-(``winviz.operators.window_operator``) for the configuration of ``WindowKernel.takes``: a
-non-merging event-time assigner, Flink's ``EventTimeTrigger`` itself, no evictor, reduce or
-aggregate contents (with or without a ``ProcessWindowFunction``), any allowed lateness and
-late side output. There Flink's steps come down to: per assigned window that is not late, add
-to state; FIRE at once if ``max_timestamp <= watermark``, else register the timer at
-``max_timestamp``; register the cleanup timer (none at MAX; without lateness it is the same
-timer). On a timer: FIRE at ``max_timestamp``; at the cleanup time clear the contents and
-delete the ``max_timestamp`` timer. The rules are the operator's own functions
-(``winviz.operators.window_rules``, ``winviz.state.add_to_contents``; the hot loops call that
-add's two cases, ``first_contents`` and ``contents_step``, looked up once per batch).
-
-**Why the loops are fast.** The watermark only changes between records, so a window's lateness
-and whether it fires at once are known for a whole batch; a window already holding contents
-for a key already has both its timers, so only a key's first element registers them. The last
-tumbling window (and the one before it) is *cached*; an **open** one (neither late nor due)
-takes the *short way*: add to contents, and timers at a key's first element.
-
-- ``process_batch``: trace off, a ``Batch``;
-- ``process_element``: trace on, one record;
-- ``process_source_batch``: trace on, a source batch chained through the timestamps operator
-  (``winviz.operators.chaining``), short-way records written a run at a time
-  (``TraceWriter.open_window_elements``);
-- ``fire_event_timers`` (``winviz.operators.window_kernel_timers``): the timer service's
-  event-time firing.
-
-Results, errors, counters and trace are Flink's path's, byte for byte
-(``tests/test_perf_paths.py``, ``tests/test_batching.py``); ``WindowKernel.enabled = False``
-makes every window take Flink's path. User functions get copies of mutable records
-(``winviz.copies``), none for a ``Batch.immutable`` batch.
+The watermark only changes between records, so whether a window is late or fires at once is
+known for a whole batch, and only a key's first element in a window registers its timers. The
+last tumbling windows are cached; an **open** one (neither late nor due) takes the *short way*:
+add to the contents. ``process_batch`` runs a batch untraced, ``process_element`` one record
+traced, ``process_source_batch`` a traced source batch (short-way runs written at once:
+``TraceWriter.open_window_elements``); ``fire_event_timers`` fires event time. Results,
+errors, counters and trace are Flink's path's byte for byte (``WindowKernel.enabled = False``
+turns the kernel off).
 """
 
 from __future__ import annotations
@@ -41,13 +22,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from winviz.copies import copy_record
 from winviz.errors import WinvizError
-from winviz.keygroups import JavaKey
+from winviz.keygroups import JavaKey, user_key
 from winviz.operators.batch import Batch, SourceArrival
-from winviz.operators.window_functions import ReduceWindowFunction
-from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTimeFiring
+from winviz.operators.simple import SinkOperator
+from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 from winviz.operators.window_rules import is_element_late, next_pane, window_times
 from winviz.state import ListStateDescriptor, add_to_contents, contents_step, first_contents
 from winviz.time import MAX, MIN
+from winviz.timers import EVENT
 from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
@@ -71,12 +53,17 @@ _CLOSED = (0, 0, None, {}, 0, 0, False, None)  # no open window (``WindowKernel.
 _NOT_CACHED = (0, 0, None, None, 0, 0, False, False, {})  # (``WindowKernel.batch_window``)
 
 
-class WindowKernel(EventTimeFiring):
+class WindowKernel:
     """The fused loops of one ``WindowOperator`` in the kernel's configuration, given to it
     when the job is built (``WindowOperator.fuse``)."""
 
     enabled = True
     """Whether operators in the kernel's configuration take it (tests compare both paths)."""
+    straight_sink: SinkOperator | None = None
+    """The output's one target when it is a sink (``winviz.operators.chaining``): a
+    watermark's firings keep their results for it (``SinkOperator.keep``)."""
+    kept: list[tuple[Any, int]] | None = None  # (the traced firing's results for that sink)
+    sink_record: tuple[str | None, int | None] = (None, None)  # (its name and watermark)
 
     @staticmethod
     def takes(op: WindowOperator) -> bool:
@@ -102,9 +89,13 @@ class WindowKernel(EventTimeFiring):
         self.firing_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
         self.late_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
         self.immutable_batch = False  # set: ``process_element`` makes no copies
-        # reduce / aggregate without a ProcessWindowFunction: ``fire_traced`` emits them
+        # reduce / aggregate contents are the result (with ``get_result``) without a
+        # ProcessWindowFunction: ``fire_traced`` emits them
         fn = op.function
-        self.contents_as_they_are = type(fn) in CONTENTS_AS_THEY_ARE and fn.process_function is None
+        self.contents_as_they_are = (
+            type(fn) in (ReduceWindowFunction, AggregateWindowFunction)
+            and fn.process_function is None
+        )
 
     def fire_traced(
         self,
@@ -651,3 +642,124 @@ class WindowKernel(EventTimeFiring):
                 other = opened
             opened = self.open_window(cache, wm)
         return opened, other, firing, late
+
+    # -- event time ---------------------------------------------------------------------
+
+    def fire_event_timers(self, watermark: int) -> None:
+        """The timer service's ``advance_watermark`` with ``on_event_time`` (Flink's
+        ``InternalTimerServiceImpl.advanceWatermark``) in one loop over the due timers: the
+        timer at ``max_timestamp`` FIREs, the cleanup timer clears the contents and deletes
+        the ``max_timestamp`` timer. A ``ProcessWindowFunction``, or panes kept without a
+        trace, take the timer service's own loop; no trace: ``_fire_untraced``."""
+        op = self.op
+        timers, trace = op.timers, op.trace
+        queue = timers.event_queue
+        if not queue.heap or queue.heap[0][0] > watermark:
+            return  # no timer due: the earliest (live or deleted) is after the watermark
+        if not self.contents_as_they_are or (trace is None and op.panes):
+            timers.fire_due(queue, EVENT, watermark, queue._counter, {}, watermark)
+            return
+        if trace is None:
+            self._fire_untraced(watermark, self.straight_sink)
+            return
+        live, state, cname, lateness = queue.live, op.state, op.contents.name, op.allowed_lateness
+        name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
+        cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
+        now = timers.current_processing_time  # (it stands still while a watermark advances)
+        sink = self.straight_sink  # (fire_traced keeps for it)
+        self.kept = [] if sink is not None else None
+        self.sink_record = (None, None) if sink is None else (sink.name, sink._watermark)
+        key = window = None
+        last_window: Any = None  # the window whose max_timestamp and cleanup time these are
+        max_ts = cleanup = 0
+        try:
+            for ts, key, window in queue.pop_due(watermark):
+                op.current_key = key
+                ctx.key, ctx.window = key, window
+                if window is not last_window:  # (timers come window by window)
+                    last_window, (max_ts, cleanup) = window, window_times(window, lateness)
+                clears = ts == cleanup
+                contents = state.get(cname, key, window) if ts == max_ts else None
+                if contents is not None:  # (with its timer's records, and the cleanup's)
+                    existed = (key, window, max_ts) in live if clears else None
+                    self.fire_traced(key, window, max_ts, contents, True, existed, cleanup)
+                else:
+                    shown = user_key(key)
+                    trace.event_timer_fired(now, watermark, name, shown, window, ts, ts == max_ts)
+                if clears:  # clear_all_state (the function's clear does nothing)
+                    state.clear(cname, key, window)
+                    existed = live.pop((key, window, max_ts), None) is not None
+                    if contents is None:
+                        trace.event_window_cleared(
+                            now, watermark, name, shown, window, max_ts, existed, cleanup
+                        )
+                    window_ctx.current_window = window
+                    if op.panes:
+                        op.panes.pop((key, window), None)
+                    cleaned.append(window)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, None, window) from exc
+        finally:
+            if cleaned:
+                trace.forget(cleaned)
+            if self.kept:
+                sink.keep(self.kept)  # type: ignore[union-attr]
+            self.kept, self.sink_record = None, (None, None)
+
+    def _fire_untraced(self, watermark: int, sink: SinkOperator | None) -> None:
+        """``fire_event_timers`` without a trace (results kept for ``sink``, if any); the
+        contexts' keys and windows are left as Flink's path leaves them."""
+        op = self.op
+        queue = op.timers.event_queue
+        live = queue.live
+        slots, cname = op.state.slots, op.contents.name
+        lateness = op.allowed_lateness
+        fn = op.function
+        get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
+        metrics, collect = op.metrics, op.output.collect
+        key = window = last = last_key = None
+        # the window whose state ``slot`` is, its max_timestamp and cleanup time (timers come
+        # window by window)
+        slot_window: Any = None
+        slot: dict[Any, Any] | None = None
+        max_ts = cleanup = 0
+        emitted = 0
+        kept: list[tuple[Any, int]] | None = [] if sink is not None else None
+        try:
+            for ts, key, window in queue.pop_due(watermark):
+                last, last_key = window, key
+                if window is not slot_window:
+                    slot_window, slot = window, slots.get((cname, window))
+                    max_ts, cleanup = window_times(window, lateness)
+                if ts == cleanup and slot is not None:  # contents go (after firing, below)
+                    contents = slot.pop(key, None)
+                    if not slot:  # (KeyedStateBackend.clear: no empty slot stays)
+                        del slots[(cname, window)]
+                        slot_window = slot = None
+                else:
+                    contents = None if slot is None else slot.get(key)
+                if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
+                    if contents is not None:
+                        emitted += 1
+                        result = contents if get_result is None else get_result(contents)
+                        if kept is None:
+                            collect(result, max_ts)
+                        else:
+                            kept.append((result, max_ts))
+                elif ts == cleanup:  # the cleanup timer also deletes the trigger's timer
+                    live.pop((key, window, max_ts), None)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, None, window) from exc
+        finally:
+            metrics["num_records_out"] += emitted
+            if kept:
+                sink.keep(kept)  # type: ignore[union-attr]
+            if last is not None:  # the last timer taken
+                op.current_key = last_key
+                op.ctx.key, op.ctx.window = last_key, last
+                op.window_ctx.current_window = last
+                op.collector.timestamp = last.max_timestamp()
