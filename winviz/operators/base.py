@@ -131,7 +131,6 @@ class StreamOperator:
         self._watermark = watermark
         if self.trace is not None:
             self.trace_watermark(watermark)
-        self.on_watermark(watermark)
         self.output.emit_watermark(watermark)
 
     def trace_watermark(self, watermark: int) -> None:
@@ -159,9 +158,6 @@ class StreamOperator:
         """Flink's ``processWatermarkStatus`` of a one-input operator: pass the status on
         (an operator with several inputs gets it through its ``InputGate``'s valve)."""
         self.output.emit_watermark_status(idle)
-
-    def on_watermark(self, watermark: int) -> None:
-        """Hook: what the watermark makes happen here (keyed operators fire timers)."""
 
     def advance_processing_time(self, now: int) -> None:
         """Move this operator's processing clock to ``now`` (firing due timers)."""

@@ -15,7 +15,6 @@ from winviz.errors import FunctionResultError, InputError, UserFunctionError, Wi
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.time import MAX, MIN, TimestampNormalizer
-from winviz.trace import TraceWriter
 from winviz.watermarks import (
     AscendingTimestampsWatermarks,
     BoundedOutOfOrdernessWatermarks,
@@ -113,21 +112,16 @@ class SourceOperator(StreamOperator):
 
     def process_batch(self, batch):
         """The batch downstream whole; traced, record by record or through the ``chain``."""
+        if self.partitions is not None:  # a batch never spans two partitions
+            self.job.partition = self.partitions[self.position]
         trace = self.trace
-        if trace is not None:
-            self._process_batch_traced(batch, trace)
+        if trace is None:
+            n = len(batch)
+            self.metrics["num_records_in"] += n
+            self.metrics["num_records_out"] += n
+            self.position += n
+            self.output.collect_batch(batch)
             return
-        if self.partitions is not None:  # a batch never spans two partitions
-            self.job.partition = self.partitions[self.position]
-        n = len(batch)
-        self.metrics["num_records_in"] += n
-        self.metrics["num_records_out"] += n
-        self.position += n
-        self.output.collect_batch(batch)
-
-    def _process_batch_traced(self, batch, trace: TraceWriter) -> None:
-        if self.partitions is not None:  # a batch never spans two partitions
-            self.job.partition = self.partitions[self.position]
         arrival = SourceArrival(self.name, self._watermark, self.position)
         try:
             if self.chain is not None:  # the operators chained to this source run it
@@ -367,8 +361,3 @@ class TimestampsAndWatermarksOperator(StreamOperator):
     def process_watermark_status(self, idle):
         # This operator generates its own watermarks and statuses: upstream ones stop here.
         pass
-
-    # snapshot / restore: StreamOperator's. Nothing of the watermark generation is part of a
-    # checkpoint: Flink's TimestampsAndWatermarksOperator has no operator state, and open()
-    # creates a new generator and WatermarkEmitter (at MIN, active) and registers the first
-    # periodic emission at now + interval (``start``, called again after a restore).

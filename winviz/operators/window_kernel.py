@@ -54,14 +54,11 @@ _NOT_CACHED = (0, 0, None, None, 0, 0, False, False, {})  # (``WindowKernel.batc
 
 
 class WindowKernel:
-    """The fused loops of one ``WindowOperator`` in the kernel's configuration, given to it
-    when the job is built (``WindowOperator.fuse``)."""
+    """The fused loops of one ``WindowOperator``, given to it when the job is built."""
 
     enabled = True
     """Whether operators in the kernel's configuration take it (tests compare both paths)."""
-    straight_sink: SinkOperator | None = None
-    """The output's one target when it is a sink (``winviz.operators.chaining``): a
-    watermark's firings keep their results for it (``SinkOperator.keep``)."""
+    straight_sink: SinkOperator | None = None  # the output's one target, a sink (chaining)
     kept: list[tuple[Any, int]] | None = None  # (the traced firing's results for that sink)
     sink_record: tuple[str | None, int | None] = (None, None)  # (its name and watermark)
 
@@ -107,13 +104,9 @@ class WindowKernel:
         existed: bool | None = None,
         cleanup: int = 0,
     ) -> None:
-        """``WindowOperator.emit_window_contents`` with a trace for ``contents_as_they_are``:
-        the one result, stamped ``max_ts``, emitted (record, then downstream), then its
-        ``fired`` record (``next_pane``); ``key`` is the internal key. ``timer``: fired by the
-        timer at ``max_ts``, whose records go with ``emitted``
-        (``TraceWriter.event_timer_emitted``); ``existed`` not None: that timer is also the
-        cleanup timer (at ``cleanup``), whose records go with ``fired``
-        (``TraceWriter.fired_and_cleared``)."""
+        """``WindowOperator.emit_window_contents`` traced, for ``contents_as_they_are``
+        (``key``: the internal key); ``timer``: fired by the timer at ``max_ts``;
+        ``existed`` not None: that timer is the cleanup timer too (at ``cleanup``)."""
         op = self.op
         op.collector.timestamp = max_ts
         op.window_ctx.current_window = window
@@ -155,10 +148,9 @@ class WindowKernel:
     # -- elements ---------------------------------------------------------------------------
 
     def batch_window(self, windows: Sequence[Any], wm: int) -> tuple[Any, ...]:
-        """For ``process_batch``: the tumbling window of ``windows`` to cache, as (start, end,
-        window, windows, max_timestamp, cleanup time, whether the cleanup timer is its own —
-        neither the max_timestamp timer nor MAX —, whether it is open at ``wm``, its contents
-        when open)."""
+        """For ``process_batch``: the tumbling window to cache, as (start, end, window,
+        windows, max_timestamp, cleanup time, whether the cleanup timer is its own, whether
+        it is open at ``wm``, its contents when open)."""
         op, window = self.op, windows[0]
         max_ts, cleanup = window_times(window, op.allowed_lateness)
         is_open = cleanup > wm and max_ts > wm
@@ -168,9 +160,8 @@ class WindowKernel:
         )  # fmt: skip
 
     def process_batch(self, batch: Batch) -> None:
-        """``process_element`` for each record of ``batch``, without a trace: the short way
-        in the open cached window, else ``add_to_windows``. The clock (``job.now``) is set
-        only where a record leaves (a firing, a late element, an error) and at the end."""
+        """``process_element`` for each record, untraced: the short way in the open cached
+        window, else ``add_to_windows``; the clock is set only where a record leaves."""
         op = self.op
         job, key_selector, assign = op.job, op.key_selector, op.assigner.assign_windows
         internal_key = op.key_rule.internal_key
@@ -285,10 +276,9 @@ class WindowKernel:
         at_current: Callable[[], None] | None = None,
         times: tuple[int, int] | None = None,
     ) -> None:
-        """``process_element``'s steps per window, traced or not (see the module docstring),
-        then a late element in no window to the side output or dropped. ``key``: the user's
-        (for the trace), ``internal``: the engine's; ``at_current`` (untraced) sets the clock
-        where the record leaves; ``times``: a cached window's ``window_times``."""
+        """``process_element``'s steps per window, then a late element in no window to the
+        side output or dropped. ``key``: the user's, ``internal``: the engine's;
+        ``at_current`` (untraced) sets the clock; ``times``: a cached window's."""
         op = self.op
         timers, trace, lateness = op.timers, op.trace, op.allowed_lateness
         wm, queue, desc = timers.current_watermark, timers.event_queue, op.contents
@@ -352,9 +342,7 @@ class WindowKernel:
             op.late_element(internal, value, ts)
 
     def process_element(self, value: Any, ts: int | None, cache: tuple[Any, ...] = ()) -> None:
-        """``process_element`` with a trace: the same steps and trace records as Flink's
-        path (``cache``: the element's cached window, when known, as ``window_cache``). No
-        copies while ``immutable_batch`` is set."""
+        """``process_element`` traced (``cache``: the element's cached window, if known)."""
         op = self.op
         op.metrics["num_records_in"] += 1
         key = None
@@ -381,9 +369,8 @@ class WindowKernel:
     def windows_of(
         self, value: Any, ts: int | None, now: int
     ) -> tuple[Sequence[Any], tuple[int, int] | None]:
-        """``process_element``'s windows of an element: the cached tumbling window when ``ts``
-        is in it, or in the one cached before (the two swap), else the assigner's (a tumbling
-        one is cached, the one before kept); with a cached window's times (``window_times``)."""
+        """An element's windows: the cached tumbling window or the one cached before (the
+        two swap), else the assigner's (cached); with a cached window's times."""
         start, end, cached, max_ts, cleanup = self.window_cache
         if ts is not None and start <= ts < end:
             return cached, (max_ts, cleanup)
@@ -404,9 +391,9 @@ class WindowKernel:
     def open_window(
         self, cache: tuple[int, int, Sequence[Any], int, int], wm: int
     ) -> tuple[Any, ...]:
-        """For ``process_source_batch``: ``cache``'s window if it is open at watermark ``wm``,
-        as (start, end, window, contents, max_timestamp, cleanup time, whether the cleanup
-        timer is its own, whether it has one); else ``_CLOSED`` (an empty range)."""
+        """``cache``'s window if open at ``wm``, as (start, end, window, contents,
+        max_timestamp, cleanup time, whether the cleanup timer is its own, whether it has
+        one); else ``_CLOSED``."""
         start, end, cached, max_ts, cleanup = cache
         if not cached or cleanup <= wm or max_ts <= wm:
             return _CLOSED
@@ -419,11 +406,8 @@ class WindowKernel:
         )  # fmt: skip
 
     def cached_way(self, wm: int, caches: Sequence[Any], firing: bool) -> tuple[Any, ...]:
-        """For ``process_source_batch``: the first of ``caches`` whose window an element
-        fires at once at watermark ``wm`` (``firing``: ``max_timestamp <= wm < cleanup time``,
-        kept in ``firing_cache``) or that is past the allowed lateness (``cleanup time <=
-        wm``: Flink skips it; kept in ``late_cache``); else an empty range. Its elements take
-        ``process_element`` with the window known."""
+        """The first of ``caches`` whose window fires at once at ``wm`` (``firing``) or is
+        past the allowed lateness, kept in ``firing_cache`` / ``late_cache``; else empty."""
         for cache in caches:
             _, _, cached, max_ts, cleanup = cache
             if cached and (max_ts <= wm < cleanup if firing else cleanup <= wm):
@@ -435,9 +419,7 @@ class WindowKernel:
         return _EMPTY
 
     def ways(self, wm: int) -> tuple[tuple[Any, ...], ...]:
-        """The ways of ``process_source_batch`` into the cached windows at watermark ``wm``:
-        the open window and the one before it (``open_window``), the firing and the late
-        way's windows (``cached_way``)."""
+        """The open window and the one before it, the firing and the late way's windows."""
         caches = (self.window_cache, self.other_window_cache)
         return (
             self.open_window(caches[0], wm),
@@ -447,10 +429,9 @@ class WindowKernel:
         )
 
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
-        """A traced source batch chained into this window: the first ``len(stamps)`` records
-        of ``batch`` as one by one (``arrival`` record, then ``process_element``). A record
-        into an open cached window takes the *short way*, written with its run
-        (``write_run``); any other ``one_by_one``."""
+        """The first ``len(stamps)`` records of a traced source batch, each as its
+        ``arrival`` record then ``process_element``: the short way (``write_run``) or
+        ``one_by_one``."""
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         wm = timers.current_watermark
@@ -571,10 +552,8 @@ class WindowKernel:
         has_cleanup: bool,
         arrival: SourceArrival,
     ) -> int:
-        """Write the run of short-way records ending before record ``end``
-        (``TraceWriter.open_window_elements``) from ``run``: their keys, the window switches
-        (from which record on) and the timer bits that are not BOTH_TIMERS_EXISTED; then clear
-        them. Returns how many."""
+        """Write and clear the ``run`` of short-way records ending before record ``end``
+        (keys, window switches, timer bits not BOTH_TIMERS_EXISTED); returns how many."""
         keys, switches, firsts = run
         op, n = self.op, len(keys)
         first = end - n
@@ -604,8 +583,7 @@ class WindowKernel:
         ts: int,
         key: Any,
     ) -> NoReturn:
-        """Raise ``exc`` of a short-way record as ``process_element`` would: counted in, its
-        arrival (and, with a ``key``, its element) record first, annotated or wrapped."""
+        """Raise ``exc`` of a short-way record as ``process_element`` would."""
         op = self.op
         op.metrics["num_records_in"] += 1
         trace: Any = op.trace
@@ -622,9 +600,8 @@ class WindowKernel:
     def one_by_one(
         self, value: Any, ts: int, copies: bool, wm: int, ways: tuple[Any, Any, Any, Any]
     ) -> tuple[Any, Any, Any, Any]:
-        """A record of ``process_source_batch`` outside the open cached windows, after its
-        arrival record: ``process_element`` (the window known on the firing or late way).
-        Returns the ``ways``, found again when it cached a new window."""
+        """``process_element`` for a record outside the open windows; returns the ``ways``,
+        found again when it cached a new window."""
         opened, other, firing, late = ways
         for way in (firing, late):
             if way[0] <= ts < way[1]:
@@ -646,11 +623,9 @@ class WindowKernel:
     # -- event time ---------------------------------------------------------------------
 
     def fire_event_timers(self, watermark: int) -> None:
-        """The timer service's ``advance_watermark`` with ``on_event_time`` (Flink's
-        ``InternalTimerServiceImpl.advanceWatermark``) in one loop over the due timers: the
-        timer at ``max_timestamp`` FIREs, the cleanup timer clears the contents and deletes
-        the ``max_timestamp`` timer. A ``ProcessWindowFunction``, or panes kept without a
-        trace, take the timer service's own loop; no trace: ``_fire_untraced``."""
+        """``advance_watermark`` with ``on_event_time`` in one loop: the timer at
+        ``max_timestamp`` FIREs, the cleanup timer clears the contents and deletes it. A
+        ``ProcessWindowFunction``, or panes kept untraced, take the timer service's loop."""
         op = self.op
         timers, trace = op.timers, op.trace
         queue = timers.event_queue
