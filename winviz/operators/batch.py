@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 BatchItem = tuple[int, int | None, Any, int | None]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Batch:
     """Records in arrival order as four columns — arrival times, source record indices,
     values, timestamps — iterated as ``(arrival, index, value, timestamp)``; ``immutable``:
@@ -81,7 +81,7 @@ class Batch:
         )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SourceArrival:
     """A source batch chained into a loop (``winviz.operators.chaining``): the source's name
     and watermark (its ``arrival`` records), its first record's offset; ``taken``: how many
