@@ -39,13 +39,11 @@ if TYPE_CHECKING:
 
 _UNSET: Any = object()
 
-# How far a record taken the short way by ``process_source_batch`` got when it failed.
-_NOT_ON_THE_SHORT_WAY = 0  # between records (it is in the run of short-way records, or done)
+# How far a record of ``process_source_batch`` got when it failed:
+_NOT_ON_THE_SHORT_WAY = 0  # between records
 _SELECTING_KEY = 1  # the key selector (or the key rule) failed: the record has no key
 _KEYED = 2  # it has a key: its element record is written before the error
-# ... and on the other ways (``one_by_one``), which set the current key and the trigger
-# context themselves, as one by one: the operator's are the ones to keep
-_GENERAL = 3
+_GENERAL = 3  # on ``one_by_one``, which sets the current key and trigger context itself
 
 
 _EMPTY = (0, 0, (), 0, 0)  # no cached window: (start, end, windows, max_ts, cleanup time)
@@ -78,9 +76,8 @@ class WindowKernel:
         self.op = op
         self.traced = traced  # the element loop takes over with a trace, the batch loop without
         self.tumbling = type(op.assigner) is TumblingEventTimeWindows
-        # the traced loops' last tumbling window (``_EMPTY``'s fields), the one before it
-        # (records around a window's end alternate), and the last ones ``process_source_batch``
-        # took the firing and the late way into
+        # the traced loops' last tumbling window (``_EMPTY``'s fields), the one before it,
+        # and the last ones taken the firing and the late way into
         self.window_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
         self.other_window_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
         self.firing_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
@@ -168,9 +165,8 @@ class WindowKernel:
         copies = not batch.immutable
         desc, add_timer, wm = op.contents, op.timers.event_queue.add, op.timers.current_watermark
         first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
-        # the cached tumbling window (``batch_window``; [c_start, c_end), empty until one is
-        # cached) and the one cached before it, [other_start, other_end): records out of
-        # order around a window's end alternate between the two
+        # the cached tumbling window [c_start, c_end) (``batch_window``) and the one before
+        # it, [other_start, other_end): records around a window's end alternate
         cached = other = _NOT_CACHED  # (unpacked at the first record: it is not in [0, 0))
         c_start = c_end = other_start = other_end = 0
         c_window = value = None
@@ -180,9 +176,8 @@ class WindowKernel:
         ctx_key, ctx_window = ctx.key, ctx.window  # set on the way out, as Flink's path
         added: Any = _UNSET  # the key last added to the open cached window (with c_window,
         # the trigger context: taken into ctx_key and ctx_window when the cache changes)
-        # The loop reads two columns; the current record's arrival time and source index are
-        # looked up only where a record leaves (``at_current``): its position (``position``)
-        # is the number of values taken from ``remaining`` less one.
+        # a record's arrival time and source index are looked up only where it leaves
+        # (``at_current``), at its position in ``remaining``
         arrivals, indices, n = batch.arrivals, batch.indices, len(batch)
         remaining = iter(batch.values)
 
@@ -210,8 +205,7 @@ class WindowKernel:
                         cached, other = other, cached
                     else:
                         windows: Any = assign(value, ts, arrivals[position()])
-                        # cached only above MIN, so that MIN (refused by the assigner) never
-                        # hits; windows not cached take the loop below
+                        # (cached only above MIN, which the assigner refuses)
                         if self.tumbling and windows[0][0] > MIN:
                             cached, other = self.batch_window(windows, wm), cached
                         else:
@@ -440,18 +434,16 @@ class WindowKernel:
         before = arrival.position - 1  # (the source offset of record ``done`` is before + done)
         first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         entries = 0  # short-way records written
-        # the run of short-way records (``write_run``): their keys; the window at each change
-        # of window (from which record on: ``run_window`` the last); the timer bits that are
-        # not BOTH_TIMERS_EXISTED (a key's first record in its window), with their records
+        # the run of short-way records (``write_run``): keys, window switches (``run_window``
+        # the last), timer bits other than BOTH_TIMERS_EXISTED
         keys: list[Any] = []
         switches: list[tuple[int, Any]] = []
         firsts: list[tuple[int, int]] = []
         add_key, add_switch, add_first = keys.append, switches.append, firsts.append
         run = (keys, switches, firsts)
         run_window: Any = None
-        # the open cached window, [start, end) (empty when there is none; its contents ``slot``,
-        # whether its cleanup timer is its ``own``, whether it ``has_cleanup`` timer), the one
-        # before it, [other_start, other_end); the windows of the firing and the late way
+        # the open cached window [start, end) (``open_window``), the one before it
+        # [other_start, other_end), the firing and the late way's windows
         opened, other, firing, late = self.ways(wm)
         start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
         other_start, other_end = other[0], other[1]
@@ -695,8 +687,7 @@ class WindowKernel:
         get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
         metrics, collect = op.metrics, op.output.collect
         key = window = last = last_key = None
-        # the window whose state ``slot`` is, its max_timestamp and cleanup time (timers come
-        # window by window)
+        # the window of ``slot``, its max_timestamp and cleanup time (timers come by window)
         slot_window: Any = None
         slot: dict[Any, Any] | None = None
         max_ts = cleanup = 0
