@@ -1,26 +1,17 @@
 """Flink's ``InternalTimerServiceImpl``: an operator's event- and processing-time timers.
 
-A timer is (key, namespace, timestamp), at most one of each (registering it again does
-nothing). ``advance_watermark`` / ``advance_processing_time`` pop the due timers one at a time,
-earliest first, set the timer's key as the current key and call the target back, so a timer
-registered during a callback at or below the new time fires in the same advance (not at once).
+A timer is (key, namespace, timestamp), at most one of each. An advance of the watermark or
+the processing time pops the due timers one at a time, earliest first, sets the timer's key as
+the current key and calls the target back; a timer registered by a callback at or below the
+new time fires in the same advance.
 
-**The timer-loop guard.** A callback that re-registers its own timer at the time it fires
-would run for ever (real Flink hangs: FLINK-35069). Within one advance the clocks stand still
-and a key's fate depends only on its **configuration**: its state
-(``key_context.key_state(key)``) and its due timers in firing order. A service with
-``loop_guard`` records the configuration whenever a callback re-registered its own timer, and
-raises ``TimerLoopError`` when one comes back. That needs callbacks that decide from their
-timer, state and clocks only (Flink's ``Trigger`` contract): the WindowOperator turns it on
-for built-in triggers only (``decides_from_state_only``).
-
-**The firing budget.** A chain may also run on without repeating (``ContinuousEventTimeTrigger``
-on ``GlobalWindows`` at the watermark MAX re-arms up to ``Long.MAX_VALUE``). Every service
-counts, per key and namespace, the firings in one advance of timers registered during it, and
-raises ``TimerLoopError`` past ``firing_budget`` (``env.set_timer_firing_budget(n)``). Timers
-registered before the advance never count. While the runtime runs the processing clock to MAX
-(``JobContext.chain_watch``) that whole run is one advance: a chain that only ends at MAX stops
-there with ``TimerLoopError`` (a winviz guard; a real job would keep firing).
+**The timer-loop guard.** A callback re-registering its own timer would run for ever (Flink
+hangs: FLINK-35069). Within one advance a key's fate depends only on its configuration (its
+state, ``key_context.key_state(key)``, and its due timers): with ``loop_guard`` (built-in
+triggers only, which decide from state alone) a configuration seen twice raises
+``TimerLoopError``. **The firing budget**: firings in one advance of timers registered during
+it count per key and namespace, and past ``firing_budget`` raise ``TimerLoopError``; while the
+runtime runs the clock to MAX (``JobContext.chain_watch``) that whole run is one advance.
 """
 
 from __future__ import annotations
@@ -38,9 +29,7 @@ from winviz.time import MAX, MIN, format_ms
 EVENT = "event"
 PROCESSING = "processing"
 
-DEFAULT_FIRING_BUDGET = 100_000
-"""Firings of one key and namespace's timers, registered during the same advance, that one
-advance may run before ``TimerLoopError`` (see the module docstring)."""
+DEFAULT_FIRING_BUDGET = 100_000  # (``InternalTimerService.firing_budget``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +45,9 @@ _heappush = heapq.heappush  # (TimerQueue.add is on the window kernel's per-reco
 
 
 class TimerQueue:
-    """A heap with set semantics on (key, namespace, timestamp) and deletion.
-
-    Deleted entries stay in the heap and are skipped when popped (``live`` maps each timer to
-    the registration number of its current heap entry); ties on timestamp fire in registration
-    order.
-    """
+    """A heap with set semantics on (key, namespace, timestamp): ``live`` maps each timer to
+    the registration number of its heap entry (deleted entries are skipped when popped); ties
+    fire in registration order."""
 
     __slots__ = ("_counter", "heap", "live")
 
@@ -92,8 +78,8 @@ class TimerQueue:
         return None
 
     def pop_due(self, time: int) -> Iterator[tuple[int, Any, Any]]:
-        """Pop the live timers at or before ``time`` one after another, in firing order, as
-        (timestamp, key, namespace). Lazy: a timer registered meanwhile is seen if due."""
+        """Pop the live timers at or before ``time`` in firing order, as (timestamp, key,
+        namespace); a timer registered meanwhile is seen if due."""
         heap, live, pop = self.heap, self.live, heapq.heappop
         while heap:
             ts, n, key, ns = heap[0]
@@ -149,13 +135,9 @@ TraceHook = Callable[[str, str, Any, Any, int, bool], None]
 
 
 class InternalTimerService:
-    """Event- and processing-time timers of one operator, scoped to the current key.
-
-    ``key_context`` is the operator: the service reads ``key_context.current_key`` when a timer
-    is registered and sets it before calling ``target`` back (Flink's ``Triggerable``:
-    ``on_event_time`` / ``on_processing_time``). ``on_change`` (optional) is told of every
-    registration, deletion and firing, for the trace.
-    """
+    """Event- and processing-time timers of one operator, scoped to ``key_context``'s current
+    key, calling ``target`` back (Flink's ``Triggerable``); ``on_change`` is told of every
+    registration, deletion and firing (the trace)."""
 
     def __init__(
         self,
@@ -173,19 +155,14 @@ class InternalTimerService:
         self.processing_queue = TimerQueue()
         self.current_watermark = MIN
         self.clock = clock if clock is not None else ProcessingClock()
-        self.loop_guard = False
-        """Raise ``TimerLoopError`` on a provable timer loop; ``key_context`` then provides
-        ``key_state(key)`` and ``timer_loop_error(timer, domain, now)``."""
-        self.firing_budget = DEFAULT_FIRING_BUDGET
-        """Firings of timers registered during an advance one key and namespace may have in
-        it; ``key_context`` may provide ``timer_budget_error(timer, domain, now, budget)``."""
+        self.loop_guard = False  # (``key_context.key_state``, ``timer_loop_error``)
+        self.firing_budget = DEFAULT_FIRING_BUDGET  # (``key_context.timer_budget_error``)
+        # while the clock runs to MAX: (``clock.chain_watch``, the registration number where
+        # it began, the chained firings so far)
         self.chain_watch: tuple[Any, int, dict[tuple[Any, Any], int]] | None = None
-        """While the clock runs to MAX (``clock.chain_watch`` set): (that watch, the
-        registration number where it began, the chained firings so far)."""
         self.fire_due_event_timers: Callable[[int], None] | None = None
-        """A fused loop firing the event-time timers due at a watermark exactly as
-        ``advance_watermark`` would, or None: a window kernel's, set when the job is built
-        (``WindowOperator.fuse``)."""
+        """A window kernel's loop firing the due event-time timers as ``advance_watermark``
+        does, set when the job is built (``WindowOperator.fuse``)."""
 
     @property
     def current_processing_time(self) -> int:
@@ -199,8 +176,7 @@ class InternalTimerService:
     # -- registration (scoped to the current key) -----------------------------------------
 
     def _bad_timestamp(self, ts: Any, domain: str) -> InputError:
-        """The error of a timer timestamp that is no int in Java's long range: Flink's timers
-        are ``long``s."""
+        """The error of a timer timestamp that is no Java long."""
         article = "an" if domain == EVENT else "a"
         where = (
             f"operator {getattr(self.key_context, 'name', self.name)!r}, key "
@@ -285,9 +261,8 @@ class InternalTimerService:
         chained: dict[tuple[Any, Any], int],
         budget_now: int,
     ) -> None:
-        """Fire ``queue``'s timers at or before ``now`` one at a time; the ones numbered above
-        ``before`` (registered during the advance) count in ``chained`` for the budget (its
-        error names ``budget_now``)."""
+        """Fire ``queue``'s timers at or before ``now``; those numbered above ``before``
+        (registered during the advance) count in ``chained`` for the budget."""
         live, guard = queue.live, self.loop_guard
         seen: dict[Any, list[Any]] = {}
         call = self.target.on_event_time if domain == EVENT else self.target.on_processing_time
@@ -312,9 +287,8 @@ class InternalTimerService:
         domain: str,
         now: int,
     ) -> None:
-        """The next timer (the heap's top, live and due) was registered during this advance:
-        count it for its key and namespace, and raise ``TimerLoopError`` rather than fire it
-        when that would go past ``firing_budget``."""
+        """Count the next timer (registered during this advance) for its key and namespace;
+        raise ``TimerLoopError`` past ``firing_budget``."""
         ts, _, key, namespace = queue.heap[0]
         n = chained.get((key, namespace), 0) + 1
         if n > self.firing_budget:
@@ -335,9 +309,8 @@ class InternalTimerService:
         now: int,
         seen: dict[Any, list[Any]],
     ) -> None:
-        """Called after ``timer``'s callback registered ``timer`` again: raise
-        ``TimerLoopError`` if its key's configuration (state, due timers in firing order) is
-        one already recorded in this advance (``seen``), else record it."""
+        """After ``timer``'s callback registered it again: raise ``TimerLoopError`` if its
+        key's configuration was seen in this advance, else record it."""
         key = timer.key
         due = sorted((ts, n, ns) for (k, ns, ts), n in queue.live.items() if ts <= now and k == key)
         config = ([(ts, ns) for ts, _, ns in due], self.key_context.key_state(key))
@@ -355,9 +328,8 @@ class InternalTimerService:
         return self.processing_queue.count(namespace)
 
     def snapshot(self) -> dict[str, Any]:
-        """Both timer queues (``InternalTimerServiceSerializationProxy`` writes them per key
-        group); not the watermark: a restored service starts at MIN, as Flink's
-        ``InternalTimerServiceImpl`` (``currentWatermark`` is not restored)."""
+        """Both timer queues (``InternalTimerServiceSerializationProxy``); not the watermark:
+        a restored service starts at MIN, as Flink's."""
         return {"event": self.event_queue.timers(), "processing": self.processing_queue.timers()}
 
     def restore(self, snap: dict[str, Any]) -> None:
@@ -374,9 +346,8 @@ def budget_error(
     what: str = "",
     per: str = "namespace",
 ) -> TimerLoopError:
-    """The ``TimerLoopError`` of a key and namespace whose firings went past the firing
-    budget of one advance; ``what`` names the code that registers the timers, ``per`` what
-    the namespace is ("window" for a window operator's)."""
+    """The ``TimerLoopError`` of firings past the budget; ``what`` names the code that
+    registers the timers, ``per`` what the namespace is."""
     clock = "watermark" if domain == EVENT else "processing time"
     who = f"{what} " if what else ""
     whose = f"key {timer.key!r}"

@@ -1,9 +1,7 @@
 """What every operator shares: an output, a watermark, the job context (Flink's
-``AbstractStreamOperator`` and ``Output``).
-
-Operators are chained the way Flink chains them: ``output.collect(value, ts)`` calls the next
-operator's ``process_element`` directly, and a watermark travels the same way *after* the
-records the operator emitted because of it. Each operator traces its own watermark advances.
+``AbstractStreamOperator`` and ``Output``). ``output.collect(value, ts)`` calls the next
+operator's ``process_element`` directly (Flink's ``ChainingOutput``); a watermark follows the
+records emitted because of it.
 """
 
 from __future__ import annotations
@@ -28,14 +26,11 @@ class JobContext:
     trace: TraceWriter | None = None
     record_index: int | None = None
     partition: int | None = None
-    now: int = MIN
-    """The job's one simulated processing clock (Flink's ``getCurrentProcessingTime``)."""
+    now: int = MIN  # the job's one simulated processing clock
     metrics: dict[str, dict[str, int]] = field(default_factory=dict)
     timer_firing_budget: int = DEFAULT_FIRING_BUDGET
-    """``InternalTimerService.firing_budget`` of every timer service of the job."""
     chain_watch: Any = None
-    """Set (to a fresh object) while the runtime runs the clock to MAX: one advance for the
-    timers' firing budget (``winviz.timers``)."""
+    """Set while the runtime runs the clock to MAX: one advance for the firing budget."""
 
 
 class Output:
@@ -85,12 +80,11 @@ class StreamOperator:
     """Base operator: forwards watermarks, keeps per-operator metrics."""
 
     is_keyed = False
+    # records go one by one to an operator that may register processing-time timers or emit
+    # a watermark on any record (punctuated)
     registers_processing_timers = False
-    """May register processing-time timers: records go one by one (timers fall between)."""
     emits_watermarks_per_record = False
-    """May emit a watermark on any record (punctuated): records go one by one."""
-    traces_watermarks = True
-    """Whether the trace has this operator's ``watermark`` records (a sink has none)."""
+    traces_watermarks = True  # (a sink has no ``watermark`` records)
 
     @property
     def takes_batches(self) -> bool:
@@ -137,12 +131,10 @@ class StreamOperator:
         self._watermark = watermark
         if self.trace is not None:
             self.trace_watermark(watermark)
-        self.on_watermark(watermark)
         self.output.emit_watermark(watermark)
 
     def trace_watermark(self, watermark: int) -> None:
-        """The trace's ``watermark`` record: this operator's watermark advanced to
-        ``watermark`` (written before anything it makes due)."""
+        """The trace's ``watermark`` record (before anything the watermark makes due)."""
         self.trace.watermark(  # type: ignore[union-attr]
             self.current_processing_time(), watermark, self.name, None, watermark, "input"
         )
@@ -167,9 +159,6 @@ class StreamOperator:
         (an operator with several inputs gets it through its ``InputGate``'s valve)."""
         self.output.emit_watermark_status(idle)
 
-    def on_watermark(self, watermark: int) -> None:
-        """Hook: what the watermark makes happen here (keyed operators fire timers)."""
-
     def advance_processing_time(self, now: int) -> None:
         """Move this operator's processing clock to ``now`` (firing due timers)."""
         if now > self.job.now:
@@ -185,7 +174,7 @@ class StreamOperator:
 
     def process_batch(self, batch: Batch) -> None:
         """One ``process_element`` per record, the clock and record index set as the runtime
-        would; operators may override it with a tighter loop of the same semantics."""
+        would."""
         job = self.job
         for arrival, index, value, ts in batch:
             job.now = arrival
@@ -248,17 +237,15 @@ class StreamOperator:
         return {}
 
     def snapshot(self) -> dict[str, Any]:
-        """This operator's part of a checkpoint (Flink's ``snapshotState``), plain data. Not
-        the clock (the job's) nor the watermark: a restored operator starts at MIN, as in
-        Flink."""
+        """This operator's part of a checkpoint (Flink's ``snapshotState``); not the clock nor
+        the watermark (a restored operator starts at MIN, as in Flink)."""
         return {
             "metrics": dict(self.metrics),
             "current_key": self.current_key,
         }
 
     def restore(self, snap: dict[str, Any]) -> None:
-        """Load a snapshot into a freshly built operator (Flink's ``initializeState``); its
-        watermark stays MIN."""
+        """Load a snapshot into a freshly built operator (Flink's ``initializeState``)."""
         self.metrics.clear()  # the same dict object: the job's metrics table points at it
         self.metrics.update(snap["metrics"])
         self.current_key = snap.get("current_key")

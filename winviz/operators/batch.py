@@ -1,11 +1,6 @@
-"""A batch: records that arrive one after another while nothing on the processing clock is
-due (no periodic watermark, timer or checkpoint in between), handed from operator to operator at
-once with the same results and trace as one by one (``StreamOperator.process_batch``).
-
-A ``Batch`` is four columns — arrival times, source record indices, values, timestamps — so a
-source's input is one ``Batch``, a run of it a slice, and restamping makes one new column.
-Iterating gives ``(arrival, index, value, timestamp)`` per record. ``immutable``: every value
-is immutable (``winviz.copies.all_immutable``), so loops may skip copying them.
+"""A batch: records that arrive while nothing on the processing clock is due, handed from
+operator to operator at once with the same results and trace as one by one
+(``StreamOperator.process_batch``).
 """
 
 from __future__ import annotations
@@ -23,10 +18,11 @@ if TYPE_CHECKING:
 BatchItem = tuple[int, int | None, Any, int | None]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Batch:
-    """Records in arrival order as four equally long columns (a ``range`` is a fine column),
-    and whether every value is known to be immutable."""
+    """Records in arrival order as four columns — arrival times, source record indices,
+    values, timestamps — iterated as ``(arrival, index, value, timestamp)``; ``immutable``:
+    every value is (``winviz.copies.all_immutable``), so loops may skip copying them."""
 
     arrivals: Sequence[int]
     indices: Sequence[int | None]
@@ -85,12 +81,11 @@ class Batch:
         )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SourceArrival:
-    """Where a source batch chained into a loop (``winviz.operators.chaining``) comes from:
-    the source's name and watermark (for its ``arrival`` records) and the source offset of
-    the batch's first record; ``taken``: how many records the loop took (one that failed
-    too)."""
+    """A source batch chained into a loop (``winviz.operators.chaining``): the source's name
+    and watermark (its ``arrival`` records), its first record's offset; ``taken``: how many
+    records the loop took (one that failed too)."""
 
     source: str
     watermark: int
@@ -112,8 +107,7 @@ class SourceArrival:
         collect: Callable[[Any, int | None], None],
     ) -> None:
         """The first ``len(stamps)`` records of ``batch`` to ``collect`` with timestamps
-        ``stamps``, one by one, each after its ``arrival`` record, the job's clock and record
-        index set as the runtime would; ``taken`` counts them (one that failed too)."""
+        ``stamps``, one by one after their ``arrival`` records, counted in ``taken``."""
         write, source, wm, position = trace.arrival, self.source, self.watermark, self.position
         done = 0
         try:

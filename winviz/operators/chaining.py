@@ -1,17 +1,9 @@
-"""Operator chaining and fused paths, decided once when the job is built (Flink's
-``StreamingJobGraphGenerator.isChainable`` and ``OperatorChain``). An operator's output calls
-its downstream's ``process_element`` itself, as Flink's ``ChainingOutput`` does; on top of that:
-
-- a ``WindowOperator`` in the window kernel's configuration (``WindowKernel.takes``) is given
-  its kernel (``install_kernel``, ``WindowOperator.fuse``);
-- a ``SourceOperator`` whose one downstream is a ``fusable`` ``TimestampsAndWatermarksOperator``
-  gets a ``SourceChain``: its traced batches run that operator's steps in the source's loop,
-  and into ``WindowKernel.process_source_batch`` when a window kernel comes next;
-- a window kernel whose records go to one ``SinkOperator`` only keeps its firings' results for
-  it (``straight_sink``, ``SinkOperator.keep``).
-
-All of it changes speed only: with ``WindowKernel.enabled`` off every record takes Flink's path
-with the same results and trace (``tests/test_perf_paths.py``).
+"""Fused paths, decided once when the job is built (Flink's ``OperatorChain``): a window
+operator in the kernel's configuration gets its ``WindowKernel`` (``install_kernel``); a source
+whose one downstream is a ``fusable`` timestamps operator gets a ``SourceChain`` (its traced
+batches run that operator's steps, and the window kernel's after it); a kernel whose one target
+is a sink keeps its firings' results for it (``straight_sink``). Speed only: the results and
+trace are Flink's path's.
 """
 
 from __future__ import annotations
@@ -31,18 +23,17 @@ from winviz.operators.window_operator import WindowOperator
 
 @dataclass(frozen=True)
 class SourceChain:
-    """What a source's traced batches run through: the timestamps operator right after it,
-    and the window kernel right after that (or None)."""
+    """What a source's traced batches run through: the timestamps operator after it, and the
+    window kernel after that (or None)."""
 
     timestamps: TimestampsAndWatermarksOperator
     window: WindowKernel | None
 
     def process_source_batch(self, batch: Batch, arrival: SourceArrival) -> None:
-        """The source's traced batch through the chain, traced as one record at a time;
-        ``arrival.taken``: how many records the source handed over (one that failed too)."""
+        """The source's traced batch through the chain, traced as one record at a time: the
+        timestamps first, then the records that got one; a record whose timestamp failed gets
+        its arrival record, then the error."""
         timestamps, window = self.timestamps, self.window
-        # the whole batch's timestamps first, then the records that got one go on; a record
-        # whose timestamp failed gets its arrival record, then the error
         stamps: list[int] = []
         failure: Exception | None = None
         try:
@@ -79,7 +70,7 @@ class SourceChain:
 
 
 def install_kernel(op: StreamOperator, traced: bool) -> None:
-    """Give a window operator in the kernel's configuration its kernel (before the run)."""
+    """Give a window operator in the kernel's configuration its kernel."""
     if isinstance(op, WindowOperator) and WindowKernel.takes(op):
         op.fuse(WindowKernel(op, traced))
 
@@ -87,9 +78,8 @@ def install_kernel(op: StreamOperator, traced: bool) -> None:
 def chain_operators(
     operators: Iterable[StreamOperator], downstream: Callable[[StreamOperator], list[Any]]
 ) -> None:
-    """Set each source's ``chain`` and each window kernel's ``straight_sink`` (see the module
-    docstring); ``downstream(op)`` lists what ``op``'s output hands records to (operators,
-    input channels, exchanges)."""
+    """Set each source's ``chain`` and each window kernel's ``straight_sink``;
+    ``downstream(op)``: what ``op``'s output hands records to."""
     for op in operators:
         if isinstance(op, WindowOperator) and op.kernel is not None:
             after = downstream(op)

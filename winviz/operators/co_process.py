@@ -1,19 +1,10 @@
 """Two-input operators: ``a.connect(b).process(...)`` (Flink's ``CoProcessOperator``) and
-``a.connect(b).key_by(k1, k2).process(...)`` (``KeyedCoProcessOperator``).
-
-Records of input 1 go to ``process_element1``, records of input 2 to ``process_element2``.
-Each input first combines its own channels with a ``StatusWatermarkValve`` (Flink's
-``StreamTwoInputProcessor`` has one input gate and valve per input); the operator then combines
-the two inputs as Flink's ``AbstractStreamOperator.processWatermark1/2`` and
-``processWatermarkStatus1/2`` do, with an ``IndexedCombinedWatermarkStatus``
-(``winviz.combined_watermark``). The operator is idle while both inputs are; its status goes
-downstream when that changes (Flink 2.x).
-
-Trace: ``channel_watermark`` / ``channel_idle`` / ``channel_active`` with ``channel`` 0 or 1
-and ``input`` ``"input1"`` / ``"input2"`` when an input's watermark or status reaches the
-operator; then the operator's own ``watermark`` and ``idle`` / ``active``. (An input with
-several channels also has its gate's ``channel_watermark`` records, whose ``input`` names the
-upstream subtask.)
+``a.connect(b).key_by(k1, k2).process(...)`` (``KeyedCoProcessOperator``). Records of input 1
+go to ``process_element1``, of input 2 to ``process_element2``; the two inputs' watermarks and
+statuses combine as in Flink's ``AbstractStreamOperator.processWatermark1/2`` (an
+``IndexedCombinedWatermarkStatus``): idle while both inputs are. Trace: ``channel_watermark`` /
+``channel_idle`` / ``channel_active`` with ``channel`` 0 or 1 and ``input`` ``"input1"`` /
+``"input2"``, then the operator's own ``watermark`` and ``idle`` / ``active``.
 """
 
 from __future__ import annotations
@@ -62,8 +53,8 @@ class IndexedCombinedWatermarkStatus:
 
 
 class _TwoInputs:
-    """What both two-input operators share: the combination of the inputs' watermarks and
-    statuses. Mixed into a ``StreamOperator``."""
+    """The combination of the two inputs' watermarks and statuses (a ``StreamOperator``
+    mixin)."""
 
     combined_status: IndexedCombinedWatermarkStatus
 
@@ -100,23 +91,13 @@ class _TwoInputs:
         was_idle = status.all_idle
         if status.update_status(index, idle):
             self.process_watermark(status.combined)  # type: ignore[attr-defined]
-        self._status_changed(was_idle)
-
-    # snapshot / restore: the operator's. The combined status of the two inputs is not part
-    # of a checkpoint (Flink's AbstractStreamOperator builds it anew, every input at MIN and
-    # active).
-
-    def _status_changed(self, was_idle: bool) -> None:
-        op: Any = self
-        idle = self.combined_status.all_idle
-        if idle != was_idle:
-            op.trace_status(idle)
-            op.output.emit_watermark_status(idle)
+        if status.all_idle != was_idle:
+            self.trace_status(status.all_idle)  # type: ignore[attr-defined]
+            self.output.emit_watermark_status(status.all_idle)  # type: ignore[attr-defined]
 
 
 class CoInput:
-    """One input of a two-input operator, as its upstream (or its input gate) sees it: records
-    go to ``process_element1``/``2``, watermarks and statuses to the combination."""
+    """One input of a two-input operator, as its upstream (or its input gate) sees it."""
 
     def __init__(self, op: Any, index: int) -> None:
         self.op = op
@@ -149,15 +130,10 @@ class CoInput:
 
 
 class CoInputGate(InputGate):
-    """The valve of one input of a two-input operator: it hands what it emits to that input
-    (the operator traces the input's idle / active, so the gate does not)."""
+    """The valve of one input of a two-input operator (the operator traces the input's idle /
+    active, so the gate does not)."""
 
-    def _forward(self) -> None:
-        for what, value in self.valve.drain():
-            if what == "watermark":
-                self.op.process_watermark(value)  # type: ignore[arg-type]
-            else:
-                self.op.process_watermark_status(value == "idle")
+    traces_status = False
 
 
 class _NoTimers:
@@ -204,8 +180,7 @@ class _CoContext:
 
 
 class CoProcessOperator(_TwoInputs, StreamOperator):
-    """Flink's ``CoProcessOperator``: a ``CoProcessFunction`` over two non-keyed inputs.
-    Output carries the input record's timestamp."""
+    """Flink's ``CoProcessOperator``: a ``CoProcessFunction`` over two non-keyed inputs."""
 
     def __init__(self, name: str, function: CoProcessFunction) -> None:
         super().__init__(name)
@@ -243,9 +218,8 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
 
 
 class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):
-    """Flink's ``KeyedCoProcessOperator``: a ``KeyedCoProcessFunction`` over two inputs keyed
-    by ``key_selector1`` / ``key_selector2``; both inputs share the keyed state and timers of a
-    key (``ctx`` as in a ``KeyedProcessFunction``; ``on_timer`` when a timer fires)."""
+    """Flink's ``KeyedCoProcessOperator``: a ``KeyedCoProcessFunction`` over two keyed inputs
+    sharing each key's state and timers."""
 
     def __init__(
         self,

@@ -1,16 +1,8 @@
-"""The sending side of an exchange between two parallel operators (Flink's ``RecordWriter``
-with its ``StreamPartitioner`` and ``RecordWriterOutput``).
-
-One ``Exchange`` sits behind every upstream subtask for every downstream operator it feeds
-through a ``rebalance`` or ``key_by`` edge (a ``forward`` edge needs none: the upstream calls
-its one downstream channel directly). A record goes to the one channel its partitioner picks;
-watermarks and idle/active statuses are broadcast to every channel, in subtask order.
-
-Trace: ``exchange`` for every record sent, written by the upstream subtask — ``key`` the
-record's key (``key_by``), ``ts`` its timestamp, detail ``partitioner``, ``target`` (the
-downstream subtask), ``channel`` (its index), ``key_group`` (``key_by`` only) and ``value``.
-Exchanges between two operators of parallelism 1 are plain hand-overs and write nothing, so
-traces of jobs without parallelism stay as they were.
+"""The sending side of an exchange between parallel operators (Flink's ``RecordWriter`` with
+its ``StreamPartitioner``): behind every upstream subtask of a ``rebalance`` or ``key_by``
+edge, a record goes to the channel its partitioner picks; watermarks and statuses go to every
+channel, in subtask order. Trace: ``exchange`` per record sent (detail ``partitioner``,
+``target``, ``channel``, ``key_group``, ``value``), none between operators of parallelism 1.
 """
 
 from __future__ import annotations
@@ -26,13 +18,9 @@ from winviz.partitioners import HASH, KeyGroupStreamPartitioner, RebalancePartit
 
 
 class Exchange:
-    """Routes the records of one upstream subtask to the subtasks of one downstream operator.
-
-    ``targets[j]`` is what downstream subtask ``j`` receives records on (the operator itself,
-    or the input of a two-input operator); ``names[j]`` its name for the trace. When the
-    downstream subtasks have input gates, ``gates[j]`` is subtask ``j``'s and
-    ``channel_index`` this exchange's channel in each of them (the same in all): watermarks
-    and statuses go to the gates."""
+    """Routes the records of one upstream subtask to ``targets[j]`` (named ``names[j]``), the
+    subtasks of one downstream operator; watermarks and statuses go to their ``gates``, if
+    any, on channel ``channel_index``."""
 
     def __init__(
         self,
@@ -50,10 +38,7 @@ class Exchange:
         self.traced = traced
         self.gates: list[Any] | None = None
         self.channel_index = 0
-        self.key_rule = KeyRule()
-        """The receiving keyed operator's ``KeyRule`` (``key_by``; a rule of its own when the
-        receiver is not keyed): keys are checked here by the rule they meet at parallelism 1,
-        and routed by their internal key."""
+        self.key_rule = KeyRule()  # the receiving keyed operator's (keys routed by it)
 
     def _route(self, value: Any) -> tuple[Any, int, int | None]:
         """(key, channel, key group) of one record."""
@@ -97,9 +82,7 @@ class Exchange:
         self.targets[channel].process_element(value, ts)
 
     def process_batch(self, batch: Batch) -> None:
-        """Consecutive records for the same channel go on as one batch (a slice), in their
-        order (so the downstream subtasks see exactly what one-by-one routing would give
-        them)."""
+        """Consecutive records for the same channel go on as one batch, in their order."""
         targets = self.targets
         job = self.upstream.job
         current, start = -1, 0
@@ -147,8 +130,8 @@ class Exchange:
             t.process_watermark_status(idle)
 
     def snapshot(self) -> Any:
-        """The round-robin position (Flink does not checkpoint it: it starts at a random
-        channel after a restore; winviz keeps it so that a replay is exact)."""
+        """The round-robin position (Flink starts at a random channel after a restore;
+        winviz keeps it so that a replay is exact)."""
         p = self.partitioner
         return p.snapshot() if isinstance(p, RebalancePartitioner) else None
 

@@ -1,16 +1,9 @@
-"""The input side of an operator with several input channels (Flink's ``StreamTaskNetworkInput``
-/ ``StreamMultipleInputProcessor`` feeding a ``StatusWatermarkValve``).
-
-Records of every channel go straight to the operator. Watermarks and idle/active statuses of a
-channel go into the operator's ``StatusWatermarkValve``; only what the valve emits — the minimum
-over the active, aligned channels, when it increases, and the valve's own idle/active status —
-reaches the operator's ``process_watermark`` / ``process_watermark_status``. An operator with a
-single input has no gate: its upstream calls it directly (the fast path stays as it is).
-
-Trace: ``channel_watermark`` for every watermark a channel delivers (``ts`` is the channel's
-watermark, the record's ``watermark`` the operator's current one), ``channel_idle`` /
-``channel_active`` when a channel's status changes, then the operator's own ``watermark`` when
-the valve emits one and ``idle`` / ``active`` when the valve's status changes.
+"""The input side of an operator with several input channels (Flink's
+``StreamTaskNetworkInput`` feeding a ``StatusWatermarkValve``): records go straight to the
+operator, watermarks and statuses into the valve, and only what the valve emits reaches the
+operator. Trace: ``channel_watermark`` for every watermark a channel delivers,
+``channel_idle`` / ``channel_active``, then the operator's own ``watermark`` and ``idle`` /
+``active``.
 """
 
 from __future__ import annotations
@@ -39,14 +32,11 @@ class InputChannel:
 
 
 class InputGate:
-    """The channels of one operator and the valve that combines their watermarks.
+    """The channels of one operator (``inputs``: each one's upstream) and the valve that
+    combines their watermarks; ``channel(i)`` is made when first asked for (an ``Exchange``
+    calls the gate directly)."""
 
-    ``inputs`` names the upstream operator of each channel (the ``input`` of trace records).
-    ``channel(i)`` is channel ``i``'s ``InputChannel``, made when first asked for: an
-    ``Exchange`` hands records to ``op`` and watermarks to ``channel_watermark`` directly, so
-    a gate of ``p`` channels behind ``p`` exchanges makes none (``p * p`` objects at
-    parallelism ``p`` otherwise).
-    """
+    traces_status = True
 
     def __init__(self, op: StreamOperator, inputs: list[str]) -> None:
         self.op = op
@@ -97,5 +87,6 @@ class InputGate:
                 self.op.process_watermark(value)  # type: ignore[arg-type]
             else:
                 idle = value == "idle"
-                self.op.trace_status(idle)
+                if self.traces_status:
+                    self.op.trace_status(idle)
                 self.op.process_watermark_status(idle)

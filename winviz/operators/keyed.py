@@ -24,9 +24,7 @@ class KeyedStreamOperator(StreamOperator):
     def __init__(self, name: str, key_selector: Callable[[Any], Any]) -> None:
         super().__init__(name)
         self.key_selector = key_selector
-        self.key_rule = KeyRule()
-        """Checks every key that is not a str and gives the internal key that state and timers
-        are kept by (shared by the subtasks of one operator)."""
+        self.key_rule = KeyRule()  # the internal key of a key that is no str
         self.state = KeyedStateBackend()
         self.timers = InternalTimerService(self.timer_service_name, self, self, clock=self.job)
         self.timer_services = {self.timer_service_name: self.timers}
@@ -45,15 +43,13 @@ class KeyedStreamOperator(StreamOperator):
     def _trace_timer(
         self, kind: str, domain: str, key: Any, namespace: Any, ts: int, flag: bool
     ) -> None:
-        """The trace's ``timer_fired`` / ``timer_registered`` / ``timer_deleted`` record (a timer
-        service's ``on_change``)."""
+        """A timer service's ``on_change``: the trace's timer record of ``kind``."""
         flags = () if kind == "timer_fired" else (flag,)
         getattr(self.trace, kind)(*self._trace_at(key), namespace, ts, domain, namespace, *flags)
 
     def _trace_at(self, key: Any) -> tuple[int, int, str, Any]:
-        """The first fields of this operator's trace records now: processing time, watermark,
-        name and the key (``key`` an internal key: the trace shows the user's,
-        ``winviz.keygroups.user_key``)."""
+        """The first fields of this operator's trace records now, with the user's key of
+        internal ``key``."""
         timers = self.timers
         return timers.current_processing_time, timers.current_watermark, self.name, user_key(key)
 
@@ -65,9 +61,8 @@ class KeyedStreamOperator(StreamOperator):
         )
 
     def get_internal_timer_service(self, name: str, target: Any = None) -> InternalTimerService:
-        """Flink's ``getInternalTimerService(name, ...)``: a named timer service of this
-        operator, created on first use; its callbacks go to ``target`` (the operator itself by
-        default). Every named service sees the same watermark and processing clock."""
+        """Flink's ``getInternalTimerService(name, ...)``: a named timer service, created on
+        first use, calling back ``target`` (the operator by default)."""
         service = self.timer_services.get(name)
         if service is None:
             service = InternalTimerService(name, self, target or self)
@@ -115,8 +110,8 @@ class KeyedStreamOperator(StreamOperator):
     # -- the timer-loop guard (winviz.timers) ------------------------------------------------
 
     def key_state(self, key: Any) -> dict[tuple[str, Any], Any]:
-        """A deep copy of everything this operator keeps for ``key``: its keyed state by
-        (state name, namespace). The timer-loop guard compares two of them."""
+        """A deep copy of ``key``'s keyed state by (state name, namespace), for the timer-loop
+        guard."""
         return {
             (name, ns): copy.deepcopy(value)
             for (name, k, ns), value in self.state.items()
@@ -140,8 +135,7 @@ class KeyedStreamOperator(StreamOperator):
     def timer_budget_error(
         self, timer: InternalTimer, domain: str, now: int, budget: int
     ) -> TimerLoopError:
-        """The error of a chain of timer firings past the firing budget (``winviz.timers``),
-        naming the function whose ``on_timer`` registers them."""
+        """The error of a chain of timer firings past the firing budget (``winviz.timers``)."""
         function = getattr(self, "function", None)
         what = f"{type(function).__name__}.on_timer" if function is not None else ""
         return budget_error(self.name, timer, domain, now, budget, what)
@@ -149,8 +143,7 @@ class KeyedStreamOperator(StreamOperator):
     # -- checkpoints ----------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        """Keyed state plus both timer queues of every named timer service (Flink writes
-        timers into the keyed state snapshot: ``InternalTimerServiceSerializationProxy``)."""
+        """Keyed state and every named timer service's timers (as Flink's keyed snapshot)."""
         snap = super().snapshot()
         snap["state"] = self.state.snapshot()
         snap["timers"] = {name: s.snapshot() for name, s in self.timer_services.items()}

@@ -1,10 +1,6 @@
-"""Flink's ``KeyedProcessOperator``: runs a KeyedProcessFunction with a timer service.
-
-``process_element(value, ctx, out)`` sees each record with its key set as current key;
-``ctx.timer_service()`` registers event- or processing-time timers for that key; when a timer
-fires, ``on_timer(ts, ctx, out)`` runs with the timer's key as current key. Output of
-``on_timer`` carries the timer's timestamp for event-time timers and no timestamp for
-processing-time timers (Flink's ``collector.eraseTimestamp()``).
+"""Flink's ``KeyedProcessOperator``: runs a KeyedProcessFunction with a timer service; output
+of ``on_timer`` carries an event-time timer's timestamp, none for a processing-time timer
+(Flink's ``collector.eraseTimestamp()``).
 """
 
 from __future__ import annotations
@@ -88,8 +84,7 @@ class KeyedProcessOperator(KeyedStreamOperator):
     def _process_keyed(
         self, key_selector: Callable[[Any], Any], method: str, value: Any, ts: int | None
     ) -> None:
-        """Set the current key from ``key_selector``, trace the element and call the function's
-        ``method`` (``process_element``, or ``process_element1/2`` of a co-process function)."""
+        """Set the current key, trace the element and call the function's ``method``."""
         self.metrics["num_records_in"] += 1
         try:
             key = key_selector(copy_record(value))  # (winviz.copies: a copy)

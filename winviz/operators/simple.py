@@ -91,11 +91,8 @@ class SideOutputPassthrough(StreamOperator):
 
 
 class SinkOperator(StreamOperator):
-    """Collects every record it receives into ``records`` (a job result's output).
-
-    The subtasks of a parallel sink append to one shared list, in the order the records reach
-    them (the runtime hands over one record at a time, so that order is deterministic); the
-    ``owner`` subtask (subtask 0) checkpoints and restores it."""
+    """Collects every record it receives into ``records`` (a job result's output), shared by
+    the subtasks of a parallel sink; the ``owner`` subtask checkpoints it."""
 
     traces_watermarks = False  # its watermark only stamps its ``sink`` records
 
@@ -113,10 +110,8 @@ class SinkOperator(StreamOperator):
         self.records.append(_new_record(Record, (value, ts, now)))
 
     def keep(self, records: list[tuple[Any, int | None]]) -> None:
-        """``process_element`` for ``records`` ((value, timestamp) pairs) that reach this
-        sink one after another at the same processing time, without their ``sink`` trace
-        records: a window kernel's firings straight into this sink (``WindowKernel.sink``)
-        write those with their own and hand the results over at once."""
+        """``process_element`` for (value, timestamp) pairs at the same processing time,
+        without their ``sink`` trace records (a window kernel's firings: ``straight_sink``)."""
         now = self.job.now
         self.metrics["num_records_in"] += len(records)
         self.records += [_new_record(Record, (value, ts, now)) for value, ts in records]
@@ -126,9 +121,8 @@ class SinkOperator(StreamOperator):
             self._watermark = watermark
 
     def snapshot(self) -> dict[str, Any]:
-        """What the sink holds so far: on a restore its output rolls back to the checkpoint
-        (an exactly-once sink: Flink's two-phase-commit sinks commit only what a completed
-        checkpoint covers)."""
+        """What the sink holds so far: a restore rolls its output back (an exactly-once
+        sink)."""
         snap = super().snapshot()
         if self.owner:
             snap["records"] = list(self.records)

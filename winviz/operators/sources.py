@@ -1,12 +1,8 @@
-"""Sources and the operator that gives records timestamps and watermarks.
-
-``SourceOperator`` replays a bounded collection: each record has an arrival (processing)
-time, and the runtime hands it over when the simulated clock reaches it.
-``TimestampsAndWatermarksOperator`` is Flink's operator of the same name: it extracts each
-record's timestamp with the strategy's assigner, passes the record on, shows it to the
-watermark generator (``on_event``) and asks the generator for a watermark every
-``auto_watermark_interval`` ms of processing time (``on_periodic_emit``). Watermarks that do
-not increase are dropped; the end of the input is the watermark MAX.
+"""``SourceOperator`` replays a bounded collection, each record at its arrival (processing)
+time; Flink's ``TimestampsAndWatermarksOperator`` stamps each record with the strategy's
+assigner, shows it to the watermark generator (``on_event``) and asks it for a watermark every
+``auto_watermark_interval`` ms (``on_periodic_emit``); watermarks that do not increase are
+dropped, the end of the input is the watermark MAX.
 """
 
 from __future__ import annotations
@@ -19,7 +15,6 @@ from winviz.errors import FunctionResultError, InputError, UserFunctionError, Wi
 from winviz.operators.base import StreamOperator
 from winviz.operators.batch import Batch, SourceArrival
 from winviz.time import MAX, MIN, TimestampNormalizer
-from winviz.trace import TraceWriter
 from winviz.watermarks import (
     AscendingTimestampsWatermarks,
     BoundedOutOfOrdernessWatermarks,
@@ -34,8 +29,7 @@ from winviz.watermarks import (
 if TYPE_CHECKING:
     from winviz.operators.chaining import SourceChain
 
-# generators whose on_event only keeps the largest timestamp (inlined by the loops below;
-# the generator is looked up each time: SplitWatermarksOperator switches it per partition)
+# generators whose on_event only keeps the largest timestamp (inlined by the loops below)
 _BOUNDED = (BoundedOutOfOrdernessWatermarks, AscendingTimestampsWatermarks)
 _PERIODIC_ONLY = (
     BoundedOutOfOrdernessWatermarks,
@@ -52,12 +46,9 @@ def emits_only_periodically(generator: WatermarkGenerator) -> bool:
 
 
 class SourceOperator(StreamOperator):
-    """A bounded source: ``records`` is a ``Batch`` of its whole input, in arrival order.
-
-    A partitioned source (``env.from_partitions``, Flink's source splits) also has
-    ``partitions``, each record's; ``job.partition`` says it while the record goes downstream
-    (for a ``SplitWatermarksOperator``). No batch spans two partitions.
-    """
+    """A bounded source: ``records`` is a ``Batch`` of its whole input, in arrival order; a
+    partitioned one (Flink's source splits) has each record's partition in ``partitions``,
+    set as ``job.partition`` while the record goes downstream."""
 
     def __init__(
         self,
@@ -78,17 +69,14 @@ class SourceOperator(StreamOperator):
         # subtasks are read in that order), None: its own index
         self.order = order
         self.position = 0  # how many records were emitted (a checkpoint's source offset)
-        self.chain: SourceChain | None = None
-        """The operators chained into this source's traced batches, set when the job is
-        built (``winviz.operators.chaining``)."""
+        self.chain: SourceChain | None = None  # (``winviz.operators.chaining``)
 
     def process_element(self, value, ts):
         self._hand_over(value, ts, self.position)
 
     def process_record(self, k: int) -> None:
-        """Hand over record ``k`` of this source (a reader that may take a record later than
-        the ones after it: a partition held back by watermark alignment,
-        ``winviz.operators.aligned_input``); its ``arrival`` record's index is ``k``."""
+        """Hand over record ``k`` (a reader that takes records out of order: watermark
+        alignment, ``winviz.operators.aligned_input``)."""
         _, _, value, ts = self.records[k]
         self._hand_over(value, ts, k)
 
@@ -123,23 +111,17 @@ class SourceOperator(StreamOperator):
         return counts
 
     def process_batch(self, batch):
-        """``process_element`` per record: without a trace the batch goes downstream whole;
-        with one, record by record (the trace's order), or through the ``chain``."""
+        """The batch downstream whole; traced, record by record or through the ``chain``."""
+        if self.partitions is not None:  # a batch never spans two partitions
+            self.job.partition = self.partitions[self.position]
         trace = self.trace
-        if trace is not None:
-            self._process_batch_traced(batch, trace)
+        if trace is None:
+            n = len(batch)
+            self.metrics["num_records_in"] += n
+            self.metrics["num_records_out"] += n
+            self.position += n
+            self.output.collect_batch(batch)
             return
-        if self.partitions is not None:  # a batch never spans two partitions
-            self.job.partition = self.partitions[self.position]
-        n = len(batch)
-        self.metrics["num_records_in"] += n
-        self.metrics["num_records_out"] += n
-        self.position += n
-        self.output.collect_batch(batch)
-
-    def _process_batch_traced(self, batch, trace: TraceWriter) -> None:
-        if self.partitions is not None:  # a batch never spans two partitions
-            self.job.partition = self.partitions[self.position]
         arrival = SourceArrival(self.name, self._watermark, self.position)
         try:
             if self.chain is not None:  # the operators chained to this source run it
@@ -157,8 +139,7 @@ class SourceOperator(StreamOperator):
 
 
 class _Emitter(WatermarkOutput):
-    """Flink's ``WatermarkEmitter``: forwards only increasing watermarks; tracks idleness and
-    sends idle / active downstream (``emitWatermarkStatus``)."""
+    """Flink's ``WatermarkEmitter``: forwards only increasing watermarks, and idle / active."""
 
     def __init__(self, op: TimestampsAndWatermarksOperator) -> None:
         self.op = op
@@ -224,8 +205,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
     @property
     def fusable(self) -> bool:
         """True with a timestamp assigner and a bounded out-of-orderness (or monotonous)
-        generator: its steps are stamping a column (``assign_timestamp_column``) and keeping
-        the largest timestamp, which a source may run in its own loop."""
+        generator: its steps are ``assign_timestamp_column``, which a source may run."""
         return (
             self.strategy.timestamp_assigner is not None
             and not self.ingestion
@@ -249,8 +229,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         )
 
     def generator_error(self, exc: Exception, value: Any, index: int | None) -> UserFunctionError:
-        """The error to raise when the watermark generator (e.g. the function of
-        ``for_punctuated``) fails on record ``index``."""
+        """The error to raise when the watermark generator fails on record ``index``."""
         return UserFunctionError(
             function=f"the watermark generator of {self.strategy.name}",
             operator=self.name,
@@ -260,8 +239,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         )
 
     def count_chained(self, received: int, stamped: int) -> None:
-        """Count records a chained source ran through this operator's steps: ``received``
-        came in, ``stamped`` got a timestamp and went on (``winviz.operators.chaining``)."""
+        """Count records a chained source ran through this operator's steps."""
         self.metrics["num_records_in"] += received
         self.metrics["num_records_out"] += stamped
         if stamped:
@@ -309,8 +287,8 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             bounded.max_timestamp = new_ts
 
     def process_batch(self, batch):
-        """``process_element`` per record; untraced with a bounded generator, the batch
-        downstream with a new timestamp column (``assign_timestamp_column``)."""
+        """``process_element`` per record; untraced and ``fusable``, the batch downstream
+        with a new timestamp column."""
         if self.trace is not None or not self.fusable:
             super().process_batch(batch)
             return
@@ -334,9 +312,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
 
     def assign_timestamp_column(self, batch: Batch, stamps: list[int]) -> None:
         """Fill ``stamps`` with the batch's timestamps and raise the bounded generator's
-        largest timestamp; on a failure ``stamps`` holds exactly the records before it. The
-        assigner runs by ``map`` (on copies unless ``batch.immutable``); results that are not
-        all plain longs are normalised one by one."""
+        largest timestamp; on a failure ``stamps`` holds the records before it."""
         assigner, bounded = self.strategy.timestamp_assigner, self.generator
         values = batch.values if batch.immutable else map(copy_record, batch.values)
         source = batch.stamps
@@ -385,8 +361,3 @@ class TimestampsAndWatermarksOperator(StreamOperator):
     def process_watermark_status(self, idle):
         # This operator generates its own watermarks and statuses: upstream ones stop here.
         pass
-
-    # snapshot / restore: StreamOperator's. Nothing of the watermark generation is part of a
-    # checkpoint: Flink's TimestampsAndWatermarksOperator has no operator state, and open()
-    # creates a new generator and WatermarkEmitter (at MIN, active) and registers the first
-    # periodic emission at now + interval (``start``, called again after a restore).

@@ -1,20 +1,10 @@
-"""Per-partition watermarks: one watermark generator per source partition (Flink's per-split
-watermarks — ``ProgressiveTimestampsAndWatermarks`` with a split-local output per split, what
-``env.fromSource(kafkaSource, strategy, name)`` does for Kafka partitions).
-
-``assign_timestamps_and_watermarks`` applied right after a partitioned source
-(``env.from_partitions``) builds this operator instead of a plain
-``TimestampsAndWatermarksOperator``. Each partition gets its own generator instance from the
-strategy (and its own idleness timer with ``with_idleness``); a record updates only its own
-partition's generator. The partition watermarks are combined as Flink combines split
-watermarks, by a ``WatermarkOutputMultiplexer`` (``winviz.combined_watermark``). So one partition
-that stops sending records holds the watermark back (the window that "never fires") until it
-is marked idle — or until the end of the input, when the source emits the watermark MAX.
-
-Trace: ``channel_watermark`` (channel = partition, input = ``source[p]``) when a partition's
-watermark increases, ``watermark_dropped`` for a lower one, ``channel_idle`` /
-``channel_active`` when a partition's idleness changes; then the operator's ``watermark`` and
-``idle`` / ``active`` when the combined watermark or status changes.
+"""Per-partition watermarks (Flink's per-split watermarks: ``ProgressiveTimestampsAndWatermarks``
+with a split-local output per split, as for Kafka partitions): after a partitioned source each
+partition has its own generator, and a ``WatermarkOutputMultiplexer`` combines them, so one
+partition that stops sending holds the watermark back until it is idle or the input ends.
+Trace: ``channel_watermark`` (channel = partition, input = ``source[p]``),
+``watermark_dropped``, ``channel_idle`` / ``channel_active``; then the operator's ``watermark``
+and ``idle`` / ``active``.
 """
 
 from __future__ import annotations
@@ -27,9 +17,8 @@ from winviz.watermarks import WatermarkOutput, WatermarkStrategy
 
 
 class _PartitionOutput(WatermarkOutput):
-    """The split-local ``WatermarkOutput`` of one partition. ``immediate`` outputs (used by
-    ``on_event``) recompute the combined watermark at once; deferred ones (periodic emits)
-    leave that to ``SplitWatermarksOperator.periodic_emit``."""
+    """The split-local ``WatermarkOutput`` of one partition; an ``immediate`` one (``on_event``)
+    recomputes the combined watermark at once, a deferred one leaves it to ``periodic_emit``."""
 
     def __init__(
         self, op: SplitWatermarksOperator, partition: int, input_name: str, immediate: bool
@@ -81,11 +70,9 @@ class _PartitionOutput(WatermarkOutput):
 
 
 class _MainOutput(WatermarkOutput):
-    """The reader's main output (Flink's ``IdlenessManager.getMainOutput()``), used here only
-    by a reader subtask without partitions: its generator never sees an event, so without
-    idleness it emits nothing above ``MIN`` and the reader holds back every downstream
-    watermark; with ``with_idleness`` it marks the reader idle once the timeout has passed
-    (the split-local side, with no split, counts as idle)."""
+    """The reader's main output (Flink's ``IdlenessManager.getMainOutput()``), used only by a
+    reader subtask without partitions: it holds every watermark back, or with
+    ``with_idleness`` marks the reader idle after the timeout."""
 
     def __init__(self, op: SplitWatermarksOperator) -> None:
         self.op = op
@@ -136,10 +123,8 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         self.emits_watermarks_per_record = not emits_only_periodically(self.generator)
 
     def combine(self) -> None:
-        """Recompute the combined watermark; an increase goes on as this operator's own
-        watermark (making it active), all partitions idle makes it idle. Without partitions
-        there is nothing to combine (Flink's ``CombinedWatermarkStatus`` with no partial
-        watermarks neither emits nor marks idle)."""
+        """Recompute the combined watermark: an increase goes on (active), all partitions
+        idle makes the operator idle; without partitions nothing (as Flink's)."""
         if not self.partition_ids:
             return
         self.multiplexer.update_combined()
@@ -186,7 +171,3 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
                 self.periodic_emit()
             self._set_idle(False)
             StreamOperator.process_watermark(self, MAX)
-
-    # snapshot / restore: StreamOperator's. Flink checkpoints a split's position, never its
-    # watermark: after a restore SourceOperator.open() creates the event-time logic anew (a
-    # new WatermarkOutputMultiplexer, a new generator per split, everything at MIN).

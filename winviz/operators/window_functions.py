@@ -1,10 +1,6 @@
-"""How the WindowOperator keeps a window's contents and turns them into results.
-
-Flink picks the window state from the function you give it: ``reduce`` keeps one reduced
-value per window (ReducingState), ``aggregate`` one accumulator (AggregatingState), and
-``process`` / ``apply`` the full list of elements (ListState) — which is why a
-ProcessWindowFunction alone costs memory proportional to the window. With an evictor the
-state is always the full list, and the reduce/aggregate runs when the window fires.
+"""How the WindowOperator keeps a window's contents and turns them into results: ``reduce``
+keeps one reduced value (ReducingState), ``aggregate`` one accumulator (AggregatingState),
+``process`` / ``apply`` every element (ListState, as with an evictor).
 """
 
 from __future__ import annotations
@@ -41,8 +37,7 @@ class InternalWindowFunction:
         raise NotImplementedError
 
     def process(self, key: Any, window: Any, ctx: Any, contents: Any, out: Any) -> Any:
-        """Emit the results; returns what the user's function returned (None unless it
-        is wrong: the operator refuses anything else, ``winviz.errors.returned_value_error``)."""
+        """Emit the results; returns what the user's function returned (None, or an error)."""
         elements = self.results(contents)
         if self.process_function is None:
             for value in elements:

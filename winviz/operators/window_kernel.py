@@ -1,35 +1,16 @@
-"""The window kernel: Flink's ``WindowOperator`` path for one configuration, fused into loops.
+"""The window kernel: Flink's ``WindowOperator`` (``winviz.operators.window_operator``) for
+the configuration of ``WindowKernel.takes`` — non-merging event-time windows, Flink's
+``EventTimeTrigger``, no evictor, reduce or aggregate contents — fused into loops that call the
+operator's rules (``winviz.operators.window_rules``, ``winviz.state.add_to_contents``).
 
-**Which path it equals.** ``WindowOperator.processElement`` and ``onEventTime``
-(``winviz.operators.window_operator``) for the configuration of ``WindowKernel.takes``: a
-non-merging event-time assigner, Flink's ``EventTimeTrigger`` itself, no evictor, reduce or
-aggregate contents (with or without a ``ProcessWindowFunction``), any allowed lateness and
-late side output. There Flink's steps come down to: per assigned window that is not late, add
-to state; FIRE at once if ``max_timestamp <= watermark``, else register the timer at
-``max_timestamp``; register the cleanup timer (none at MAX; without lateness it is the same
-timer). On a timer: FIRE at ``max_timestamp``; at the cleanup time clear the contents and
-delete the ``max_timestamp`` timer. The rules are the operator's own functions
-(``winviz.operators.window_rules``, ``winviz.state.add_to_contents``; the hot loops call that
-add's two cases, ``first_contents`` and ``contents_step``, looked up once per batch).
-
-**Why the loops are fast.** The watermark only changes between records, so a window's lateness
-and whether it fires at once are known for a whole batch; a window already holding contents
-for a key already has both its timers, so only a key's first element registers them. The last
-tumbling window (and the one before it) is *cached*; an **open** one (neither late nor due)
-takes the *short way*: add to contents, and timers at a key's first element.
-
-- ``process_batch``: trace off, a ``Batch``;
-- ``process_element``: trace on, one record;
-- ``process_source_batch``: trace on, a source batch chained through the timestamps operator
-  (``winviz.operators.chaining``), short-way records written a run at a time
-  (``TraceWriter.open_window_elements``);
-- ``fire_event_timers`` (``winviz.operators.window_kernel_timers``): the timer service's
-  event-time firing.
-
-Results, errors, counters and trace are Flink's path's, byte for byte
-(``tests/test_perf_paths.py``, ``tests/test_batching.py``); ``WindowKernel.enabled = False``
-makes every window take Flink's path. User functions get copies of mutable records
-(``winviz.copies``), none for a ``Batch.immutable`` batch.
+The watermark only changes between records, so whether a window is late or fires at once is
+known for a whole batch, and only a key's first element in a window registers its timers. The
+last tumbling windows are cached; an **open** one (neither late nor due) takes the *short way*:
+add to the contents. ``process_batch`` runs a batch untraced, ``process_element`` one record
+traced, ``process_source_batch`` a traced source batch (short-way runs written at once:
+``TraceWriter.open_window_elements``); ``fire_event_timers`` fires event time. Results,
+errors, counters and trace are Flink's path's byte for byte (``WindowKernel.enabled = False``
+turns the kernel off).
 """
 
 from __future__ import annotations
@@ -41,13 +22,14 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from winviz.copies import copy_record
 from winviz.errors import WinvizError
-from winviz.keygroups import JavaKey
+from winviz.keygroups import JavaKey, user_key
 from winviz.operators.batch import Batch, SourceArrival
-from winviz.operators.window_functions import ReduceWindowFunction
-from winviz.operators.window_kernel_timers import CONTENTS_AS_THEY_ARE, EventTimeFiring
+from winviz.operators.simple import SinkOperator
+from winviz.operators.window_functions import AggregateWindowFunction, ReduceWindowFunction
 from winviz.operators.window_rules import is_element_late, next_pane, window_times
 from winviz.state import ListStateDescriptor, add_to_contents, contents_step, first_contents
 from winviz.time import MAX, MIN
+from winviz.timers import EVENT
 from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
@@ -57,13 +39,11 @@ if TYPE_CHECKING:
 
 _UNSET: Any = object()
 
-# How far a record taken the short way by ``process_source_batch`` got when it failed.
-_NOT_ON_THE_SHORT_WAY = 0  # between records (it is in the run of short-way records, or done)
+# How far a record of ``process_source_batch`` got when it failed:
+_NOT_ON_THE_SHORT_WAY = 0  # between records
 _SELECTING_KEY = 1  # the key selector (or the key rule) failed: the record has no key
 _KEYED = 2  # it has a key: its element record is written before the error
-# ... and on the other ways (``one_by_one``), which set the current key and the trigger
-# context themselves, as one by one: the operator's are the ones to keep
-_GENERAL = 3
+_GENERAL = 3  # on ``one_by_one``, which sets the current key and trigger context itself
 
 
 _EMPTY = (0, 0, (), 0, 0)  # no cached window: (start, end, windows, max_ts, cleanup time)
@@ -71,12 +51,14 @@ _CLOSED = (0, 0, None, {}, 0, 0, False, None)  # no open window (``WindowKernel.
 _NOT_CACHED = (0, 0, None, None, 0, 0, False, False, {})  # (``WindowKernel.batch_window``)
 
 
-class WindowKernel(EventTimeFiring):
-    """The fused loops of one ``WindowOperator`` in the kernel's configuration, given to it
-    when the job is built (``WindowOperator.fuse``)."""
+class WindowKernel:
+    """The fused loops of one ``WindowOperator``, given to it when the job is built."""
 
     enabled = True
     """Whether operators in the kernel's configuration take it (tests compare both paths)."""
+    straight_sink: SinkOperator | None = None  # the output's one target, a sink (chaining)
+    kept: list[tuple[Any, int]] | None = None  # (the traced firing's results for that sink)
+    sink_record: tuple[str | None, int | None] = (None, None)  # (its name and watermark)
 
     @staticmethod
     def takes(op: WindowOperator) -> bool:
@@ -94,17 +76,20 @@ class WindowKernel(EventTimeFiring):
         self.op = op
         self.traced = traced  # the element loop takes over with a trace, the batch loop without
         self.tumbling = type(op.assigner) is TumblingEventTimeWindows
-        # the traced loops' last tumbling window (``_EMPTY``'s fields), the one before it
-        # (records around a window's end alternate), and the last ones ``process_source_batch``
-        # took the firing and the late way into
+        # the traced loops' last tumbling window (``_EMPTY``'s fields), the one before it,
+        # and the last ones taken the firing and the late way into
         self.window_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
         self.other_window_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
         self.firing_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
         self.late_cache: tuple[int, int, Sequence[Any], int, int] = _EMPTY
         self.immutable_batch = False  # set: ``process_element`` makes no copies
-        # reduce / aggregate without a ProcessWindowFunction: ``fire_traced`` emits them
+        # reduce / aggregate contents are the result (with ``get_result``) without a
+        # ProcessWindowFunction: ``fire_traced`` emits them
         fn = op.function
-        self.contents_as_they_are = type(fn) in CONTENTS_AS_THEY_ARE and fn.process_function is None
+        self.contents_as_they_are = (
+            type(fn) in (ReduceWindowFunction, AggregateWindowFunction)
+            and fn.process_function is None
+        )
 
     def fire_traced(
         self,
@@ -116,13 +101,9 @@ class WindowKernel(EventTimeFiring):
         existed: bool | None = None,
         cleanup: int = 0,
     ) -> None:
-        """``WindowOperator.emit_window_contents`` with a trace for ``contents_as_they_are``:
-        the one result, stamped ``max_ts``, emitted (record, then downstream), then its
-        ``fired`` record (``next_pane``); ``key`` is the internal key. ``timer``: fired by the
-        timer at ``max_ts``, whose records go with ``emitted``
-        (``TraceWriter.event_timer_emitted``); ``existed`` not None: that timer is also the
-        cleanup timer (at ``cleanup``), whose records go with ``fired``
-        (``TraceWriter.fired_and_cleared``)."""
+        """``WindowOperator.emit_window_contents`` traced, for ``contents_as_they_are``
+        (``key``: the internal key); ``timer``: fired by the timer at ``max_ts``;
+        ``existed`` not None: that timer is the cleanup timer too (at ``cleanup``)."""
         op = self.op
         op.collector.timestamp = max_ts
         op.window_ctx.current_window = window
@@ -164,10 +145,9 @@ class WindowKernel(EventTimeFiring):
     # -- elements ---------------------------------------------------------------------------
 
     def batch_window(self, windows: Sequence[Any], wm: int) -> tuple[Any, ...]:
-        """For ``process_batch``: the tumbling window of ``windows`` to cache, as (start, end,
-        window, windows, max_timestamp, cleanup time, whether the cleanup timer is its own —
-        neither the max_timestamp timer nor MAX —, whether it is open at ``wm``, its contents
-        when open)."""
+        """For ``process_batch``: the tumbling window to cache, as (start, end, window,
+        windows, max_timestamp, cleanup time, whether the cleanup timer is its own, whether
+        it is open at ``wm``, its contents when open)."""
         op, window = self.op, windows[0]
         max_ts, cleanup = window_times(window, op.allowed_lateness)
         is_open = cleanup > wm and max_ts > wm
@@ -177,18 +157,16 @@ class WindowKernel(EventTimeFiring):
         )  # fmt: skip
 
     def process_batch(self, batch: Batch) -> None:
-        """``process_element`` for each record of ``batch``, without a trace: the short way
-        in the open cached window, else ``add_to_windows``. The clock (``job.now``) is set
-        only where a record leaves (a firing, a late element, an error) and at the end."""
+        """``process_element`` for each record, untraced: the short way in the open cached
+        window, else ``add_to_windows``; the clock is set only where a record leaves."""
         op = self.op
         job, key_selector, assign = op.job, op.key_selector, op.assigner.assign_windows
         internal_key = op.key_rule.internal_key
         copies = not batch.immutable
         desc, add_timer, wm = op.contents, op.timers.event_queue.add, op.timers.current_watermark
         first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
-        # the cached tumbling window (``batch_window``; [c_start, c_end), empty until one is
-        # cached) and the one cached before it, [other_start, other_end): records out of
-        # order around a window's end alternate between the two
+        # the cached tumbling window [c_start, c_end) (``batch_window``) and the one before
+        # it, [other_start, other_end): records around a window's end alternate
         cached = other = _NOT_CACHED  # (unpacked at the first record: it is not in [0, 0))
         c_start = c_end = other_start = other_end = 0
         c_window = value = None
@@ -198,9 +176,8 @@ class WindowKernel(EventTimeFiring):
         ctx_key, ctx_window = ctx.key, ctx.window  # set on the way out, as Flink's path
         added: Any = _UNSET  # the key last added to the open cached window (with c_window,
         # the trigger context: taken into ctx_key and ctx_window when the cache changes)
-        # The loop reads two columns; the current record's arrival time and source index are
-        # looked up only where a record leaves (``at_current``): its position (``position``)
-        # is the number of values taken from ``remaining`` less one.
+        # a record's arrival time and source index are looked up only where it leaves
+        # (``at_current``), at its position in ``remaining``
         arrivals, indices, n = batch.arrivals, batch.indices, len(batch)
         remaining = iter(batch.values)
 
@@ -228,8 +205,7 @@ class WindowKernel(EventTimeFiring):
                         cached, other = other, cached
                     else:
                         windows: Any = assign(value, ts, arrivals[position()])
-                        # cached only above MIN, so that MIN (refused by the assigner) never
-                        # hits; windows not cached take the loop below
+                        # (cached only above MIN, which the assigner refuses)
                         if self.tumbling and windows[0][0] > MIN:
                             cached, other = self.batch_window(windows, wm), cached
                         else:
@@ -294,10 +270,9 @@ class WindowKernel(EventTimeFiring):
         at_current: Callable[[], None] | None = None,
         times: tuple[int, int] | None = None,
     ) -> None:
-        """``process_element``'s steps per window, traced or not (see the module docstring),
-        then a late element in no window to the side output or dropped. ``key``: the user's
-        (for the trace), ``internal``: the engine's; ``at_current`` (untraced) sets the clock
-        where the record leaves; ``times``: a cached window's ``window_times``."""
+        """``process_element``'s steps per window, then a late element in no window to the
+        side output or dropped. ``key``: the user's, ``internal``: the engine's;
+        ``at_current`` (untraced) sets the clock; ``times``: a cached window's."""
         op = self.op
         timers, trace, lateness = op.timers, op.trace, op.allowed_lateness
         wm, queue, desc = timers.current_watermark, timers.event_queue, op.contents
@@ -361,9 +336,7 @@ class WindowKernel(EventTimeFiring):
             op.late_element(internal, value, ts)
 
     def process_element(self, value: Any, ts: int | None, cache: tuple[Any, ...] = ()) -> None:
-        """``process_element`` with a trace: the same steps and trace records as Flink's
-        path (``cache``: the element's cached window, when known, as ``window_cache``). No
-        copies while ``immutable_batch`` is set."""
+        """``process_element`` traced (``cache``: the element's cached window, if known)."""
         op = self.op
         op.metrics["num_records_in"] += 1
         key = None
@@ -390,9 +363,8 @@ class WindowKernel(EventTimeFiring):
     def windows_of(
         self, value: Any, ts: int | None, now: int
     ) -> tuple[Sequence[Any], tuple[int, int] | None]:
-        """``process_element``'s windows of an element: the cached tumbling window when ``ts``
-        is in it, or in the one cached before (the two swap), else the assigner's (a tumbling
-        one is cached, the one before kept); with a cached window's times (``window_times``)."""
+        """An element's windows: the cached tumbling window or the one cached before (the
+        two swap), else the assigner's (cached); with a cached window's times."""
         start, end, cached, max_ts, cleanup = self.window_cache
         if ts is not None and start <= ts < end:
             return cached, (max_ts, cleanup)
@@ -413,9 +385,9 @@ class WindowKernel(EventTimeFiring):
     def open_window(
         self, cache: tuple[int, int, Sequence[Any], int, int], wm: int
     ) -> tuple[Any, ...]:
-        """For ``process_source_batch``: ``cache``'s window if it is open at watermark ``wm``,
-        as (start, end, window, contents, max_timestamp, cleanup time, whether the cleanup
-        timer is its own, whether it has one); else ``_CLOSED`` (an empty range)."""
+        """``cache``'s window if open at ``wm``, as (start, end, window, contents,
+        max_timestamp, cleanup time, whether the cleanup timer is its own, whether it has
+        one); else ``_CLOSED``."""
         start, end, cached, max_ts, cleanup = cache
         if not cached or cleanup <= wm or max_ts <= wm:
             return _CLOSED
@@ -428,11 +400,8 @@ class WindowKernel(EventTimeFiring):
         )  # fmt: skip
 
     def cached_way(self, wm: int, caches: Sequence[Any], firing: bool) -> tuple[Any, ...]:
-        """For ``process_source_batch``: the first of ``caches`` whose window an element
-        fires at once at watermark ``wm`` (``firing``: ``max_timestamp <= wm < cleanup time``,
-        kept in ``firing_cache``) or that is past the allowed lateness (``cleanup time <=
-        wm``: Flink skips it; kept in ``late_cache``); else an empty range. Its elements take
-        ``process_element`` with the window known."""
+        """The first of ``caches`` whose window fires at once at ``wm`` (``firing``) or is
+        past the allowed lateness, kept in ``firing_cache`` / ``late_cache``; else empty."""
         for cache in caches:
             _, _, cached, max_ts, cleanup = cache
             if cached and (max_ts <= wm < cleanup if firing else cleanup <= wm):
@@ -444,9 +413,7 @@ class WindowKernel(EventTimeFiring):
         return _EMPTY
 
     def ways(self, wm: int) -> tuple[tuple[Any, ...], ...]:
-        """The ways of ``process_source_batch`` into the cached windows at watermark ``wm``:
-        the open window and the one before it (``open_window``), the firing and the late
-        way's windows (``cached_way``)."""
+        """The open window and the one before it, the firing and the late way's windows."""
         caches = (self.window_cache, self.other_window_cache)
         return (
             self.open_window(caches[0], wm),
@@ -456,10 +423,9 @@ class WindowKernel(EventTimeFiring):
         )
 
     def process_source_batch(self, batch: Batch, stamps: list[int], arrival: SourceArrival) -> None:
-        """A traced source batch chained into this window: the first ``len(stamps)`` records
-        of ``batch`` as one by one (``arrival`` record, then ``process_element``). A record
-        into an open cached window takes the *short way*, written with its run
-        (``write_run``); any other ``one_by_one``."""
+        """The first ``len(stamps)`` records of a traced source batch, each as its
+        ``arrival`` record then ``process_element``: the short way (``write_run``) or
+        ``one_by_one``."""
         op = self.op
         job, timers, trace, ctx, desc = op.job, op.timers, op.trace, op.ctx, op.contents
         wm = timers.current_watermark
@@ -468,18 +434,16 @@ class WindowKernel(EventTimeFiring):
         before = arrival.position - 1  # (the source offset of record ``done`` is before + done)
         first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         entries = 0  # short-way records written
-        # the run of short-way records (``write_run``): their keys; the window at each change
-        # of window (from which record on: ``run_window`` the last); the timer bits that are
-        # not BOTH_TIMERS_EXISTED (a key's first record in its window), with their records
+        # the run of short-way records (``write_run``): keys, window switches (``run_window``
+        # the last), timer bits other than BOTH_TIMERS_EXISTED
         keys: list[Any] = []
         switches: list[tuple[int, Any]] = []
         firsts: list[tuple[int, int]] = []
         add_key, add_switch, add_first = keys.append, switches.append, firsts.append
         run = (keys, switches, firsts)
         run_window: Any = None
-        # the open cached window, [start, end) (empty when there is none; its contents ``slot``,
-        # whether its cleanup timer is its ``own``, whether it ``has_cleanup`` timer), the one
-        # before it, [other_start, other_end); the windows of the firing and the late way
+        # the open cached window [start, end) (``open_window``), the one before it
+        # [other_start, other_end), the firing and the late way's windows
         opened, other, firing, late = self.ways(wm)
         start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
         other_start, other_end = other[0], other[1]
@@ -580,10 +544,8 @@ class WindowKernel(EventTimeFiring):
         has_cleanup: bool,
         arrival: SourceArrival,
     ) -> int:
-        """Write the run of short-way records ending before record ``end``
-        (``TraceWriter.open_window_elements``) from ``run``: their keys, the window switches
-        (from which record on) and the timer bits that are not BOTH_TIMERS_EXISTED; then clear
-        them. Returns how many."""
+        """Write and clear the ``run`` of short-way records ending before record ``end``
+        (keys, window switches, timer bits not BOTH_TIMERS_EXISTED); returns how many."""
         keys, switches, firsts = run
         op, n = self.op, len(keys)
         first = end - n
@@ -613,8 +575,7 @@ class WindowKernel(EventTimeFiring):
         ts: int,
         key: Any,
     ) -> NoReturn:
-        """Raise ``exc`` of a short-way record as ``process_element`` would: counted in, its
-        arrival (and, with a ``key``, its element) record first, annotated or wrapped."""
+        """Raise ``exc`` of a short-way record as ``process_element`` would."""
         op = self.op
         op.metrics["num_records_in"] += 1
         trace: Any = op.trace
@@ -631,9 +592,8 @@ class WindowKernel(EventTimeFiring):
     def one_by_one(
         self, value: Any, ts: int, copies: bool, wm: int, ways: tuple[Any, Any, Any, Any]
     ) -> tuple[Any, Any, Any, Any]:
-        """A record of ``process_source_batch`` outside the open cached windows, after its
-        arrival record: ``process_element`` (the window known on the firing or late way).
-        Returns the ``ways``, found again when it cached a new window."""
+        """``process_element`` for a record outside the open windows; returns the ``ways``,
+        found again when it cached a new window."""
         opened, other, firing, late = ways
         for way in (firing, late):
             if way[0] <= ts < way[1]:
@@ -651,3 +611,121 @@ class WindowKernel(EventTimeFiring):
                 other = opened
             opened = self.open_window(cache, wm)
         return opened, other, firing, late
+
+    # -- event time ---------------------------------------------------------------------
+
+    def fire_event_timers(self, watermark: int) -> None:
+        """``advance_watermark`` with ``on_event_time`` in one loop: the timer at
+        ``max_timestamp`` FIREs, the cleanup timer clears the contents and deletes it. A
+        ``ProcessWindowFunction``, or panes kept untraced, take the timer service's loop."""
+        op = self.op
+        timers, trace = op.timers, op.trace
+        queue = timers.event_queue
+        if not queue.heap or queue.heap[0][0] > watermark:
+            return  # no timer due: the earliest (live or deleted) is after the watermark
+        if not self.contents_as_they_are or (trace is None and op.panes):
+            timers.fire_due(queue, EVENT, watermark, queue._counter, {}, watermark)
+            return
+        if trace is None:
+            self._fire_untraced(watermark, self.straight_sink)
+            return
+        live, state, cname, lateness = queue.live, op.state, op.contents.name, op.allowed_lateness
+        name, ctx, window_ctx = op.name, op.ctx, op.window_ctx
+        cleaned: list[Any] = []  # windows cleaned up here: their shared details go at the end
+        now = timers.current_processing_time  # (it stands still while a watermark advances)
+        sink = self.straight_sink  # (fire_traced keeps for it)
+        self.kept = [] if sink is not None else None
+        self.sink_record = (None, None) if sink is None else (sink.name, sink._watermark)
+        key = window = None
+        last_window: Any = None  # the window whose max_timestamp and cleanup time these are
+        max_ts = cleanup = 0
+        try:
+            for ts, key, window in queue.pop_due(watermark):
+                op.current_key = key
+                ctx.key, ctx.window = key, window
+                if window is not last_window:  # (timers come window by window)
+                    last_window, (max_ts, cleanup) = window, window_times(window, lateness)
+                clears = ts == cleanup
+                contents = state.get(cname, key, window) if ts == max_ts else None
+                if contents is not None:  # (with its timer's records, and the cleanup's)
+                    existed = (key, window, max_ts) in live if clears else None
+                    self.fire_traced(key, window, max_ts, contents, True, existed, cleanup)
+                else:
+                    shown = user_key(key)
+                    trace.event_timer_fired(now, watermark, name, shown, window, ts, ts == max_ts)
+                if clears:  # clear_all_state (the function's clear does nothing)
+                    state.clear(cname, key, window)
+                    existed = live.pop((key, window, max_ts), None) is not None
+                    if contents is None:
+                        trace.event_window_cleared(
+                            now, watermark, name, shown, window, max_ts, existed, cleanup
+                        )
+                    window_ctx.current_window = window
+                    if op.panes:
+                        op.panes.pop((key, window), None)
+                    cleaned.append(window)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, None, window) from exc
+        finally:
+            if cleaned:
+                trace.forget(cleaned)
+            if self.kept:
+                sink.keep(self.kept)  # type: ignore[union-attr]
+            self.kept, self.sink_record = None, (None, None)
+
+    def _fire_untraced(self, watermark: int, sink: SinkOperator | None) -> None:
+        """``fire_event_timers`` without a trace (results kept for ``sink``, if any); the
+        contexts' keys and windows are left as Flink's path leaves them."""
+        op = self.op
+        queue = op.timers.event_queue
+        live = queue.live
+        slots, cname = op.state.slots, op.contents.name
+        lateness = op.allowed_lateness
+        fn = op.function
+        get_result = fn.function.get_result if type(fn) is AggregateWindowFunction else None
+        metrics, collect = op.metrics, op.output.collect
+        key = window = last = last_key = None
+        # the window of ``slot``, its max_timestamp and cleanup time (timers come by window)
+        slot_window: Any = None
+        slot: dict[Any, Any] | None = None
+        max_ts = cleanup = 0
+        emitted = 0
+        kept: list[tuple[Any, int]] | None = [] if sink is not None else None
+        try:
+            for ts, key, window in queue.pop_due(watermark):
+                last, last_key = window, key
+                if window is not slot_window:
+                    slot_window, slot = window, slots.get((cname, window))
+                    max_ts, cleanup = window_times(window, lateness)
+                if ts == cleanup and slot is not None:  # contents go (after firing, below)
+                    contents = slot.pop(key, None)
+                    if not slot:  # (KeyedStateBackend.clear: no empty slot stays)
+                        del slots[(cname, window)]
+                        slot_window = slot = None
+                else:
+                    contents = None if slot is None else slot.get(key)
+                if ts == max_ts:  # EventTimeTrigger.on_event_time: FIRE
+                    if contents is not None:
+                        emitted += 1
+                        result = contents if get_result is None else get_result(contents)
+                        if kept is None:
+                            collect(result, max_ts)
+                        else:
+                            kept.append((result, max_ts))
+                elif ts == cleanup:  # the cleanup timer also deletes the trigger's timer
+                    live.pop((key, window, max_ts), None)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise op.user_error(exc, key, None, window) from exc
+        finally:
+            metrics["num_records_out"] += emitted
+            if kept:
+                sink.keep(kept)  # type: ignore[union-attr]
+            if last is not None:  # the last timer taken
+                op.current_key = last_key
+                op.ctx.key, op.ctx.window = last_key, last
+                op.window_ctx.current_window = last
+                op.collector.timestamp = last.max_timestamp()

@@ -1,28 +1,19 @@
-"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), step by step: read it next to
-``WindowOperator.java``; the methods come in the same order under the same names.
+"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``): the methods come in the order
+and under the names of ``WindowOperator.java``.
 
-``process_element``: the **assigner** gives the element's windows; a window already late
-(``is_window_late``) is skipped; the element is added to the window's **state**; the
-**trigger**'s ``on_element`` decides: FIRE emits the contents stamped
-``window.max_timestamp()`` (``emit_window_contents``), PURGE clears them; then
-``cleanup_timer``. An element in no window that is late itself
-(``is_element_late``) goes to the late **side output** or counts in
-``num_late_records_dropped``. Session windows go through a ``MergingWindowSet`` per key
-(``_merge_function``: trigger state merged, merged windows cleared).
-
+``process_element``: the **assigner** gives the element's windows; a late window is skipped;
+the element is added to the window's **state**; the **trigger**'s ``on_element`` decides (FIRE
+emits the contents stamped ``window.max_timestamp()``, PURGE clears them); then the cleanup
+timer. An element in no window that is late itself goes to the late **side output** or counts
+in ``num_late_records_dropped``. Session windows merge through a ``MergingWindowSet`` per key.
 ``on_event_time`` / ``on_processing_time``: the **timer service** (``winviz.timers``) calls
-back; the trigger decides again, and at the window's cleanup time ``clear_all_state`` clears
-contents, trigger state and merging bookkeeping and calls the function's ``clear``. Per-window
-state of a ``ProcessWindowFunction`` (``context.window_state()``) is the function's to clear;
-merging windows refuse it, as Flink's ``MergingWindowStateStore`` does.
+back, the trigger decides again, and at the cleanup time ``clear_all_state``.
 
-**The fused path.** The rules are named functions shared with the window kernel
-(``winviz.operators.window_rules``: ``cleanup_time``, ``window_times``, ``is_element_late``,
-``next_pane``; adding to contents: ``winviz.state.add_to_contents``). For a non-merging
-event-time window with ``EventTimeTrigger``, no evictor and reduce / aggregate contents, the
-job builder (``winviz.operators.chaining``) gives the operator a ``WindowKernel``
-(``winviz.operators.window_kernel``) at ``fuse``: ``process_element`` / ``process_batch``
-then hand over to its loops and the timer service fires event time through it.
+**The fused path.** The rules are functions shared with the window kernel
+(``winviz.operators.window_rules``; adding to contents: ``winviz.state.add_to_contents``). In
+the kernel's configuration the job builder gives the operator a ``WindowKernel`` (``fuse``):
+``process_element`` / ``process_batch`` hand over to its loops, the timer service fires event
+time through it.
 """
 
 from __future__ import annotations
@@ -122,16 +113,13 @@ class WindowOperator(KeyedStreamOperator):
         self._fired_values: list[Any] | None = None
         self.panes: dict[tuple[Any, Any], tuple[int, bool]] = {}
         self.metrics["num_late_records_dropped"] = 0
-        self.kernel: WindowKernel | None = None
-        """The fused kernel beneath this path, when the job is built with one (``fuse``),
-        else None."""
+        self.kernel: WindowKernel | None = None  # (``fuse``)
         self.registers_processing_timers = self.trigger.uses_processing_time or not (
             self.is_event_time or isinstance(assigner, GlobalWindows)
         )
         # A built-in trigger decides from its arguments and state only: the timer-loop guard
         # (winviz.timers) can prove that a timer re-registering itself loops for ever.
         self.timers.loop_guard = decides_from_state_only(self.trigger)
-        # a trigger of the user's own gets a copy of each element (winviz.copies)
         self.trigger_gets_copies = not self.timers.loop_guard
         # a ContinuousEventTimeTrigger (or one in a PurgingTrigger): its chains of firings
         # in one watermark advance are counted in advance (_check_chain)
@@ -139,16 +127,14 @@ class WindowOperator(KeyedStreamOperator):
         self._continuous = nested if type(nested) is ContinuousEventTimeTrigger else None
 
     def fuse(self, kernel: WindowKernel) -> None:
-        """Where the fused path plugs in (see the module docstring): a ``WindowKernel`` takes
-        the element path and the timer service's event-time firing."""
+        """Where the fused path plugs in (see the module docstring)."""
         self.kernel = kernel
         self.timers.fire_due_event_timers = kernel.fire_event_timers
 
     # -- elements ---------------------------------------------------------------------------
 
     def process_batch(self, batch: Batch) -> None:
-        """Records one after another (``StreamOperator.process_batch``); the fused batch loop
-        when the job was built with a kernel and no trace (``fuse``)."""
+        """Records one after another; the kernel's batch loop when untraced (``fuse``)."""
         kernel = self.kernel
         if kernel is not None and not kernel.traced:
             kernel.process_batch(batch)
@@ -156,8 +142,7 @@ class WindowOperator(KeyedStreamOperator):
             super().process_batch(batch)
 
     def process_element(self, value: Any, ts: int | None) -> None:
-        """Flink's ``processElement`` (see the module docstring); the fused element loop
-        instead when the job was built with a kernel and a trace (``fuse``)."""
+        """Flink's ``processElement``; the kernel's element loop when traced (``fuse``)."""
         kernel = self.kernel
         if kernel is not None and kernel.traced:
             kernel.process_element(value, ts)
@@ -182,11 +167,9 @@ class WindowOperator(KeyedStreamOperator):
             raise self.user_error(exc, key, value) from exc
 
     def _process_windows(self, key: Any, value: Any, ts: int | None, windows: list[Any]) -> bool:
-        """``processElement``'s loop over the element's windows: skip a late one, else
-        ``_window_element``. A merging assigner (session windows) adds each window to the
-        key's ``MergingWindowSet`` first (``_merge_function`` says what a merge does) and
-        keeps the contents under the state window of the window it became. True when every
-        window was skipped."""
+        """``processElement``'s loop over the element's windows (through the key's
+        ``MergingWindowSet`` when merging): skip a late one, else ``_window_element``. True
+        when every window was skipped."""
         skipped = True
         trace = self.trace
         merging = None
@@ -216,8 +199,8 @@ class WindowOperator(KeyedStreamOperator):
     def _window_element(
         self, key: Any, value: Any, ts: int | None, window: Any, state_window: Any
     ) -> None:
-        """One window's steps of ``processElement``: add the element to the contents under
-        ``state_window``, ask the trigger, fire / purge, register the cleanup timer."""
+        """One window's steps of ``processElement``: add, ask the trigger, fire / purge,
+        register the cleanup timer."""
         copied = copy_record(value)  # (winviz.copies: user functions get copies)
         evicting = self.evictor is not None
         self.state.add(
@@ -230,7 +213,10 @@ class WindowOperator(KeyedStreamOperator):
         ctx = self.ctx
         ctx.key, ctx.window = key, window
         result = self._check(
-            self.trigger.on_element(self._for_trigger(value), ts, window, ctx),
+            # (a trigger of the user's own gets a copy: a built-in one never changes it)
+            self.trigger.on_element(
+                copy_record(value) if self.trigger_gets_copies else value, ts, window, ctx
+            ),
             "on_element",
             key,
             window,
@@ -243,11 +229,6 @@ class WindowOperator(KeyedStreamOperator):
         if result.is_purge:
             self._purge(key, window, state_window, "trigger")
         self.cleanup_timer(window, "register")
-
-    def _for_trigger(self, value: Any) -> Any:
-        """The element as the trigger gets it: a copy for a trigger of the user's own (a
-        built-in trigger never changes it)."""
-        return copy_record(value) if self.trigger_gets_copies else value
 
     def _merge_function(self, key: Any) -> Callable[..., None]:
         def merge(merge_result, merged_windows, state_window_result, merged_state_windows):
@@ -763,28 +744,22 @@ class WindowContext:
         self.op.side_output(tag, value, self.current_window.max_timestamp())
 
     def window_state(self) -> PartitionedState:
-        """Per-key, per-window state (Flink's ``windowState()``, a ``PerWindowStateStore``),
-        for the function's ``clear`` to clear; refused on merging windows (see the module
-        docstring)."""
-        op = self.op
+        """Per-key, per-window state (Flink's ``windowState()``), for the function's ``clear``
+        to clear; refused on merging windows, as Flink's ``MergingWindowStateStore`` does."""
+        op, window = self.op, self.current_window
         if op.assigner.is_merging:
-            raise per_window_state_error(op.name, op.current_key, self.current_window)
-        return PartitionedState(op, _USER_WINDOW_STATE, op.current_key, self.current_window)
+            raise UnsupportedOperationError(
+                "Per-window state is not allowed when using merging windows. "
+                f"Operator {op.name!r}, key {user_key(op.current_key)!r}, window {window}: "
+                "session windows merge, and Flink does not merge a function's per-window state "
+                "with them (its MergingWindowStateStore refuses it). Keep the state in "
+                "context.global_state() (per key, shared by the key's windows; clear what "
+                "belongs to a window in the function's clear(context)), or use a window "
+                "assigner that does not merge."
+            )
+        return PartitionedState(op, _USER_WINDOW_STATE, op.current_key, window)
 
     def global_state(self) -> PartitionedState:
-        """Per-key state shared by all windows of the key (Flink's ``globalState()``, the
-        operator's keyed state store): allowed with merging windows too, and never cleared
-        by the window operator."""
+        """Per-key state shared by all windows of the key (Flink's ``globalState()``), never
+        cleared by the window operator."""
         return PartitionedState(self.op, _USER_GLOBAL_STATE, self.op.current_key, None)
-
-
-def per_window_state_error(operator: str, key: Any, window: Any) -> UnsupportedOperationError:
-    """Flink's refusal of per-window state on merging windows, with what to do instead."""
-    return UnsupportedOperationError(
-        "Per-window state is not allowed when using merging windows. "
-        f"Operator {operator!r}, key {user_key(key)!r}, window {window}: session windows "
-        "merge, and Flink does not merge a function's per-window state with them (its "
-        "MergingWindowStateStore refuses it). Keep the state in context.global_state() (per "
-        "key, shared by the key's windows; clear what belongs to a window in the "
-        "function's clear(context)), or use a window assigner that does not merge."
-    )

@@ -1,15 +1,7 @@
-"""The window operator's rules, each stated once: what Flink's ``WindowOperator.java`` decides
-for a window and an element, as small pure functions. ``winviz.operators.window_operator``
-(Flink's path) and ``winviz.operators.window_kernel`` (the fused loops beneath it) both call
-them.
-
-- ``cleanup_time``: ``WindowOperator.cleanupTime`` for an event-time window.
-- ``is_element_late``: ``WindowOperator.isElementLate`` for event time.
-- adding an element to the window's contents is the state's own rule:
-  ``winviz.state.add_to_contents`` (``KeyedStateBackend.add`` calls it; the kernel's hot
-  loops call its two cases, ``first_contents`` and ``contents_step``).
-- ``next_pane``: the firing's description, its pane index and timing (early / on_time /
-  late, as Flink's ``PaneInfo`` names them), kept per (key, window).
+"""The window operator's rules, each stated once as a small pure function of Flink's
+``WindowOperator.java``, called by ``winviz.operators.window_operator`` and by the fused loops
+of ``winviz.operators.window_kernel``. (Adding to a window's contents is the state's rule:
+``winviz.state.add_to_contents``.)
 """
 
 from __future__ import annotations
