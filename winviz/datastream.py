@@ -282,57 +282,37 @@ class StreamExecutionEnvironment:
                 expected="records that are not None (leave it out, or wrap it: {'value': None})",
             )
         norm = TimestampNormalizer(self.tz)
-        arrival_interval = duration_ms(arrival_interval, what="arrival_interval")
+        interval = duration_ms(arrival_interval, what="arrival_interval")
         n = len(values)
-        arrivals: Sequence[int]
-        indices: Sequence[int] = range(n)
-        increasing = False  # known to be non-decreasing without a check
-        if arrival_times is None:
-            # i * arrival_interval without a Python loop (0: all at 0)
-            if arrival_interval:
-                arrivals = range(0, n * arrival_interval, arrival_interval)
-                increasing = arrival_interval > 0
-            else:
-                arrivals = [0] * n
-                increasing = True
-        else:
+        arrivals: Sequence[int] = range(0, n * interval, interval) if interval else [0] * n
+        if arrival_times is not None:
             arrivals = [
                 a
                 if a.__class__ is int and MIN <= a <= MAX  # what the normalizer gives an int
                 else norm(a, index=i, field_name=f"arrival_time{where}")
                 for i, a in enumerate(arrival_times)
             ]
-            if len(arrivals) != n:
-                raise InputError(
-                    f"{len(arrivals)} arrival times for {n} records",
-                    field=f"arrival_times{where}",
-                    expected="one arrival time per record",
-                )
-        # non-decreasing, checked at C speed; the first decrease is then looked for
-        if not increasing and not all(map(le, arrivals, islice(arrivals, 1, None))):
-            for i in range(1, len(arrivals)):
-                if arrivals[i] < arrivals[i - 1]:
-                    raise InputError(
-                        "arrival times must not decrease (processing time only moves "
-                        f"forward); the previous record arrived at {arrivals[i - 1]}",
-                        index=i,
-                        field=f"arrival_time{where}",
-                        value=arrivals[i],
-                    )
+            _one_per(len(arrivals), n, "arrival time", "record", f"arrival_times{where}")
+        # non-decreasing (checked at C speed), unless made so: the first decrease is looked for
+        made = arrival_times is None and interval >= 0
+        if not made and not all(map(le, arrivals, islice(arrivals, 1, None))):
+            i = next(i for i in range(1, n) if arrivals[i] < arrivals[i - 1])
+            raise InputError(
+                "arrival times must not decrease (processing time only moves forward); the "
+                f"previous record arrived at {arrivals[i - 1]}",
+                index=i,
+                field=f"arrival_time{where}",
+                value=arrivals[i],
+            )
         stamps: Sequence[int | None] = (None,) * n
         if timestamps is not None:
-            if len(timestamps) != len(values):
-                raise InputError(
-                    f"{len(timestamps)} timestamps for {len(values)} records",
-                    field=f"timestamps{where}",
-                    expected="one timestamp per record",
-                )
+            _one_per(len(timestamps), n, "timestamp", "record", f"timestamps{where}")
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
         immutable = all_immutable(values, kinds)
         if not immutable:  # the records as they are now (see ``from_collection``)
             with paused():
                 values = tuple(map(_snapshot, values))
-        return Batch(arrivals, indices, values, stamps, immutable)
+        return Batch(arrivals, range(n), values, stamps, immutable)
 
     def from_partitions(
         self,
@@ -364,12 +344,8 @@ class StreamExecutionEnvironment:
                 "a partitioned source needs at least one partition", field="partitions"
             )
         for what, given in (("arrival_times", arrival_times), ("timestamps", timestamps)):
-            if given is not None and len(given) != len(parts):
-                raise InputError(
-                    f"{len(given)} {what} lists for {len(parts)} partitions",
-                    field=what,
-                    expected="one list per partition",
-                )
+            if given is not None:
+                _one_per(len(given), len(parts), f"{what} list", "partition", what)
         per_partition = [
             self._records(
                 values,
@@ -499,18 +475,20 @@ class DataStream:
         self.node.name = self.env._claim(name, f"name({name!r})", self.node)
         return self
 
-    def _then(self, spec: OperatorSpec, base: str) -> DataStream:
-        return DataStream(self.env, self.env._add(spec, base, [self.node]))
+    def _then(self, spec: OperatorSpec, base: str, *others: DataStream) -> DataStream:
+        """A node reading this stream (its first input) and ``others``."""
+        inputs = [self.node, *(other.node for other in others)]
+        return DataStream(self.env, self.env._add(spec, base, inputs))
 
-    def _then_two(self, other: DataStream, spec: OperatorSpec, base: str) -> DataStream:
-        """A two-input operator reading this stream (first input) and ``other``."""
-        return DataStream(self.env, self.env._add(spec, base, [self.node, other.node]))
-
-    def _same_environment(self, other: Any, what: str) -> DataStream:
-        """``other`` when it is a stream of this environment, else ``ArgumentTypeError``."""
+    def _same_environment(
+        self, other: Any, what: str, elsewhere: type[InputError] = ArgumentTypeError
+    ) -> DataStream:
+        """``other`` when it is a stream of this environment, else ``ArgumentTypeError`` (a stream
+        of another environment: ``elsewhere``)."""
         if not isinstance(other, DataStream) or other.env is not self.env:
-            raise ArgumentTypeError(
-                f"{what}() needs a DataStream of the same environment",
+            error = elsewhere if isinstance(other, DataStream) else ArgumentTypeError
+            raise error(
+                f"{what} needs a DataStream of the same environment",
                 field="other",
                 value=other,
                 expected="a DataStream of this environment",
@@ -556,36 +534,25 @@ class DataStream:
 
     def rebalance(self) -> DataStream:
         """Flink's ``rebalance()``: records round-robin to the next operator's subtasks."""
-        return DataStream(self.env, self.env._add(PartitionSpec(REBALANCE), REBALANCE, [self.node]))
+        return self._then(PartitionSpec(REBALANCE), REBALANCE)
 
     def forward(self) -> DataStream:
         """Flink's ``forward()``: subtask ``i`` feeds subtask ``i`` (equal parallelisms)."""
-        return DataStream(self.env, self.env._add(PartitionSpec(FORWARD), FORWARD, [self.node]))
+        return self._then(PartitionSpec(FORWARD), FORWARD)
 
     def connect(self, other: DataStream) -> ConnectedStreams:
         """Flink's ``connect``: two streams into one two-input operator (``.process`` /
         ``.key_by(k1, k2).process``), whose watermark is the minimum of the two inputs'."""
-        if not isinstance(other, DataStream):
-            raise ArgumentTypeError(
-                "connect needs a DataStream of the same environment",
-                field="other",
-                value=other,
-                expected="a DataStream of this environment",
-            )
-        if other.env is not self.env:
-            raise InputError(
-                "connect needs a DataStream of the same environment", field="other", value=other
-            )
-        return ConnectedStreams(self, other)
+        return ConnectedStreams(self, self._same_environment(other, "connect", InputError))
 
     def join(self, other: DataStream) -> Any:
         """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
         (``winviz.joins``)."""
-        return JoinedStreams(self, self._same_environment(other, "join"))
+        return JoinedStreams(self, self._same_environment(other, "join()"))
 
     def co_group(self, other: DataStream) -> Any:
         """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``."""
-        return CoGroupedStreams(self, self._same_environment(other, "co_group"))
+        return CoGroupedStreams(self, self._same_environment(other, "co_group()"))
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
         return self._then(
@@ -636,8 +603,7 @@ class DataStream:
                     field="others",
                     value=other,
                 )
-        inputs = [self.node, *(o.node for o in others)]
-        return DataStream(self.env, self.env._add(UnionSpec(), "union", inputs))
+        return self._then(UnionSpec(), "union", *others)
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
         checked_function(key_selector, "key_by", "key_selector", "a function of one record")
@@ -658,8 +624,7 @@ class DataStream:
                 field="tag",
                 value=tag,
             )
-        node = self.env._add(SideOutputSpec(tag), f"side:{tag.id}", [self.node])
-        return DataStream(self.env, node)
+        return self._then(SideOutputSpec(tag), f"side:{tag.id}")
 
     def sink_to(self, name: str) -> DataStream:
         """Collect into ``result.outputs[name]``; the sink is named ``name`` (``NameClashError``
@@ -793,10 +758,18 @@ class ConnectedStreams:
                     expected="a CoProcessFunction" + (" / KeyedCoProcessFunction" if keyed else ""),
                 )
         spec = CoProcessSpec(function, self.key_selectors)
-        return self.first._then_two(self.second, spec, "co_process")
+        return self.first._then(spec, "co_process", self.second)
 
 
 _NONE_TYPE = type(None)
+
+
+def _one_per(count: int, n: int, what: str, per: str, field: str) -> None:
+    """``InputError`` unless there are as many ``what`` (``count``) as ``per`` (``n``)."""
+    if count != n:
+        raise InputError(
+            f"{count} {what}s for {n} {per}s", field=field, expected=f"one {what} per {per}"
+        )
 
 
 def _snapshot(value: Any) -> Any:

@@ -175,7 +175,7 @@ class IntervalJoined:
             self.left_late_tag,
             self.right_late_tag,
         )
-        return first._then_two(second, spec, "interval_join")
+        return first._then(spec, "interval_join", second)
 
 
 def _tag(tag: Any, what: str) -> OutputTag:
