@@ -8,7 +8,6 @@ from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
 from winviz.functions import OutputTag
-from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.time import duration_ms
 
 
@@ -81,40 +80,3 @@ def checked_watermark_interval(interval: Any) -> int:
             expected=">= 0 ms (0 turns periodic watermarks off)",
         )
     return ms
-
-
-def _one_to_upper_bound(value: Any, field: str, noun: str, too_low: str, too_high: str) -> int:
-    """``value`` when it is an int in 1..32768, else ``ArgumentTypeError`` naming the ``noun``
-    (another type) or ``InputError`` (out of range)."""
-    upper = UPPER_BOUND_MAX_PARALLELISM
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ArgumentTypeError(
-            f"{noun} must be an int, not {type(value).__name__}",
-            field=field,
-            value=value,
-            expected=f"an int in 1..{upper}",
-        )
-    if not 1 <= value <= upper:
-        message = too_low if value < 1 else too_high
-        raise InputError(message, field=field, value=value, expected=f"1..{upper}")
-    return value
-
-
-def check_parallelism(parallelism: Any) -> int:
-    """A parallelism in 1..32768 (Flink: at least 1, at most the largest max parallelism)."""
-    message = (
-        "The parallelism of an operator must be at least 1 and at most the largest maximum "
-        "parallelism"
-    )
-    return _one_to_upper_bound(parallelism, "parallelism", "a parallelism", message, message)
-
-
-def check_max_parallelism(max_parallelism: Any) -> int:
-    """A number of key groups in 1..32768 (Flink's ``validateMaxParallelism``)."""
-    return _one_to_upper_bound(
-        max_parallelism,
-        "max_parallelism",
-        "a maximum parallelism",
-        "The maximum parallelism must be greater than 0.",
-        f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}",
-    )

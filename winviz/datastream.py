@@ -27,8 +27,6 @@ from typing import Any
 from winviz.alignment import DEFAULT_BUFFER_SIZE, check_buffer_size
 from winviz.arguments import (
     AGGREGATE_METHODS,
-    check_max_parallelism,
-    check_parallelism,
     checked_function,
     checked_methods,
     checked_output_tag,
@@ -60,6 +58,7 @@ from winviz.graph import (
     WindowSpec,
 )
 from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
+from winviz.keygroups import check_max_parallelism, check_parallelism
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
 from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, in_long_range

@@ -47,7 +47,6 @@ from winviz.graph import (
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
-from winviz.operators.batch import Batch
 from winviz.operators.chaining import chain_operators, install_kernel
 from winviz.operators.co_process import CoInput, CoInputGate
 from winviz.operators.exchange import Exchange
@@ -183,10 +182,6 @@ class JobRuntime:
 
     use_batches = True
     """Whether records may go through in batches; tests turn it off to compare the traces."""
-
-    use_steady_loop = True
-    """Whether batches without checkpointing and processing-time timers go through
-    ``_read_steady_batches``; tests turn it off to compare the two loops' traces."""
 
     gc_full_collection_threshold: int | None = 100
     """During ``run`` CPython's third GC threshold (young collections between two full ones) is
@@ -661,17 +656,15 @@ class JobRuntime:
             return
         consumed = sum(src.position for src in self.sources)
         # Without processing-time timers, only advance_clock moves the next due time (the
-        # generators' periodic emissions): until the clock reaches it, a record just sets it.
+        # generators' periodic emissions): it is looked up once per clock step, and until the
+        # clock reaches it a record just sets the clock.
         steady = not self.timer_owners
-        if steady and batching and not checkpointing and self.use_steady_loop:
-            self._read_steady_batches(positions)
-            return
         due_at = self._next_due() if steady else None
         for src, i, end in self._segments(positions):
             records = src.records
-            arrivals = records.arrivals
+            arrivals, indices = records.arrivals, records.indices
             while i < end:
-                arrival, index, value, ts = records[i]
+                arrival = arrivals[i]
                 if checkpointing:
                     coordinator.at_cut(consumed, arrival)
                 if steady and (due_at is None or arrival < due_at):
@@ -682,12 +675,12 @@ class JobRuntime:
                     if steady:
                         due_at = self._next_due()
                 if not batching:
-                    job.record_index = index
-                    src.process_element(value, ts)
+                    job.record_index = indices[i]
+                    src.process_element(records.values[i], records.stamps[i])
                     i += 1
                     consumed += 1
                     continue
-                due = self._next_due()
+                due = due_at if steady else self._next_due()
                 if checkpointing and (t := coordinator.next_trigger_time) is not None:
                     due = t if due is None else min(due, t)
                 # up to the first record from ``due`` on (a source's arrivals never decrease)
@@ -696,38 +689,8 @@ class JobRuntime:
                     j = min(j, i + cut - consumed)
                 src.process_batch(records[i:j])
                 # (as one by one: the clock and record index the batch's last record set)
-                job.now, job.record_index = arrivals[j - 1], records.indices[j - 1]
+                job.now, job.record_index = arrivals[j - 1], indices[j - 1]
                 consumed += j - i
                 i = j
         if checkpointing:
             coordinator.at_cut(consumed, None)
-
-    def _read_steady_batches(self, positions: dict[str, int] | None) -> None:
-        """``_read_input``'s loop for batches without checkpointing and processing-time timers: only
-        ``advance_clock`` moves the next due time, so it is looked up once per clock step. The same
-        batches as the general loop (tests/test_batching.py compares the two)."""
-        job = self.job
-        advance_clock, next_due = self.advance_clock, self._next_due
-        due_at = next_due()
-        for src, i, end in self._segments(positions):
-            records = src.records
-            arrivals, indices, values = records.arrivals, records.indices, records.values
-            stamps = records.stamps
-            immutable, process_batch = records.immutable, src.process_batch
-            while i < end:
-                arrival = arrivals[i]
-                if due_at is None or arrival < due_at:
-                    if arrival > job.now:
-                        job.now = arrival
-                else:
-                    advance_clock(arrival)
-                    due_at = next_due()
-                # up to the first record from ``due_at`` on (a source's arrivals never
-                # decrease)
-                j = end if due_at is None else bisect_left(arrivals, due_at, i + 1, end)
-                process_batch(
-                    Batch(arrivals[i:j], indices[i:j], values[i:j], stamps[i:j], immutable)
-                )
-                # (as one by one: the clock and record index the batch's last record set)
-                job.now, job.record_index = arrivals[j - 1], indices[j - 1]
-                i = j
