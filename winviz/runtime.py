@@ -1,17 +1,14 @@
 """The simulated-clock executor (Flink's task execution): builds operator subtasks from the job
-graph, replays the sources' records in arrival order on a simulated, deterministic processing clock
-and writes the trace.
+graph and replays the sources' records in arrival order on a deterministic processing clock.
 
 Before a record is handed over at its arrival time, the clock steps through every earlier moment
 something was due (periodic watermark emissions, processing-time timers); at equal times sources
 first, then operators upstream to downstream. At the end of input every source emits MAX.
 
-An operator of parallelism ``n`` runs as subtasks ``op#0`` … ``op#n-1`` (``op`` when ``n = 1``).
-Records cross exchanges (``winviz.operators.exchange``); watermarks and statuses are broadcast; a
-subtask with several input channels combines them in an ``InputGate``. Flink runs subtasks
-concurrently; winviz runs one event at a time so the same input gives the same trace: a record
-travels depth-first through the job before the next, and a watermark reaches the downstream
-subtasks in subtask order."""
+An operator of parallelism ``n`` runs as subtasks ``op#0`` … ``op#n-1`` (``op`` when ``n = 1``);
+records cross exchanges, watermarks and statuses are broadcast, several input channels meet in an
+``InputGate``. Flink runs subtasks concurrently; winviz one event at a time, so the same input gives
+the same trace: a record travels depth-first through the job before the next."""
 
 from __future__ import annotations
 
@@ -20,7 +17,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import count, repeat
+from itertools import chain, count, repeat
 from typing import Any
 
 from winviz import batch_execution
@@ -33,7 +30,6 @@ from winviz.checkpoints import (
 )
 from winviz.collector import fewer_full_collections, promote_to_oldest
 from winviz.errors import InputError
-from winviz.functions import OutputTag
 from winviz.graph import (
     BuildContext,
     Node,
@@ -82,10 +78,6 @@ class JobExecutionResult:
         """A sink's records as a pandas DataFrame (dict values become columns)."""
         return _frame(self.outputs[name])
 
-    def side_output_frame(self, tag: str | OutputTag):
-        key = tag.id if isinstance(tag, OutputTag) else tag
-        return _frame(self.side_outputs.get(key, []))
-
     @property
     def num_late_records_dropped(self) -> int:
         return sum(m.get("num_late_records_dropped", 0) for m in self.metrics.values())
@@ -133,19 +125,16 @@ class _FanOut(Output):
         for t in self.targets:
             t.process_batch(batch)
 
+    def _to_all(self, method: str, arg: Any) -> None:
+        """``method(arg)`` of every target, then of every side target."""
+        for t in (*self.targets, *chain.from_iterable(self.side_targets.values())):
+            getattr(t, method)(arg)
+
     def emit_watermark(self, watermark):
-        for t in self.targets:
-            t.process_watermark(watermark)
-        for targets in self.side_targets.values():
-            for t in targets:
-                t.process_watermark(watermark)
+        self._to_all("process_watermark", watermark)
 
     def emit_watermark_status(self, idle):
-        for t in self.targets:
-            t.process_watermark_status(idle)
-        for targets in self.side_targets.values():
-            for t in targets:
-                t.process_watermark_status(idle)
+        self._to_all("process_watermark_status", idle)
 
 
 class _ToOne(_FanOut):
@@ -160,11 +149,10 @@ class _ToOne(_FanOut):
         self.sided = any(fanout.side_targets.values())
 
     def emit_watermark(self, watermark):
-        self.targets[0].process_watermark(watermark)
         if self.sided:
-            for targets in self.side_targets.values():
-                for t in targets:
-                    t.process_watermark(watermark)
+            self._to_all("process_watermark", watermark)
+        else:
+            self.targets[0].process_watermark(watermark)
 
 
 def _is_window_all(node: Node) -> bool:
@@ -184,9 +172,8 @@ class JobRuntime:
     """Whether records may go through in batches; tests turn it off to compare the traces."""
 
     gc_full_collection_threshold: int | None = 100
-    """During ``run`` CPython's third GC threshold (young collections between two full ones) is
-    raised to at least this, then put back (``winviz.collector.fewer_full_collections``): full
-    collections would visit the whole trace again and again. None leaves the collector alone."""
+    """CPython's third GC threshold during ``run`` (``winviz.collector.fewer_full_collections``):
+    full collections would visit the whole trace again and again. None: the collector as it is."""
 
     def __init__(
         self,
@@ -277,8 +264,8 @@ class JobRuntime:
         return node.parallelism or self.env.parallelism
 
     def _max_parallelism(self, node: Node, parallelism: int) -> int:
-        """The operator's number of key groups: its own, else the environment's, else Flink's
-        default rule; never below its parallelism (``StreamingJobGraphGenerator``'s check)."""
+        """The operator's key groups: its own, else the environment's, else Flink's default; never
+        below its parallelism (``StreamingJobGraphGenerator``'s check)."""
         mp = node.max_parallelism or self.env.max_parallelism
         if mp is None:
             return compute_default_max_parallelism(parallelism)
@@ -339,9 +326,8 @@ class JobRuntime:
         return edges
 
     def _build(self) -> None:
-        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``): each
-        subtask has one input channel per upstream subtask that can send to it; with more than one
-        an ``InputGate`` combines them, with one the upstream calls the subtask directly."""
+        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``): one input
+        channel per upstream subtask that can send; several meet in an ``InputGate``."""
         self.parallelism: dict[Node, int] = {}
         self.subtasks: dict[Node, list[StreamOperator]] = {}
         self.exchanges: dict[str, Exchange] = {}
@@ -532,8 +518,8 @@ class JobRuntime:
     def _segments(
         self, positions: dict[str, int] | None = None
     ) -> Iterator[tuple[SourceOperator, int, int]]:
-        """Runs ``(source, start, end)`` of one source (and partition), in arrival order over all
-        sources (ties: the source defined first), from ``positions`` (a replay) or the start."""
+        """Runs ``(source, start, end)`` of one source (and partition) in arrival order over all
+        sources (ties: the first defined), from ``positions`` (a replay) or the start."""
         for src, start, end in self._source_runs(positions or {}):
             parts = src.partitions
             if parts is None:
@@ -553,8 +539,6 @@ class JobRuntime:
             if skip[0] < len(src.records):
                 yield src, skip[0], len(src.records)
             return
-        # one (arrival, source, index) iterator per source; each binds its own source number
-        # (a nested generator expression would see only the last one: late binding)
         # (arrival, source, place in the source's order, subtask, index): the subtasks of a
         # parallel source are read in the order of the whole source (arrival, then partition)
         merged = heapq.merge(
@@ -582,23 +566,20 @@ class JobRuntime:
             yield self.sources[current], start, end
 
     def run(self, until: int | None = None) -> JobExecutionResult:
-        """Run the job with fewer full GC passes (``gc_full_collection_threshold``) and what exists
-        now moved to the oldest generation (``winviz.collector.promote_to_oldest``)."""
+        """Run the job with fewer full GC passes (``gc_full_collection_threshold``)."""
         with fewer_full_collections(self.gc_full_collection_threshold):
             if self.gc_full_collection_threshold is not None:
                 promote_to_oldest()
             return self._run(until)
 
     def close(self) -> None:
-        """The job is over: every operator, gate and exchange, and the runtime, drop what they hold,
-        undoing the job's reference cycles so that a dropped result and its trace go by reference
-        counting alone (``tests/test_job_lifetime.py``). ``execute`` calls it after ``run``."""
+        """The job is over: the runtime and its parts drop what they hold, undoing the job's
+        reference cycles, so a dropped result and its trace go by reference counting alone."""
         self._drop_parts()
         vars(self).clear()
 
     def _drop_parts(self) -> None:
-        """Drop what the operators, gates and exchanges hold (``close``; ``restart`` for the old
-        ones)."""
+        """Drop what the operators, gates and exchanges hold (``close``, ``restart``)."""
         for part in (*self.order, *self.gates.values(), *self.exchanges.values()):
             vars(part).clear()
 
