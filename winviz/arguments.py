@@ -4,6 +4,7 @@ builders: ``checkNotNull``, ``OperatorValidationUtils``), each raising ``Argumen
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
@@ -11,8 +12,11 @@ from winviz.functions import OutputTag
 from winviz.time import duration_ms
 
 
-def checked_function(fn: Any, what: str, field: str, expected: str) -> Any:
-    """``fn`` when it can be called, else ``ArgumentTypeError`` (Flink's ``checkNotNull``)."""
+def checked_function(
+    fn: Any, what: str, field: str, expected: str, arity: int | None = None
+) -> Any:
+    """``fn`` when it can be called (with ``arity`` positional arguments, when given), else
+    ``ArgumentTypeError`` (Flink's ``checkNotNull``)."""
     if not callable(fn):
         raise ArgumentTypeError(
             f"{what}() takes a function; {type(fn).__name__} is not callable",
@@ -20,6 +24,30 @@ def checked_function(fn: Any, what: str, field: str, expected: str) -> Any:
             value=fn,
             expected=expected,
         )
+    if arity is None:
+        return fn
+    return callable_with(fn, arity, f"{what}()", field, expected, "its function")
+
+
+def callable_with(fn: Any, arity: int, what: str, field: str, expected: str, it: str) -> Any:
+    """``fn`` when it can be called with ``arity`` positional arguments, as the engine will call
+    it (a callable whose signature Python cannot read is taken as it is), else
+    ``ArgumentTypeError``: "``what`` calls ``it`` with …"."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn
+    try:
+        signature.bind(*([None] * arity))
+    except TypeError:
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        raise ArgumentTypeError(
+            f"{what} calls {it} with {arity} argument{'' if arity == 1 else 's'}; "
+            f"{name}{signature} cannot take them",
+            field=field,
+            value=fn,
+            expected=expected,
+        ) from None
     return fn
 
 
