@@ -27,9 +27,13 @@ from typing import Any
 from winviz.alignment import DEFAULT_BUFFER_SIZE, check_buffer_size
 from winviz.arguments import (
     AGGREGATE_METHODS,
+    checked_assigner,
+    checked_evictor,
     checked_function,
+    checked_lateness,
     checked_methods,
     checked_output_tag,
+    checked_trigger,
     checked_watermark_interval,
     checked_window_function,
 )
@@ -64,12 +68,6 @@ from winviz.partitioners import FORWARD, REBALANCE
 from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, in_long_range
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
-from winviz.windows.arguments import (
-    checked_assigner,
-    checked_evictor,
-    checked_lateness,
-    checked_trigger,
-)
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger

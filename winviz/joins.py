@@ -38,7 +38,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from winviz.arguments import checked_function
+from winviz.arguments import (
+    checked_assigner,
+    checked_evictor,
+    checked_function,
+    checked_lateness,
+    checked_trigger,
+)
 from winviz.errors import ArgumentTypeError, InputError, UnsupportedOperationError
 from winviz.functions import (
     CoGroupFunction,
@@ -49,12 +55,6 @@ from winviz.functions import (
 )
 from winviz.graph import IntervalJoinSpec, MapSpec
 from winviz.time import duration_ms
-from winviz.windows.arguments import (
-    checked_assigner,
-    checked_evictor,
-    checked_lateness,
-    checked_trigger,
-)
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
