@@ -1,18 +1,6 @@
-"""The fluent API: Flink's DataStream API in snake_case. Calls build a job graph (``winviz.graph``);
-nothing runs until ``env.execute()``, which builds fresh operators, so one pipeline can be executed
-again and again::
-
-    env = StreamExecutionEnvironment()
-    (env.from_collection(events, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(WatermarkStrategy.for_bounded_out_of_orderness(500)
-                                          .with_timestamp_assigner(lambda e, _: e["ts"]))
-        .key_by(lambda e: e["user"])
-        .window(TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(1000)
-        .side_output_late_data(late)
-        .reduce(lambda a, b: {**a, "n": a["n"] + b["n"]})
-        .sink_to("totals"))
-    result = env.execute()"""
+"""The fluent API: Flink's DataStream API in snake_case (an example: the README). Calls build a job
+graph (``winviz.graph``); nothing runs until ``env.execute()``, which builds fresh operators, so one
+pipeline can be executed again and again."""
 
 from __future__ import annotations
 
@@ -79,8 +67,8 @@ def _records_of(
     field: str,
     expected: str = "an iterable of records (a list, a tuple, a generator)",
 ) -> tuple[Any, ...]:
-    """The records of ``data`` as a tuple, made with the cyclic collector paused; not an iterable:
-    ``ArgumentTypeError`` naming ``field``."""
+    """The records of ``data`` as a tuple (the cyclic collector paused), else
+    ``ArgumentTypeError``."""
     try:
         with paused():
             return tuple(data)
@@ -147,9 +135,8 @@ class StreamExecutionEnvironment:
         return self.max_parallelism
 
     def set_timer_firing_budget(self, budget: int) -> StreamExecutionEnvironment:
-        """How many timers of one key and namespace, each registered by an earlier firing of the
-        same advance, one advance may fire before ``TimerLoopError`` (``winviz.timers``). Not a
-        Flink setting: Flink would keep firing."""
+        """How many timers one advance may fire, each registered by an earlier firing of it, before
+        ``TimerLoopError`` (``winviz.timers``; not Flink's: Flink keeps firing)."""
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InputError(
                 "a timer firing budget must be a positive int",
@@ -163,8 +150,7 @@ class StreamExecutionEnvironment:
     # -- naming ---------------------------------------------------------------------------
 
     def _unique(self, base: str) -> str:
-        """A new operator's name: ``base``, else ``base_2``, ``base_3``… (the first no operator
-        has)."""
+        """A new operator's name: ``base``, else the first free of ``base_2``, ``base_3``…"""
         taken = {node.name for node in self.nodes}
         n = self._names.get(base, 0)
         name = base if n == 0 else f"{base}_{n + 1}"
@@ -208,9 +194,8 @@ class StreamExecutionEnvironment:
     def enable_checkpointing(
         self, interval: Any = None, *, at_records: Iterable[int] = ()
     ) -> StreamExecutionEnvironment:
-        """Flink's ``enableCheckpointing(interval)`` on the simulated clock: every ``interval`` ms
-        of processing time and/or at the cuts ``at_records`` (after that many source records); see
-        ``winviz.checkpoints``."""
+        """Flink's ``enableCheckpointing(interval)``: every ``interval`` ms and/or after
+        ``at_records`` source records (``winviz.checkpoints``)."""
         ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
         if ms is not None and ms <= 0:
             raise InputError(
@@ -223,14 +208,12 @@ class StreamExecutionEnvironment:
         return self
 
     def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
-        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (3 by default; 0: the latest
-        watermark, as before 2.3). See ``winviz.alignment``."""
+        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (``winviz.alignment``)."""
         self.watermark_alignment_buffer_size = check_buffer_size(size)
         return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
-        """Flink's ``setAutoWatermarkInterval``: ms (or a timedelta) between watermarks, >= 0 (0:
-        none)."""
+        """Flink's ``setAutoWatermarkInterval``: ms or a timedelta between watermarks (0: none)."""
         self.auto_watermark_interval = checked_watermark_interval(interval)
         return self
 
@@ -245,11 +228,9 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Any] | None = None,
         name: str = "source",
     ) -> DataStream:
-        """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
-        non-decreasing), or at ``i * arrival_interval``; ``timestamps`` optionally gives source
-        timestamps (like Kafka's). The records are copied as they are now, as Flink's
-        ``FromElementsFunction`` serializes them; a None record is refused, naming its index
-        (``FromElementsFunction.checkCollection``)."""
+        """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (non-decreasing), or at
+        ``i * arrival_interval``; ``timestamps``: source timestamps (as Kafka's). The records are
+        copied as they are now, as Flink's ``FromElementsFunction`` serializes them."""
         values = _records_of(data, "from_collection", "data")
         records = self._records(values, arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
@@ -264,8 +245,7 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Any] | None,
         where: str = "",
     ) -> Batch:
-        """The validated records as one ``Batch``; ``where`` (e.g. ``[1]``) names the partition in
-        errors."""
+        """The validated records as one ``Batch``; ``where`` (``[1]``) names a partition."""
         kinds = kinds_of(values)  # (also what all_immutable needs, found once)
         if _NONE_TYPE in kinds:
             index = next(i for i, v in enumerate(values) if v is None)
@@ -320,13 +300,11 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Sequence[Any]] | None = None,
         name: str = "source",
     ) -> DataStream:
-        """A bounded source with several partitions (Flink's source splits, e.g. Kafka partitions):
-        ``partitions[p]``, ``arrival_times[p]`` and ``timestamps[p]`` as in ``from_collection``.
-        Records of all partitions enter in arrival order (ties: the lower partition first).
-        ``assign_timestamps_and_watermarks`` right after it generates watermarks per partition. With
-        parallelism ``n`` partition ``p`` is read by subtask ``p % n`` (Flink's Kafka enumerator,
-        with ``start = 0``); a reader without partitions holds back everything downstream unless the
-        strategy has ``with_idleness``."""
+        """A bounded source with several partitions (Flink's source splits): ``partitions[p]``,
+        ``arrival_times[p]`` and ``timestamps[p]`` as in ``from_collection``, entering in arrival
+        order (ties: the lower partition first). Partition ``p`` is read by subtask ``p % n``
+        (Flink's Kafka enumerator); ``assign_timestamps_and_watermarks`` right after it makes
+        watermarks per partition."""
         partitions = _records_of(
             partitions,
             "from_partitions",
@@ -404,12 +382,10 @@ class StreamExecutionEnvironment:
         fail_at: int | Iterable[int] | None = None,
         restore_from: Any = None,
     ):
-        """Run the job to the end of its bounded input; returns a ``JobExecutionResult``.
-        ``until_processing_time``: move the clock on to that time before the end of input (Flink
-        never fires processing-time timers still pending at the end of a bounded job). ``fail_at``:
-        fail after that many source records (or each of several counts), restart from the latest
-        checkpoint and replay. ``restore_from``: start from a ``CompletedCheckpoint`` of an earlier
-        run (see ``winviz.checkpoints``)."""
+        """Run the job to the end of its bounded input: a ``JobExecutionResult``.
+        ``until_processing_time``: the clock moves on to it before the end of input; ``fail_at``:
+        fail after that many source records (or several), restore and replay; ``restore_from``: a
+        ``CompletedCheckpoint`` of an earlier run to start from (``winviz.checkpoints``)."""
         from winviz.runtime import JobRuntime
 
         until = None
