@@ -53,7 +53,7 @@ from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
 from winviz.keygroups import check_max_parallelism, check_parallelism
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
-from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, in_long_range
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
@@ -393,8 +393,6 @@ class StreamExecutionEnvironment:
             until = TimestampNormalizer(self.tz)(
                 until_processing_time, field_name="until_processing_time"
             )
-            if not in_long_range(until):
-                raise InputError("out of range", value=until)
         failures = () if fail_at is None else (fail_at,) if isinstance(fail_at, int) else fail_at
         try:
             failures = [count_arg(n, what="fail_at", minimum=0) for n in failures]
