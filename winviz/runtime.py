@@ -99,11 +99,10 @@ class _FanOut(Output):
     """Sends records, watermarks and statuses to every downstream operator (or input channel); side
     outputs to that tag's consumers and to the result."""
 
-    def __init__(self, runtime: JobRuntime, node: Node) -> None:
+    def __init__(self, runtime: JobRuntime) -> None:
         self.runtime = runtime
         self.targets: list[Any] = []  # StreamOperators and InputChannels
         self.side_targets: dict[str, list[Any]] = defaultdict(list)
-        self.node = node
 
     def collect(self, value, ts):
         for t in self.targets:
@@ -143,7 +142,7 @@ class _ToOne(_FanOut):
     collect: Callable[[Any, int | None], None]
 
     def __init__(self, fanout: _FanOut) -> None:
-        super().__init__(fanout.runtime, fanout.node)
+        super().__init__(fanout.runtime)
         self.targets, self.side_targets = fanout.targets, fanout.side_targets
         self.collect = fanout.targets[0].process_element
         self.sided = any(fanout.side_targets.values())
@@ -314,12 +313,7 @@ class JobRuntime:
         edges = []
         for parent, asked in (e for i in inputs for e in self._resolve(i)):
             up = self.parallelism[parent]
-            if key_selector is not None:
-                kind = HASH
-            elif asked is None:
-                kind = default_partitioner(up, down)
-            else:
-                kind = asked
+            kind = HASH if key_selector is not None else asked or default_partitioner(up, down)
             if kind == FORWARD:
                 check_forward(parent.name, up, node.name, down)
             edges.append((parent, kind, key_selector))
@@ -357,7 +351,7 @@ class JobRuntime:
             for i, op in enumerate(subs):
                 op.logical_name, op.subtask, op.parallelism = node.name, i, par
                 self.order.append(op)
-                outputs[op] = op.output = _FanOut(self, node)  # type: ignore[assignment]
+                outputs[op] = op.output = _FanOut(self)  # type: ignore[assignment]
                 if isinstance(op, SourceOperator):
                     op.logical_index = logical  # type: ignore[attr-defined]
                     self.sources.append(op)
@@ -434,11 +428,8 @@ class JobRuntime:
         for e, (parent, kind, selector) in enumerate(edges):
             ups = self.subtasks[parent]
             for i, up in enumerate(ups):
-                if kind == FORWARD:
+                if kind == FORWARD or len(ups) == par == 1:  # subtask i to i: a plain hand-over
                     outputs[up].targets.append(channel(i, offsets[e]))
-                    continue
-                if len(ups) == 1 and par == 1:  # one sender, one receiver: a plain hand-over
-                    outputs[up].targets.append(channel(0, offsets[e]))
                     continue
                 if kind == HASH:
                     partitioner: Any = KeyGroupStreamPartitioner(selector, par, max_par)
