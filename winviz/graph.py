@@ -396,10 +396,6 @@ class PartitionSpec(OperatorSpec):
     partitioner: str
 
 
-VIRTUAL = (UnionSpec, PartitionSpec)
-"""The specs of nodes that are no operators."""
-
-
 @dataclass(eq=False)
 class Node:
     """One node of the job graph: its operator's spec, name and inputs, and where it runs
@@ -419,7 +415,7 @@ class Node:
     @property
     def is_virtual(self) -> bool:
         """A union or partitioning: no operator of its own."""
-        return isinstance(self.spec, VIRTUAL)
+        return isinstance(self.spec, UnionSpec | PartitionSpec)
 
     @property
     def side_of(self) -> OutputTag | None:
