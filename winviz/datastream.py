@@ -583,9 +583,7 @@ class DataStream:
     def window_all(self, assigner: WindowAssigner) -> WindowedStream:
         """Windows over the whole stream, every record under the key None, in one subtask
         (``windowAll``)."""
-        windowed = WindowedStream(self, lambda _: None, assigner)
-        windowed.spec = replace(windowed.spec, window_all=True)
-        return windowed
+        return WindowedStream(self, lambda _: None, assigner)._with(window_all=True)
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
         checked_output_tag(tag, "get_side_output")
@@ -651,23 +649,22 @@ class WindowedStream:
         )
         """The window operator so far; the window function completes it."""
 
-    def trigger(self, trigger: Trigger) -> WindowedStream:
-        self.spec = replace(self.spec, trigger=checked_trigger(trigger))
+    def _with(self, **changes: Any) -> WindowedStream:
+        self.spec = replace(self.spec, **changes)
         return self
+
+    def trigger(self, trigger: Trigger) -> WindowedStream:
+        return self._with(trigger=checked_trigger(trigger))
 
     def evictor(self, evictor: Evictor) -> WindowedStream:
-        self.spec = replace(self.spec, evictor=checked_evictor(evictor))
-        return self
+        return self._with(evictor=checked_evictor(evictor))
 
     def allowed_lateness(self, lateness: Any) -> WindowedStream:
-        self.spec = replace(self.spec, allowed_lateness=checked_lateness(lateness))
-        return self
+        return self._with(allowed_lateness=checked_lateness(lateness))
 
     def side_output_late_data(self, tag: OutputTag) -> WindowedStream:
         """Send late records to the side output ``tag`` (``result.side_outputs[tag.id]``)."""
-        tag = checked_output_tag(tag, "side_output_late_data")
-        self.spec = replace(self.spec, late_data_tag=tag)
-        return self
+        return self._with(late_data_tag=checked_output_tag(tag, "side_output_late_data"))
 
     def _function(self, kind: str, fn: Any, process_function: Any) -> DataStream:
         spec = replace(self.spec, function_kind=kind, fn=fn, process_function=process_function)

@@ -43,8 +43,9 @@ class Evictor(Factory):
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        shown = getattr(self, self.shown, "")
-        return f"{type(self).__name__}({shown}, after={self.do_evict_after})"
+        if not self.shown:  # (an evictor of the user's)
+            return super().__repr__()
+        return f"{type(self).__name__}({getattr(self, self.shown)}, after={self.do_evict_after})"
 
 
 class CountEvictor(Evictor):
