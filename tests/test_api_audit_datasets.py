@@ -39,6 +39,49 @@ def test_a_click_row_with_more_values_than_columns_is_refused(tmp_path: Path) ->
     )
 
 
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        ("id", "an integer"),
+        ("createTime", "a time like '2019-08-24 17:51:44.152'"),
+        ("amt", "a decimal number"),
+    ],
+)
+def test_a_late_data_record_without_a_key_says_the_key_is_missing(
+    tmp_path: Path, field: str, expected: str
+) -> None:
+    """Not ``field 'amt' = None``: the key is absent (a blank line is no record)."""
+    damaged = GOOD_LATE.replace(f'"{field}": ', '"other": ')
+    (tmp_path / LATE).write_text(GOOD_LATE + "\n" + damaged)
+    with pytest.raises(DatasetError) as info:
+        datasets.late_data(tmp_path)
+    assert str(info.value) == (
+        f"{LATE}, line 3 (record 1): field {field!r} is missing (expected {expected})"
+    )
+    error = info.value
+    assert (error.line, error.index, error.field, error.value) == (3, 1, field, datasets.MISSING)
+    assert repr(error.value) == "<missing>"
+
+
+def test_a_late_data_null_is_a_value_not_a_missing_key(tmp_path: Path) -> None:
+    (tmp_path / LATE).write_text(GOOD_LATE.replace("2.5", "null"))
+    with pytest.raises(DatasetError) as info:
+        datasets.late_data(tmp_path)
+    assert str(info.value) == f"{LATE}, line 1: field 'amt' = None is not a decimal number"
+
+
+def test_a_click_row_with_fewer_values_than_columns_names_the_first_missing(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(DatasetError) as info:
+        datasets.clickstream(_clicks(tmp_path, b"u,p,1,2,0\nu,p,3\n"))
+    assert str(info.value) == (
+        "clickstream.csv, line 3 (record 1): field 'arrival_time' is missing (expected one "
+        "value per column of ['user', 'page', 'event_time', 'arrival_time', 'partition'])"
+    )
+    assert (info.value.index, info.value.field) == (1, "arrival_time")
+
+
 @pytest.mark.parametrize("field", ["event_time", "arrival_time"])
 def test_a_click_time_beyond_javas_long_is_refused_with_its_line(
     tmp_path: Path, field: str

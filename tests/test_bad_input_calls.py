@@ -72,8 +72,8 @@ def _fails(call: Any) -> Exception:
         (
             lambda: wv.compute_default_max_parallelism("a"),
             ArgumentTypeError,
-            "field 'parallelism', value 'a': parallelism must be an int, got str (expected an "
-            "int >= 1)",
+            "field 'parallelism', value 'a': a parallelism must be an int, not str (expected an "
+            "int in 1..32768)",
         ),
         (
             lambda: wv.StatusWatermarkValve(0),

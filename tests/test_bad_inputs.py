@@ -113,7 +113,7 @@ def test_count_trigger_needs_a_positive_int(count, cls):
 
 def test_count_evictor_needs_an_int():
     with pytest.raises(ArgumentTypeError, match="CountEvictor max_count must be an int, got float"):
-        wv.windows.CountEvictor.of(2.0)
+        wv.CountEvictor.of(2.0)
 
 
 @pytest.mark.parametrize("fail_at", [True, 1.5, "3", [1, False]])
@@ -179,10 +179,10 @@ def test_a_timer_that_is_no_long_is_refused_naming_operator_key_and_record(at, c
 
 
 def test_a_trigger_registering_a_timer_beyond_long_is_refused():
-    class Far(wv.windows.Trigger):
+    class Far(wv.Trigger):
         def on_element(self, element, timestamp, window, ctx):
             ctx.register_event_time_timer(2**64)
-            return wv.windows.TriggerResult.CONTINUE
+            return wv.TriggerResult.CONTINUE
 
     env, stream = _keyed()
     stream.window(wv.TumblingEventTimeWindows.of(1000)).trigger(Far()).reduce(
@@ -1198,22 +1198,22 @@ def test_continuous_processing_time_trigger_on_global_windows_to_max_stops():
     )
     assert str(err).endswith("(now 3 firings per key and window in one advance).")
     assert (err.domain, err.key, err.timestamp) == ("processing", "A", 6000)
-    assert err.namespace is wv.windows.GLOBAL_WINDOW
+    assert err.namespace is wv.GLOBAL_WINDOW
     outputs = [(r.value, r.processing_time) for r in err.partial_result.outputs["out"]]
     assert outputs == [(("A", 500), 1000)] + [(("A", 1200), t) for t in (2000, 3000, 4000, 5000)]
 
 
-class _CreepProcessing(wv.windows.Trigger):
+class _CreepProcessing(wv.Trigger):
     """A user trigger that fires at every processing-time timer and registers the next one
     1 ms later."""
 
     def on_element(self, element, timestamp, window, ctx):
         ctx.register_processing_time_timer(ctx.get_current_processing_time() + 1)
-        return wv.windows.TriggerResult.CONTINUE
+        return wv.TriggerResult.CONTINUE
 
     def on_processing_time(self, time, window, ctx):
         ctx.register_processing_time_timer(time + 1)
-        return wv.windows.TriggerResult.FIRE
+        return wv.TriggerResult.FIRE
 
     def __repr__(self) -> str:
         return "CreepProcessing()"

@@ -1,7 +1,7 @@
-"""The runtime's shortcuts for a batch-and-watermark cycle (issue 11) against its general
-paths: ``JobRuntime._read_steady_batches`` (batches without checkpointing or
-processing-time timers) must give the same outputs, side outputs, metrics and trace, byte for
-byte, as ``_read_input``'s general loop (``JobRuntime.use_steady_loop`` off); an output's
+"""The runtime's shortcuts for a batch-and-watermark cycle (issue 11): batches between two
+clock steps (without processing-time timers, the next due time looked up once per step) must
+give the same outputs, side outputs, metrics and trace, byte for byte, as one-by-one runs; an
+output's
 watermark fan-out bound to its one target (or to none) must still reach side-output
 consumers when there are some; a traced batch chained into the window kernel starts with both
 cached windows (``WindowKernel.process_source_batch``), as one-by-one."""
@@ -9,64 +9,51 @@ cached windows (``WindowKernel.process_source_batch``), as one-by-one."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import bounded, build, count_pipeline, explorer_job, jobs
-from test_batching import same_run
+from jobs import bounded, build, count_pipeline, engine_paths, explorer_job, jobs
+from test_batching import batched_and_one_by_one, same_run
 
 import winviz as wv
-from winviz.runtime import JobRuntime
+from winviz.operators.sources import SourceOperator
 
-
-@contextmanager
-def steady_loop(on: bool) -> Iterator[None]:
-    before = JobRuntime.use_steady_loop
-    JobRuntime.use_steady_loop = on
-    try:
-        yield
-    finally:
-        JobRuntime.use_steady_loop = before
-
-
-def steady_and_general(make) -> wv.JobExecutionResult:
-    """``make()`` gives a fresh run; run it with the steady loop and with the general loop,
-    check they agree and return the steady loop's run."""
-    with steady_loop(True):
-        steady = make()
-    with steady_loop(False):
-        general = make()
-    same_run(steady, general)
-    return steady
+BATCHES = (100, 2000)
+"""The explorer job's source batches and records: 2,000 records 10 ms apart, a periodic
+watermark every 200 ms."""
 
 
 @settings(max_examples=200, deadline=None)
 @given(jobs(), st.booleans(), st.sampled_from([1, 1, 3]))
-def test_the_steady_loop_writes_the_same_trace_as_the_general_loop(job, trace, parallelism):
-    steady_and_general(lambda: build(job, trace).set_parallelism(parallelism).execute())
+def test_batches_between_clock_steps_write_the_same_trace_as_one_by_one(job, trace, parallelism):
+    batched_and_one_by_one(lambda: build(job, trace).set_parallelism(parallelism).execute())
 
 
-def test_the_explorer_benchmark_job_takes_the_steady_loop_and_agrees(monkeypatch) -> None:
+def test_the_explorer_benchmark_job_reads_batches_between_clock_steps(monkeypatch) -> None:
+    """Without processing-time timers the next due time is looked up once per clock step: a
+    batch runs up to the next periodic watermark, and the runs agree with one-by-one runs."""
     rnd = random.Random(7)
     events = [(f"k{i % 20}", i * 10 - rnd.randrange(0, 3000)) for i in range(2000)]
-    calls = []
-    steady = JobRuntime._read_steady_batches
+    batches: list[int] = []
+    process_batch = SourceOperator.process_batch
 
-    def counted(self, positions):
-        calls.append(positions)
-        steady(self, positions)
+    def counted(self, batch):
+        batches.append(len(batch))
+        process_batch(self, batch)
 
-    monkeypatch.setattr(JobRuntime, "_read_steady_batches", counted)
+    monkeypatch.setattr(SourceOperator, "process_batch", counted)
     late = []
     for bound in (0, 300, 2900):
-        result = steady_and_general(lambda b=bound: explorer_job(events, b))
+        batches.clear()
+        with engine_paths(batches=True):
+            result = explorer_job(events, bound)
+        assert (len(batches), sum(batches)) == BATCHES
+        with engine_paths(batches=False):
+            same_run(result, explorer_job(events, bound))
         assert result.metrics["window"]["num_records_in"] == 2000
         late.append(len(result.side_outputs.get("late", [])))
     # the larger the bound, the fewer records come too late for the window (3 s disorder)
     assert late[0] > late[1] > late[2] == 0
-    assert calls == [None, None, None]  # (the general loop's runs never call it)
 
 
 def test_watermarks_reach_a_side_output_consumer() -> None:
@@ -103,9 +90,6 @@ def test_a_batch_takes_both_open_windows_on_the_short_way(monkeypatch) -> None:
     each window takes the kernel's general steps (``WindowKernel.process_element``), every
     batch starts with both windows cached (``process_source_batch``), and the trace is the
     one-by-one run's, byte for byte."""
-    from jobs import engine_paths
-    from test_batching import batched_and_one_by_one
-
     from winviz.operators.window_kernel import WindowKernel
 
     events = [("k", 90 - i % 50 if i % 2 == 0 else 110 + i % 50) for i in range(60)]

@@ -16,7 +16,7 @@ from winviz.errors import IllegalStateError, InputError, TimerLoopError
 from winviz.timers import InternalTimer, InternalTimerService
 
 
-def _job(trigger: wv.windows.Trigger, data, arrivals, assigner=None, trace: bool = True):
+def _job(trigger: wv.Trigger, data, arrivals, assigner=None, trace: bool = True):
     env = wv.StreamExecutionEnvironment(trace=trace)
     (
         env.from_collection(data, arrival_times=arrivals)
@@ -277,7 +277,7 @@ def test_user_code_is_never_guarded():
 
 
 def test_a_user_trigger_is_never_guarded():
-    class Thrice(wv.windows.Trigger):
+    class Thrice(wv.Trigger):
         """Re-fires at the same processing time three times, counting in an attribute."""
 
         def __init__(self) -> None:
@@ -285,13 +285,13 @@ def test_a_user_trigger_is_never_guarded():
 
         def on_element(self, element, timestamp, window, ctx):
             ctx.register_processing_time_timer(100)
-            return wv.windows.TriggerResult.CONTINUE
+            return wv.TriggerResult.CONTINUE
 
         def on_processing_time(self, time, window, ctx):
             self.fires += 1
             if self.fires < 3:
                 ctx.register_processing_time_timer(100)
-            return wv.windows.TriggerResult.FIRE
+            return wv.TriggerResult.FIRE
 
     result = _job(Thrice(), [("A", 500)], [0]).execute(until_processing_time=200)
     assert _outputs(result) == [(("A", 500), 4999, 100)] * 3
@@ -300,7 +300,7 @@ def test_a_user_trigger_is_never_guarded():
 # -- chains of firings that re-arm a later due timer: the proof and the firing budget ---------
 
 
-def _global(trigger: wv.windows.Trigger, trace: bool = True, budget: int | None = None, n: int = 3):
+def _global(trigger: wv.Trigger, trace: bool = True, budget: int | None = None, n: int = 3):
     """The first ``n`` of [("A", 500) at 0, ("A", 1200) at 1000, ("A", 6000) at 5000] into
     GlobalWindows: the periodic watermarks are 499, 1199, 5999, then MAX at the end."""
     data, arrivals = [("A", 500), ("A", 1200), ("A", 6000)][:n], [0, 1000, 5000][:n]
@@ -322,7 +322,7 @@ def test_continuous_event_time_trigger_on_global_windows_is_proved_endless_at_ma
     assert "about 9.2·10^15 times (emitting its contents each time)" in message
     assert "GlobalWindows.create_with_end_of_stream_trigger()" in message
     assert (err.operator, err.domain, err.key, err.timestamp) == ("window", "event", "A", 7000)
-    assert err.namespace is wv.windows.GLOBAL_WINDOW
+    assert err.namespace is wv.GLOBAL_WINDOW
     # 1000 fires at 1199; 2000..5000 at 5999; 6000 at MAX, then the chain is proved endless
     assert (
         _outputs(err.partial_result)
@@ -379,17 +379,17 @@ def test_a_chain_within_the_budget_runs_and_one_past_it_is_refused():
     assert len(info.value.partial_result.outputs["out"]) == 2  # fired at 1000 and 2000
 
 
-class _Creep(wv.windows.Trigger):
+class _Creep(wv.Trigger):
     """A user trigger that fires at every event-time timer and registers the next one 1 ms
     later: at the watermark MAX it would run ~9.2·10^18 times."""
 
     def on_element(self, element, timestamp, window, ctx):
         ctx.register_event_time_timer(timestamp + 1)
-        return wv.windows.TriggerResult.CONTINUE
+        return wv.TriggerResult.CONTINUE
 
     def on_event_time(self, time, window, ctx):
         ctx.register_event_time_timer(time + 1)
-        return wv.windows.TriggerResult.FIRE
+        return wv.TriggerResult.FIRE
 
     def __repr__(self) -> str:
         return "Creep()"
@@ -420,7 +420,7 @@ class _CreepToTheEnd(_Creep):
     def on_event_time(self, time, window, ctx):
         if time < window.max_timestamp():
             ctx.register_event_time_timer(time + 1)
-        return wv.windows.TriggerResult.FIRE
+        return wv.TriggerResult.FIRE
 
 
 def test_a_user_trigger_re_arming_up_to_the_window_end_finishes_within_the_budget():

@@ -69,34 +69,31 @@ from winviz.watermarks import (
     WatermarkStrategy,
 )
 from winviz.why import Answer, why_dropped, why_fired, why_not_fired
-from winviz.windows import (
-    GLOBAL_WINDOW,
-    ContinuousEventTimeTrigger,
-    ContinuousProcessingTimeTrigger,
-    CountEvictor,
-    CountTrigger,
-    DeltaEvictor,
-    DeltaTrigger,
-    EndOfStreamTrigger,
+from winviz.windows.assigners import (
     EventTimeSessionWindows,
-    EventTimeTrigger,
-    Evictor,
-    GlobalWindow,
     GlobalWindows,
-    NeverTrigger,
     ProcessingTimeSessionWindows,
-    ProcessingTimeTrigger,
-    PurgingTrigger,
     SlidingEventTimeWindows,
     SlidingProcessingTimeWindows,
-    TimeEvictor,
-    TimeWindow,
-    Trigger,
-    TriggerResult,
     TumblingEventTimeWindows,
     TumblingProcessingTimeWindows,
     WindowAssigner,
 )
+from winviz.windows.evictors import CountEvictor, DeltaEvictor, Evictor, TimeEvictor
+from winviz.windows.triggers import (
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
+    CountTrigger,
+    DeltaTrigger,
+    EndOfStreamTrigger,
+    EventTimeTrigger,
+    NeverTrigger,
+    ProcessingTimeTrigger,
+    PurgingTrigger,
+    Trigger,
+    TriggerResult,
+)
+from winviz.windows.window import GLOBAL_WINDOW, GlobalWindow, TimeWindow
 
 _LAZY = {
     **dict.fromkeys(_charts.TOP_LEVEL, "winviz.viz"),  # charts (winviz.viz imports Altair)

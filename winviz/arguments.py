@@ -1,19 +1,26 @@
 """The checks the DataStream API makes of its arguments when the pipeline is built (Flink's
-builders: ``checkNotNull``, ``OperatorValidationUtils``), each raising ``ArgumentTypeError`` /
-``InputError`` naming the field, the value and what was expected."""
+builders: ``checkNotNull``, ``OperatorValidationUtils``; a windowed stream's and the window joins'
+too), each raising ``ArgumentTypeError`` / ``InputError`` naming the field, the value and what was
+expected."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
 from winviz.functions import OutputTag
-from winviz.keygroups import UPPER_BOUND_MAX_PARALLELISM
 from winviz.time import duration_ms
+from winviz.windows.assigners import WindowAssigner
+from winviz.windows.evictors import Evictor
+from winviz.windows.triggers import Trigger
 
 
-def checked_function(fn: Any, what: str, field: str, expected: str) -> Any:
-    """``fn`` when it can be called, else ``ArgumentTypeError`` (Flink's ``checkNotNull``)."""
+def checked_function(
+    fn: Any, what: str, field: str, expected: str, arity: int | None = None
+) -> Any:
+    """``fn`` when it can be called (with ``arity`` positional arguments, when given), else
+    ``ArgumentTypeError`` (Flink's ``checkNotNull``)."""
     if not callable(fn):
         raise ArgumentTypeError(
             f"{what}() takes a function; {type(fn).__name__} is not callable",
@@ -21,6 +28,30 @@ def checked_function(fn: Any, what: str, field: str, expected: str) -> Any:
             value=fn,
             expected=expected,
         )
+    if arity is None:
+        return fn
+    return callable_with(fn, arity, f"{what}()", field, expected, "its function")
+
+
+def callable_with(fn: Any, arity: int, what: str, field: str, expected: str, it: str) -> Any:
+    """``fn`` when it can be called with ``arity`` positional arguments, as the engine will call
+    it (a callable whose signature Python cannot read is taken as it is), else
+    ``ArgumentTypeError``: "``what`` calls ``it`` with …"."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn
+    try:
+        signature.bind(*([None] * arity))
+    except TypeError:
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        raise ArgumentTypeError(
+            f"{what} calls {it} with {arity} argument{'' if arity == 1 else 's'}; "
+            f"{name}{signature} cannot take them",
+            field=field,
+            value=fn,
+            expected=expected,
+        ) from None
     return fn
 
 
@@ -83,38 +114,43 @@ def checked_watermark_interval(interval: Any) -> int:
     return ms
 
 
-def _one_to_upper_bound(value: Any, field: str, noun: str, too_low: str, too_high: str) -> int:
-    """``value`` when it is an int in 1..32768, else ``ArgumentTypeError`` naming the ``noun``
-    (another type) or ``InputError`` (out of range)."""
-    upper = UPPER_BOUND_MAX_PARALLELISM
-    if isinstance(value, bool) or not isinstance(value, int):
+def _instance(value: Any, kind: type, field: str, method: str, example: str) -> Any:
+    """``value`` if it is a ``kind``; else ``ArgumentTypeError`` naming the call (``method``,
+    e.g. "trigger() takes"), the value's type and an ``example`` of a ``kind``."""
+    if not isinstance(value, kind):
+        a_kind = ("an " if kind.__name__[0] in "AEIOU" else "a ") + kind.__name__
         raise ArgumentTypeError(
-            f"{noun} must be an int, not {type(value).__name__}",
+            f"{method} {a_kind}, not {type(value).__name__}",
             field=field,
             value=value,
-            expected=f"an int in 1..{upper}",
+            expected=f"{a_kind}, e.g. {example}",
         )
-    if not 1 <= value <= upper:
-        message = too_low if value < 1 else too_high
-        raise InputError(message, field=field, value=value, expected=f"1..{upper}")
     return value
 
 
-def check_parallelism(parallelism: Any) -> int:
-    """A parallelism in 1..32768 (Flink: at least 1, at most the largest max parallelism)."""
-    message = (
-        "The parallelism of an operator must be at least 1 and at most the largest maximum "
-        "parallelism"
+def checked_assigner(assigner: Any, method: str = "window() takes") -> WindowAssigner:
+    """``assigner`` if it is a ``WindowAssigner``; ``method`` names the call in the error."""
+    return _instance(
+        assigner, WindowAssigner, "assigner", method, "TumblingEventTimeWindows.of(5000)"
     )
-    return _one_to_upper_bound(parallelism, "parallelism", "a parallelism", message, message)
 
 
-def check_max_parallelism(max_parallelism: Any) -> int:
-    """A number of key groups in 1..32768 (Flink's ``validateMaxParallelism``)."""
-    return _one_to_upper_bound(
-        max_parallelism,
-        "max_parallelism",
-        "a maximum parallelism",
-        "The maximum parallelism must be greater than 0.",
-        f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}",
-    )
+def checked_trigger(trigger: Any) -> Trigger:
+    return _instance(trigger, Trigger, "trigger", "trigger() takes", "CountTrigger.of(3)")
+
+
+def checked_evictor(evictor: Any) -> Evictor:
+    return _instance(evictor, Evictor, "evictor", "evictor() takes", "CountEvictor.of(3)")
+
+
+def checked_lateness(lateness: Any) -> int:
+    """The allowed lateness in ms (Flink: "The allowed lateness cannot be negative.")."""
+    ms = duration_ms(lateness, what="allowed lateness")
+    if ms < 0:
+        raise InputError(
+            "The allowed lateness cannot be negative.",
+            field="allowed_lateness",
+            value=ms,
+            expected=">= 0",
+        )
+    return ms

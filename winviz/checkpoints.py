@@ -1,22 +1,12 @@
 """Checkpoints: consistent snapshots of a whole job, and recovery from them (Flink's
-``CheckpointCoordinator``, barriers and operator state snapshots).
+``CheckpointCoordinator``, barriers and operator state snapshots; docs/checkpoints.md).
 
 The engine is synchronous, so a checkpoint is taken at a **cut**: "after the first ``n`` source
-records, in arrival order" (a periodic one triggered at ``T`` before the first record arriving at or
-after ``T``). It holds every source position, operator subtask state and metrics, rebalance exchange
-position, the clock, and what sinks and side outputs received (rolled back on a restore, as Flink's
-exactly-once sinks). **Watermarks are not checkpointed** (Flink 2.3): a restored job starts every
-watermark at MIN, so a record late before the failure can be on time in the replay. The trace shows
-a ``restore`` record, then a ``watermark`` record at MIN (input ``"restore"``) for each subtask that
-was above. Unlike Flink, a rebalance exchange resumes its round robin.
-
-    env.enable_checkpointing(1000)               # every 1000 ms of simulated processing time
-    env.enable_checkpointing(at_records=[3, 8])  # or at cuts: after 3 and after 8 records
-    result = env.execute(fail_at=6)              # fail after 6 records; restore; replay
-    env.execute(restore_from=result.checkpoints[-1])  # Flink's ``flink run -s <path>``
-
-A planned failure happens once. A restore checks the snapshot is of this job (``check_snapshot``:
-``SnapshotMismatchError``, ``DamagedSnapshotError``); winviz does not rescale."""
+records" (a periodic one at ``T``: before the first record arriving at or after ``T``). It holds
+source positions, subtask states and metrics, exchange positions, the clock, and what sinks and side
+outputs received (rolled back on a restore). **Watermarks are not checkpointed** (Flink 2.3): a
+restored job starts every watermark at MIN (a ``watermark`` record at MIN, input ``"restore"``, for
+each subtask that was above). A planned failure happens once; winviz does not rescale."""
 
 from __future__ import annotations
 
@@ -34,7 +24,7 @@ from winviz.errors import (
     SnapshotMismatchError,
     StateCopyError,
 )
-from winviz.time import MIN
+from winviz.time import MAX, MIN
 
 if TYPE_CHECKING:
     from winviz.runtime import JobRuntime
@@ -46,8 +36,7 @@ CHECKPOINT_VERSION = 2
 
 @dataclass(frozen=True)
 class CheckpointConfig:
-    """When to checkpoint: every ``interval`` ms of processing time and/or at the ``at_records``
-    cuts."""
+    """When to checkpoint: every ``interval`` ms and/or at the ``at_records`` cuts."""
 
     interval: int | None = None
     at_records: tuple[int, ...] = ()
@@ -55,10 +44,10 @@ class CheckpointConfig:
 
 @dataclass(frozen=True)
 class CompletedCheckpoint:
-    """One completed checkpoint (Flink's ``CompletedCheckpoint``): the cut ``source_records``,
-    each source's (and ``"name[p]"`` partition's) position, each subtask's state by name, the side
-    outputs, the exchanges' positions, the job's manifest (``job_manifest``) and format
-    ``version``. Deep copies behind read-only mappings: it can be restored any number of times."""
+    """One completed checkpoint (Flink's ``CompletedCheckpoint``): the cut, each source's (and
+    ``"name[p]"`` partition's) position, each subtask's state, the side outputs, the exchanges'
+    positions, the job's manifest and format ``version``. Deep copies behind read-only mappings:
+    it can be restored any number of times."""
 
     checkpoint_id: int
     source_records: int
@@ -77,8 +66,7 @@ class CompletedCheckpoint:
 
 @dataclass(frozen=True)
 class Restore:
-    """A failure (``failed_at``; None: ``restore_from``) and its checkpoint (None: the
-    beginning)."""
+    """A failure (``failed_at``; None: ``restore_from``) and its checkpoint (None: none)."""
 
     failed_at: int | None
     checkpoint_id: int | None
@@ -117,8 +105,8 @@ def _operator_state(name: str, snapshot: dict[str, Any], checkpoint_id: int) -> 
 
 
 def job_manifest(operators: Iterable[tuple[Sequence[Any], int]]) -> dict[str, str]:
-    """Each operator subtask by name (winviz's uid) → its class, subtask count and key groups when
-    keyed: what a snapshot must match. ``operators``: each operator's subtasks and key groups."""
+    """Each subtask by name (winviz's uid) → its class, subtask count and key groups when keyed:
+    what a snapshot must match. ``operators``: each operator's subtasks and key groups."""
     manifest: dict[str, str] = {}
     for subs, key_groups in operators:
         groups = f", {key_groups} key groups" if subs[0].is_keyed else ""
@@ -133,7 +121,7 @@ def _names(names: Iterable[str]) -> str:
 
 def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
     """Raise unless ``snapshot`` is a complete snapshot of the job ``rt`` runs: same version,
-    operators (name, kind, key groups), sources, exchanges and registered state types."""
+    operators, sources, exchanges and registered state types."""
     if not isinstance(snapshot, CompletedCheckpoint):
         raise ArgumentTypeError(
             "restore_from takes a snapshot of this job",
@@ -172,8 +160,8 @@ def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
 
 
 def _state_differences(rt: JobRuntime, snapshot: CompletedCheckpoint) -> list[str]:
-    """Flink's ``StateMigrationException``: a state of the snapshot that the job registers again
-    with another type or namespace serializer. A state only one side has is accepted."""
+    """Flink's ``StateMigrationException``: a state the job registers again with another type or
+    namespace serializer (a state only one side has is accepted)."""
     held = snapshot.state_descriptors
     if not isinstance(held, Mapping):
         raise DamagedSnapshotError(
@@ -238,7 +226,7 @@ def _check_parts(rt: JobRuntime, snapshot: CompletedCheckpoint) -> None:
 
 class CheckpointCoordinator:
     """Plans and takes the checkpoints of one run, injects the planned failures and restores
-    (Flink's ``CheckpointCoordinator``); the runtime calls ``at_cut`` between two source records."""
+    (Flink's ``CheckpointCoordinator``); the runtime calls ``at_cut`` between two records."""
 
     def __init__(
         self,
@@ -262,17 +250,17 @@ class CheckpointCoordinator:
     def active(self) -> bool:
         return bool(self.planned or self.failures or self.config.interval)
 
+    def _check_cuts(self, low: int, high: int, message: str) -> None:
+        """Every planned cut (checkpoint or failure) in ``low..high``, else ``InputError``."""
+        for what, cuts in (("at_records", self.planned), ("fail_at", self.failures)):
+            if wrong := sorted(n for n in cuts if not low <= n <= high):
+                bound = f"0 <= n <= {high}" if low == 0 else f"n >= {low}"
+                raise InputError(message.format(what), field=what, value=wrong[0], expected=bound)
+
     def start(self, origin: int, total_records: int) -> None:
         """The run starts at processing time ``origin`` with ``total_records`` to read."""
-        for what, cuts in (("at_records", self.planned), ("fail_at", self.failures)):
-            for n in cuts:
-                if not isinstance(n, int) or not 0 <= n <= total_records:
-                    raise InputError(
-                        f"{what} must be cuts between 0 and the number of source records",
-                        field=what,
-                        value=n,
-                        expected=f"0 <= n <= {total_records}",
-                    )
+        message = "{} must be cuts between 0 and the number of source records"
+        self._check_cuts(0, total_records, message)
         self.origin = origin
         self._schedule_after(origin)
 
@@ -346,15 +334,9 @@ class CheckpointCoordinator:
     def restore_from(self, snapshot: Any) -> dict[str, int]:
         """Start the run from ``snapshot`` (checked, then loaded); returns the source positions."""
         check_snapshot(self.runtime, snapshot)
-        for what, cuts in (("at_records", self.planned), ("fail_at", self.failures)):
-            if early := sorted(n for n in cuts if n < snapshot.source_records):
-                raise InputError(
-                    f"{what} is a cut before the snapshot's ({snapshot.source_records} source "
-                    "records): the restored run starts after it",
-                    field=what,
-                    value=early[0],
-                    expected=f"n >= {snapshot.source_records}",
-                )
+        cut = snapshot.source_records
+        message = f"{{}} is a cut before the snapshot's ({cut} source records): the restored run"
+        self._check_cuts(cut, MAX, message + " starts after it")
         self.initial = snapshot
         positions = self._load(snapshot)
         self._emit_restore(snapshot, snapshot.source_records, positions, None)

@@ -7,6 +7,7 @@ once."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Self
 
 from winviz.time import MIN
 
@@ -35,7 +36,7 @@ class CombinedWatermarkStatus:
     combined: int = MIN
 
     @classmethod
-    def of(cls, n: int) -> CombinedWatermarkStatus:
+    def of(cls, n: int) -> Self:
         return cls([PartialWatermark() for _ in range(n)])
 
     def is_idle(self) -> bool:
@@ -55,32 +56,19 @@ class CombinedWatermarkStatus:
 
 
 @dataclass
-class WatermarkOutputMultiplexer:
+class WatermarkOutputMultiplexer(CombinedWatermarkStatus):
     """Flink's ``WatermarkOutputMultiplexer``: a source combines its splits' watermarks, and is
     marked idle when every split is; ``emitted`` collects ("watermark", w) and ("idle", None).
     Generators write at once (``on_event``) or deferred (``on_periodic_emit``: every split
     first, then ``update_combined()``)."""
 
-    status: CombinedWatermarkStatus
     emitted: list[tuple[str, int | None]] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, n: int) -> WatermarkOutputMultiplexer:
-        return cls(CombinedWatermarkStatus.of(n))
-
-    @property
-    def partials(self) -> list[PartialWatermark]:
-        return self.status.partials
-
-    @property
-    def combined(self) -> int:
-        return self.status.combined
 
     def update_combined(self) -> None:
         """Emit an increase of the combined watermark; mark the source idle when every split is."""
-        if self.status.update_combined_watermark():
-            self.emitted.append(("watermark", self.status.combined))
-        if self.status.is_idle():
+        if self.update_combined_watermark():
+            self.emitted.append(("watermark", self.combined))
+        if self.is_idle():
             self.emitted.append(("idle", None))
 
     def drain(self) -> list[tuple[str, int | None]]:

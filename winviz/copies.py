@@ -90,13 +90,8 @@ def copy_record(value: Any) -> Any:
         return value
     if cls is tuple:
         return value if all(map(is_immutable, value)) else copy.deepcopy(value)
-    if cls is dict:
-        for item in value.values():
-            if item.__class__ not in _ATOMIC and not is_immutable(item):
-                return copy.deepcopy(value)
-        return value.copy()
-    if cls is list:
-        for item in value:
+    if cls is dict or cls is list:  # a shallow copy, unless something inside can change
+        for item in value.values() if cls is dict else value:
             if item.__class__ not in _ATOMIC and not is_immutable(item):
                 return copy.deepcopy(value)
         return value.copy()

@@ -22,14 +22,30 @@ from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, f
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
-class DatasetError(InputError):
-    """A malformed row: names the file, the line, the field and its value, once each."""
+MISSING: Any = type("Missing", (), {"__repr__": lambda _: "<missing>"})()
+"""A ``DatasetError``'s value when the row has no such field."""
 
-    def __init__(self, path: str | Path, line: int, field: str, value: Any, expected: str) -> None:
-        super().__init__(
-            f"{Path(path).name}, line {line}: field {field!r} = {value!r} is not {expected}"
-        )
-        self.path, self.line = str(path), line
+
+class DatasetError(InputError):
+    """A malformed row: names the file, the line, the field and its value, once each; a field
+    the row lacks (``MISSING``): the record's index too (``index``, from 0) and what it needs."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        line: int,
+        field: str,
+        value: Any,
+        expected: str,
+        record: int | None = None,
+    ) -> None:
+        where = f"{Path(path).name}, line {line}"
+        if value is MISSING:
+            where += f" (record {record}): field {field!r} is missing (expected {expected})"
+            super().__init__(where)
+        else:
+            super().__init__(f"{where}: field {field!r} = {value!r} is not {expected}")
+        self.path, self.line, self.index = str(path), line, record
         self.field, self.value = field, value
 
 
@@ -85,6 +101,14 @@ def _text(path: Path, data_dir: str | Path | None = None) -> str:
         raise DatasetError(path, line, "<text>", data[exc.start : exc.end], "UTF-8 text") from None
 
 
+_LATE_FIELDS = {
+    "id": "an integer",
+    "createTime": "a time like '2019-08-24 17:51:44.152'",
+    "amt": "a decimal number",
+}
+"""Each field of a seed 002 record and what it must be."""
+
+
 def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
     """Seed 002's records: ``{"id": int, "createTime": str, "amt": float, "ts": ms}``."""
     path = _path("seed_002_late_data.jsonl", data_dir)
@@ -99,28 +123,26 @@ def late_data(data_dir: str | Path | None = None) -> list[dict[str, Any]]:
             raise DatasetError(path, line_no, "<json>", line, "a JSON object") from None
         if not isinstance(raw, dict):
             raise DatasetError(path, line_no, "<json>", raw, "a JSON object (a mapping)")
-        rid = raw.get("id")
+        for field, expected in _LATE_FIELDS.items():
+            if field not in raw:
+                raise DatasetError(path, line_no, field, MISSING, expected, len(rows))
+        rid, created, amount = raw["id"], raw["createTime"], raw["amt"]
         if not isinstance(rid, int) or isinstance(rid, bool):
-            raise DatasetError(path, line_no, "id", rid, "an integer")
+            raise DatasetError(path, line_no, "id", rid, _LATE_FIELDS["id"])
         try:
-            ts = to_ms(raw.get("createTime"), index=line_no, field_name="createTime")
+            ts = to_ms(created, index=line_no, field_name="createTime")
         except InputError:
-            raise DatasetError(
-                path,
-                line_no,
-                "createTime",
-                raw.get("createTime"),
-                "a time like '2019-08-24 17:51:44.152'",
-            ) from None
+            expected = _LATE_FIELDS["createTime"]
+            raise DatasetError(path, line_no, "createTime", created, expected) from None
         try:
-            if isinstance(raw.get("amt"), bool):  # float(True) would be 1.0
+            if isinstance(amount, bool):  # float(True) would be 1.0
                 raise TypeError
-            amt = float(raw.get("amt"))
+            amt = float(amount)
         except (TypeError, ValueError):
-            raise DatasetError(path, line_no, "amt", raw.get("amt"), "a decimal number") from None
+            raise DatasetError(path, line_no, "amt", amount, _LATE_FIELDS["amt"]) from None
         if not math.isfinite(amt):  # float() reads "nan" and "inf" too
-            raise DatasetError(path, line_no, "amt", raw.get("amt"), "a finite decimal number")
-        rows.append({"id": rid, "createTime": raw["createTime"], "amt": amt, "ts": ts})
+            raise DatasetError(path, line_no, "amt", amount, "a finite decimal number")
+        rows.append({"id": rid, "createTime": created, "amt": amt, "ts": ts})
     return rows
 
 
@@ -149,6 +171,10 @@ def clickstream(data_dir: str | Path | None = None) -> list[Click]:
                 raise DatasetError(
                     path, line_no, "<row>", row[None], f"one value per column of {expected}"
                 )
+            for field in expected:  # fewer values: the columns left are None
+                if row[field] is None:
+                    need = f"one value per column of {expected}"
+                    raise DatasetError(path, line_no, field, MISSING, need, len(clicks))
             values = {}
             for field in ("event_time", "arrival_time", "partition"):
                 try:

@@ -1,18 +1,6 @@
-"""The fluent API: Flink's DataStream API in snake_case. Calls build a job graph (``winviz.graph``);
-nothing runs until ``env.execute()``, which builds fresh operators, so one pipeline can be executed
-again and again::
-
-    env = StreamExecutionEnvironment()
-    (env.from_collection(events, arrival_times=arrivals)
-        .assign_timestamps_and_watermarks(WatermarkStrategy.for_bounded_out_of_orderness(500)
-                                          .with_timestamp_assigner(lambda e, _: e["ts"]))
-        .key_by(lambda e: e["user"])
-        .window(TumblingEventTimeWindows.of(5000))
-        .allowed_lateness(1000)
-        .side_output_late_data(late)
-        .reduce(lambda a, b: {**a, "n": a["n"] + b["n"]})
-        .sink_to("totals"))
-    result = env.execute()"""
+"""The fluent API: Flink's DataStream API in snake_case (an example: the README). Calls build a job
+graph (``winviz.graph``); nothing runs until ``env.execute()``, which builds fresh operators, so one
+pipeline can be executed again and again."""
 
 from __future__ import annotations
 
@@ -27,11 +15,13 @@ from typing import Any
 from winviz.alignment import DEFAULT_BUFFER_SIZE, check_buffer_size
 from winviz.arguments import (
     AGGREGATE_METHODS,
-    check_max_parallelism,
-    check_parallelism,
+    checked_assigner,
+    checked_evictor,
     checked_function,
+    checked_lateness,
     checked_methods,
     checked_output_tag,
+    checked_trigger,
     checked_watermark_interval,
     checked_window_function,
 )
@@ -60,17 +50,12 @@ from winviz.graph import (
     WindowSpec,
 )
 from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
+from winviz.keygroups import check_max_parallelism, check_parallelism
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
-from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, in_long_range
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
-from winviz.windows.arguments import (
-    checked_assigner,
-    checked_evictor,
-    checked_lateness,
-    checked_trigger,
-)
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
@@ -82,8 +67,8 @@ def _records_of(
     field: str,
     expected: str = "an iterable of records (a list, a tuple, a generator)",
 ) -> tuple[Any, ...]:
-    """The records of ``data`` as a tuple, made with the cyclic collector paused; not an iterable:
-    ``ArgumentTypeError`` naming ``field``."""
+    """The records of ``data`` as a tuple (the cyclic collector paused), else
+    ``ArgumentTypeError``."""
     try:
         with paused():
             return tuple(data)
@@ -150,9 +135,8 @@ class StreamExecutionEnvironment:
         return self.max_parallelism
 
     def set_timer_firing_budget(self, budget: int) -> StreamExecutionEnvironment:
-        """How many timers of one key and namespace, each registered by an earlier firing of the
-        same advance, one advance may fire before ``TimerLoopError`` (``winviz.timers``). Not a
-        Flink setting: Flink would keep firing."""
+        """How many timers one advance may fire, each registered by an earlier firing of it, before
+        ``TimerLoopError`` (``winviz.timers``; not Flink's: Flink keeps firing)."""
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InputError(
                 "a timer firing budget must be a positive int",
@@ -166,8 +150,7 @@ class StreamExecutionEnvironment:
     # -- naming ---------------------------------------------------------------------------
 
     def _unique(self, base: str) -> str:
-        """A new operator's name: ``base``, else ``base_2``, ``base_3``… (the first no operator
-        has)."""
+        """A new operator's name: ``base``, else the first free of ``base_2``, ``base_3``…"""
         taken = {node.name for node in self.nodes}
         n = self._names.get(base, 0)
         name = base if n == 0 else f"{base}_{n + 1}"
@@ -211,9 +194,8 @@ class StreamExecutionEnvironment:
     def enable_checkpointing(
         self, interval: Any = None, *, at_records: Iterable[int] = ()
     ) -> StreamExecutionEnvironment:
-        """Flink's ``enableCheckpointing(interval)`` on the simulated clock: every ``interval`` ms
-        of processing time and/or at the cuts ``at_records`` (after that many source records); see
-        ``winviz.checkpoints``."""
+        """Flink's ``enableCheckpointing(interval)``: every ``interval`` ms and/or after
+        ``at_records`` source records (``winviz.checkpoints``)."""
         ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
         if ms is not None and ms <= 0:
             raise InputError(
@@ -226,14 +208,12 @@ class StreamExecutionEnvironment:
         return self
 
     def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
-        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (3 by default; 0: the latest
-        watermark, as before 2.3). See ``winviz.alignment``."""
+        """Flink 2.3's ``pipeline.watermark-alignment.buffer-size`` (``winviz.alignment``)."""
         self.watermark_alignment_buffer_size = check_buffer_size(size)
         return self
 
     def set_auto_watermark_interval(self, interval: Any) -> StreamExecutionEnvironment:
-        """Flink's ``setAutoWatermarkInterval``: ms (or a timedelta) between watermarks, >= 0 (0:
-        none)."""
+        """Flink's ``setAutoWatermarkInterval``: ms or a timedelta between watermarks (0: none)."""
         self.auto_watermark_interval = checked_watermark_interval(interval)
         return self
 
@@ -248,11 +228,9 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Any] | None = None,
         name: str = "source",
     ) -> DataStream:
-        """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (processing time,
-        non-decreasing), or at ``i * arrival_interval``; ``timestamps`` optionally gives source
-        timestamps (like Kafka's). The records are copied as they are now, as Flink's
-        ``FromElementsFunction`` serializes them; a None record is refused, naming its index
-        (``FromElementsFunction.checkCollection``)."""
+        """A bounded source. Record ``i`` arrives at ``arrival_times[i]`` (non-decreasing), or at
+        ``i * arrival_interval``; ``timestamps``: source timestamps (as Kafka's). The records are
+        copied as they are now, as Flink's ``FromElementsFunction`` serializes them."""
         values = _records_of(data, "from_collection", "data")
         records = self._records(values, arrival_times, arrival_interval, timestamps)
         node = self._add(SourceSpec(records), name, [])
@@ -267,8 +245,7 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Any] | None,
         where: str = "",
     ) -> Batch:
-        """The validated records as one ``Batch``; ``where`` (e.g. ``[1]``) names the partition in
-        errors."""
+        """The validated records as one ``Batch``; ``where`` (``[1]``) names a partition."""
         kinds = kinds_of(values)  # (also what all_immutable needs, found once)
         if _NONE_TYPE in kinds:
             index = next(i for i, v in enumerate(values) if v is None)
@@ -282,57 +259,37 @@ class StreamExecutionEnvironment:
                 expected="records that are not None (leave it out, or wrap it: {'value': None})",
             )
         norm = TimestampNormalizer(self.tz)
-        arrival_interval = duration_ms(arrival_interval, what="arrival_interval")
+        interval = duration_ms(arrival_interval, what="arrival_interval")
         n = len(values)
-        arrivals: Sequence[int]
-        indices: Sequence[int] = range(n)
-        increasing = False  # known to be non-decreasing without a check
-        if arrival_times is None:
-            # i * arrival_interval without a Python loop (0: all at 0)
-            if arrival_interval:
-                arrivals = range(0, n * arrival_interval, arrival_interval)
-                increasing = arrival_interval > 0
-            else:
-                arrivals = [0] * n
-                increasing = True
-        else:
+        arrivals: Sequence[int] = range(0, n * interval, interval) if interval else [0] * n
+        if arrival_times is not None:
             arrivals = [
                 a
                 if a.__class__ is int and MIN <= a <= MAX  # what the normalizer gives an int
                 else norm(a, index=i, field_name=f"arrival_time{where}")
                 for i, a in enumerate(arrival_times)
             ]
-            if len(arrivals) != n:
-                raise InputError(
-                    f"{len(arrivals)} arrival times for {n} records",
-                    field=f"arrival_times{where}",
-                    expected="one arrival time per record",
-                )
-        # non-decreasing, checked at C speed; the first decrease is then looked for
-        if not increasing and not all(map(le, arrivals, islice(arrivals, 1, None))):
-            for i in range(1, len(arrivals)):
-                if arrivals[i] < arrivals[i - 1]:
-                    raise InputError(
-                        "arrival times must not decrease (processing time only moves "
-                        f"forward); the previous record arrived at {arrivals[i - 1]}",
-                        index=i,
-                        field=f"arrival_time{where}",
-                        value=arrivals[i],
-                    )
+            _one_per(len(arrivals), n, "arrival time", "record", f"arrival_times{where}")
+        # non-decreasing (checked at C speed), unless made so: the first decrease is looked for
+        made = arrival_times is None and interval >= 0
+        if not made and not all(map(le, arrivals, islice(arrivals, 1, None))):
+            i = next(i for i in range(1, n) if arrivals[i] < arrivals[i - 1])
+            raise InputError(
+                "arrival times must not decrease (processing time only moves forward); the "
+                f"previous record arrived at {arrivals[i - 1]}",
+                index=i,
+                field=f"arrival_time{where}",
+                value=arrivals[i],
+            )
         stamps: Sequence[int | None] = (None,) * n
         if timestamps is not None:
-            if len(timestamps) != len(values):
-                raise InputError(
-                    f"{len(timestamps)} timestamps for {len(values)} records",
-                    field=f"timestamps{where}",
-                    expected="one timestamp per record",
-                )
+            _one_per(len(timestamps), n, "timestamp", "record", f"timestamps{where}")
             stamps = [norm(t, index=i, field_name="timestamp") for i, t in enumerate(timestamps)]
         immutable = all_immutable(values, kinds)
         if not immutable:  # the records as they are now (see ``from_collection``)
             with paused():
                 values = tuple(map(_snapshot, values))
-        return Batch(arrivals, indices, values, stamps, immutable)
+        return Batch(arrivals, range(n), values, stamps, immutable)
 
     def from_partitions(
         self,
@@ -343,13 +300,11 @@ class StreamExecutionEnvironment:
         timestamps: Sequence[Sequence[Any]] | None = None,
         name: str = "source",
     ) -> DataStream:
-        """A bounded source with several partitions (Flink's source splits, e.g. Kafka partitions):
-        ``partitions[p]``, ``arrival_times[p]`` and ``timestamps[p]`` as in ``from_collection``.
-        Records of all partitions enter in arrival order (ties: the lower partition first).
-        ``assign_timestamps_and_watermarks`` right after it generates watermarks per partition. With
-        parallelism ``n`` partition ``p`` is read by subtask ``p % n`` (Flink's Kafka enumerator,
-        with ``start = 0``); a reader without partitions holds back everything downstream unless the
-        strategy has ``with_idleness``."""
+        """A bounded source with several partitions (Flink's source splits): ``partitions[p]``,
+        ``arrival_times[p]`` and ``timestamps[p]`` as in ``from_collection``, entering in arrival
+        order (ties: the lower partition first). Partition ``p`` is read by subtask ``p % n``
+        (Flink's Kafka enumerator); ``assign_timestamps_and_watermarks`` right after it makes
+        watermarks per partition."""
         partitions = _records_of(
             partitions,
             "from_partitions",
@@ -364,12 +319,8 @@ class StreamExecutionEnvironment:
                 "a partitioned source needs at least one partition", field="partitions"
             )
         for what, given in (("arrival_times", arrival_times), ("timestamps", timestamps)):
-            if given is not None and len(given) != len(parts):
-                raise InputError(
-                    f"{len(given)} {what} lists for {len(parts)} partitions",
-                    field=what,
-                    expected="one list per partition",
-                )
+            if given is not None:
+                _one_per(len(given), len(parts), f"{what} list", "partition", what)
         per_partition = [
             self._records(
                 values,
@@ -431,12 +382,10 @@ class StreamExecutionEnvironment:
         fail_at: int | Iterable[int] | None = None,
         restore_from: Any = None,
     ):
-        """Run the job to the end of its bounded input; returns a ``JobExecutionResult``.
-        ``until_processing_time``: move the clock on to that time before the end of input (Flink
-        never fires processing-time timers still pending at the end of a bounded job). ``fail_at``:
-        fail after that many source records (or each of several counts), restart from the latest
-        checkpoint and replay. ``restore_from``: start from a ``CompletedCheckpoint`` of an earlier
-        run (see ``winviz.checkpoints``)."""
+        """Run the job to the end of its bounded input: a ``JobExecutionResult``.
+        ``until_processing_time``: the clock moves on to it before the end of input; ``fail_at``:
+        fail after that many source records (or several), restore and replay; ``restore_from``: a
+        ``CompletedCheckpoint`` of an earlier run to start from (``winviz.checkpoints``)."""
         from winviz.runtime import JobRuntime
 
         until = None
@@ -444,8 +393,6 @@ class StreamExecutionEnvironment:
             until = TimestampNormalizer(self.tz)(
                 until_processing_time, field_name="until_processing_time"
             )
-            if not in_long_range(until):
-                raise InputError("out of range", value=until)
         failures = () if fail_at is None else (fail_at,) if isinstance(fail_at, int) else fail_at
         try:
             failures = [count_arg(n, what="fail_at", minimum=0) for n in failures]
@@ -499,18 +446,20 @@ class DataStream:
         self.node.name = self.env._claim(name, f"name({name!r})", self.node)
         return self
 
-    def _then(self, spec: OperatorSpec, base: str) -> DataStream:
-        return DataStream(self.env, self.env._add(spec, base, [self.node]))
+    def _then(self, spec: OperatorSpec, base: str, *others: DataStream) -> DataStream:
+        """A node reading this stream (its first input) and ``others``."""
+        inputs = [self.node, *(other.node for other in others)]
+        return DataStream(self.env, self.env._add(spec, base, inputs))
 
-    def _then_two(self, other: DataStream, spec: OperatorSpec, base: str) -> DataStream:
-        """A two-input operator reading this stream (first input) and ``other``."""
-        return DataStream(self.env, self.env._add(spec, base, [self.node, other.node]))
-
-    def _same_environment(self, other: Any, what: str) -> DataStream:
-        """``other`` when it is a stream of this environment, else ``ArgumentTypeError``."""
+    def _same_environment(
+        self, other: Any, what: str, elsewhere: type[InputError] = ArgumentTypeError
+    ) -> DataStream:
+        """``other`` when it is a stream of this environment, else ``ArgumentTypeError`` (a stream
+        of another environment: ``elsewhere``)."""
         if not isinstance(other, DataStream) or other.env is not self.env:
-            raise ArgumentTypeError(
-                f"{what}() needs a DataStream of the same environment",
+            error = elsewhere if isinstance(other, DataStream) else ArgumentTypeError
+            raise error(
+                f"{what} needs a DataStream of the same environment",
                 field="other",
                 value=other,
                 expected="a DataStream of this environment",
@@ -556,36 +505,25 @@ class DataStream:
 
     def rebalance(self) -> DataStream:
         """Flink's ``rebalance()``: records round-robin to the next operator's subtasks."""
-        return DataStream(self.env, self.env._add(PartitionSpec(REBALANCE), REBALANCE, [self.node]))
+        return self._then(PartitionSpec(REBALANCE), REBALANCE)
 
     def forward(self) -> DataStream:
         """Flink's ``forward()``: subtask ``i`` feeds subtask ``i`` (equal parallelisms)."""
-        return DataStream(self.env, self.env._add(PartitionSpec(FORWARD), FORWARD, [self.node]))
+        return self._then(PartitionSpec(FORWARD), FORWARD)
 
     def connect(self, other: DataStream) -> ConnectedStreams:
         """Flink's ``connect``: two streams into one two-input operator (``.process`` /
         ``.key_by(k1, k2).process``), whose watermark is the minimum of the two inputs'."""
-        if not isinstance(other, DataStream):
-            raise ArgumentTypeError(
-                "connect needs a DataStream of the same environment",
-                field="other",
-                value=other,
-                expected="a DataStream of this environment",
-            )
-        if other.env is not self.env:
-            raise InputError(
-                "connect needs a DataStream of the same environment", field="other", value=other
-            )
-        return ConnectedStreams(self, other)
+        return ConnectedStreams(self, self._same_environment(other, "connect", InputError))
 
     def join(self, other: DataStream) -> Any:
         """Flink's window join: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``
         (``winviz.joins``)."""
-        return JoinedStreams(self, self._same_environment(other, "join"))
+        return JoinedStreams(self, self._same_environment(other, "join()"))
 
     def co_group(self, other: DataStream) -> Any:
         """Flink's window coGroup: ``.where(k1).equal_to(k2).window(assigner).apply(fn)``."""
-        return CoGroupedStreams(self, self._same_environment(other, "co_group"))
+        return CoGroupedStreams(self, self._same_environment(other, "co_group()"))
 
     def map(self, fn: Callable[[Any], Any]) -> DataStream:
         return self._then(
@@ -636,8 +574,7 @@ class DataStream:
                     field="others",
                     value=other,
                 )
-        inputs = [self.node, *(o.node for o in others)]
-        return DataStream(self.env, self.env._add(UnionSpec(), "union", inputs))
+        return self._then(UnionSpec(), "union", *others)
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
         checked_function(key_selector, "key_by", "key_selector", "a function of one record")
@@ -646,9 +583,7 @@ class DataStream:
     def window_all(self, assigner: WindowAssigner) -> WindowedStream:
         """Windows over the whole stream, every record under the key None, in one subtask
         (``windowAll``)."""
-        windowed = WindowedStream(self, lambda _: None, assigner)
-        windowed.spec = replace(windowed.spec, window_all=True)
-        return windowed
+        return WindowedStream(self, lambda _: None, assigner)._with(window_all=True)
 
     def get_side_output(self, tag: OutputTag) -> DataStream:
         checked_output_tag(tag, "get_side_output")
@@ -658,8 +593,7 @@ class DataStream:
                 field="tag",
                 value=tag,
             )
-        node = self.env._add(SideOutputSpec(tag), f"side:{tag.id}", [self.node])
-        return DataStream(self.env, node)
+        return self._then(SideOutputSpec(tag), f"side:{tag.id}")
 
     def sink_to(self, name: str) -> DataStream:
         """Collect into ``result.outputs[name]``; the sink is named ``name`` (``NameClashError``
@@ -715,23 +649,22 @@ class WindowedStream:
         )
         """The window operator so far; the window function completes it."""
 
-    def trigger(self, trigger: Trigger) -> WindowedStream:
-        self.spec = replace(self.spec, trigger=checked_trigger(trigger))
+    def _with(self, **changes: Any) -> WindowedStream:
+        self.spec = replace(self.spec, **changes)
         return self
+
+    def trigger(self, trigger: Trigger) -> WindowedStream:
+        return self._with(trigger=checked_trigger(trigger))
 
     def evictor(self, evictor: Evictor) -> WindowedStream:
-        self.spec = replace(self.spec, evictor=checked_evictor(evictor))
-        return self
+        return self._with(evictor=checked_evictor(evictor))
 
     def allowed_lateness(self, lateness: Any) -> WindowedStream:
-        self.spec = replace(self.spec, allowed_lateness=checked_lateness(lateness))
-        return self
+        return self._with(allowed_lateness=checked_lateness(lateness))
 
     def side_output_late_data(self, tag: OutputTag) -> WindowedStream:
         """Send late records to the side output ``tag`` (``result.side_outputs[tag.id]``)."""
-        tag = checked_output_tag(tag, "side_output_late_data")
-        self.spec = replace(self.spec, late_data_tag=tag)
-        return self
+        return self._with(late_data_tag=checked_output_tag(tag, "side_output_late_data"))
 
     def _function(self, kind: str, fn: Any, process_function: Any) -> DataStream:
         spec = replace(self.spec, function_kind=kind, fn=fn, process_function=process_function)
@@ -793,10 +726,18 @@ class ConnectedStreams:
                     expected="a CoProcessFunction" + (" / KeyedCoProcessFunction" if keyed else ""),
                 )
         spec = CoProcessSpec(function, self.key_selectors)
-        return self.first._then_two(self.second, spec, "co_process")
+        return self.first._then(spec, "co_process", self.second)
 
 
 _NONE_TYPE = type(None)
+
+
+def _one_per(count: int, n: int, what: str, per: str, field: str) -> None:
+    """``InputError`` unless there are as many ``what`` (``count``) as ``per`` (``n``)."""
+    if count != n:
+        raise InputError(
+            f"{count} {what}s for {n} {per}s", field=field, expected=f"one {what} per {per}"
+        )
 
 
 def _snapshot(value: Any) -> Any:

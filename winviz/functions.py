@@ -24,6 +24,7 @@ class OutputTag:
     id: str
 
     def __post_init__(self) -> None:
+        expected = "a non-empty str naming the side output, e.g. OutputTag('late')"
         if not isinstance(self.id, str):
             raise ArgumentTypeError(
                 "OutputTag id cannot be null."
@@ -31,15 +32,11 @@ class OutputTag:
                 else f"OutputTag id must be a str, not {type(self.id).__name__}",
                 field="id",
                 value=self.id,
-                expected="a non-empty str naming the side output, e.g. OutputTag('late')",
+                expected=expected,
             )
         if not self.id:
-            raise InputError(
-                "OutputTag id must not be empty.",
-                field="id",
-                value=self.id,
-                expected="a non-empty str naming the side output, e.g. OutputTag('late')",
-            )
+            error = "OutputTag id must not be empty."
+            raise InputError(error, field="id", value=self.id, expected=expected)
 
     def __repr__(self) -> str:
         return f"OutputTag({self.id!r})"
@@ -61,7 +58,7 @@ class Collector:
 class ReduceFunction(Generic[IN]):
     """Combines two values into one of the same type."""
 
-    def reduce(self, a: IN, b: IN) -> IN:  # pragma: no cover - interface
+    def reduce(self, a: IN, b: IN) -> IN:
         raise NotImplementedError
 
     def __call__(self, a: IN, b: IN) -> IN:
@@ -71,16 +68,16 @@ class ReduceFunction(Generic[IN]):
 class AggregateFunction(Generic[IN, ACC, OUT]):
     """Flink's ``AggregateFunction``: an accumulator per window, merged for sessions."""
 
-    def create_accumulator(self) -> ACC:  # pragma: no cover - interface
+    def create_accumulator(self) -> ACC:
         raise NotImplementedError
 
-    def add(self, value: IN, accumulator: ACC) -> ACC:  # pragma: no cover - interface
+    def add(self, value: IN, accumulator: ACC) -> ACC:
         raise NotImplementedError
 
-    def get_result(self, accumulator: ACC) -> OUT:  # pragma: no cover - interface
+    def get_result(self, accumulator: ACC) -> OUT:
         raise NotImplementedError
 
-    def merge(self, a: ACC, b: ACC) -> ACC:  # pragma: no cover - interface
+    def merge(self, a: ACC, b: ACC) -> ACC:
         raise NotImplementedError
 
 
@@ -89,9 +86,7 @@ class ProcessWindowFunction(Generic[IN, OUT]):
     ``current_processing_time()``, ``output(tag, value)``, ``window_state()`` (refused on merging
     windows, as Flink) and ``global_state()``."""
 
-    def process(
-        self, key: Any, context: Any, elements: list[IN], out: Collector
-    ) -> None:  # pragma: no cover - interface
+    def process(self, key: Any, context: Any, elements: list[IN], out: Collector) -> None:
         raise NotImplementedError
 
     def clear(self, context: Any) -> None:
@@ -105,9 +100,7 @@ class KeyedProcessFunction(Generic[IN, OUT]):
     def open(self, ctx: Any) -> None:
         """Called once before the first element."""
 
-    def process_element(
-        self, value: IN, ctx: Any, out: Collector
-    ) -> None:  # pragma: no cover - interface
+    def process_element(self, value: IN, ctx: Any, out: Collector) -> None:
         raise NotImplementedError
 
     def on_timer(self, timestamp: int, ctx: Any, out: Collector) -> None:
@@ -121,14 +114,10 @@ class CoProcessFunction(Generic[IN, OUT]):
     def open(self, ctx: Any) -> None:
         """Called once before the first element."""
 
-    def process_element1(
-        self, value: Any, ctx: Any, out: Collector
-    ) -> None:  # pragma: no cover - interface
+    def process_element1(self, value: Any, ctx: Any, out: Collector) -> None:
         raise NotImplementedError
 
-    def process_element2(
-        self, value: Any, ctx: Any, out: Collector
-    ) -> None:  # pragma: no cover - interface
+    def process_element2(self, value: Any, ctx: Any, out: Collector) -> None:
         raise NotImplementedError
 
 
@@ -148,9 +137,7 @@ class ProcessJoinFunction(Generic[IN, OUT]):
     def open(self, ctx: Any) -> None:
         """Called once before the first pair."""
 
-    def process_element(
-        self, left: Any, right: Any, ctx: Any, out: Collector
-    ) -> None:  # pragma: no cover - interface
+    def process_element(self, left: Any, right: Any, ctx: Any, out: Collector) -> None:
         raise NotImplementedError
 
 
@@ -166,7 +153,7 @@ class JoinFunction(Generic[IN, OUT]):
     """Flink's ``JoinFunction`` of a window join: ``join(first, second)`` returns the one
     record made of a pair of the window (a plain function ``(first, second)`` works too)."""
 
-    def join(self, first: Any, second: Any) -> Any:  # pragma: no cover - interface
+    def join(self, first: Any, second: Any) -> Any:
         raise NotImplementedError
 
 
@@ -174,7 +161,7 @@ class FlatJoinFunction(Generic[IN, OUT]):
     """Flink's ``FlatJoinFunction``: ``join(first, second, out)`` collects any number of
     records per pair of a window join."""
 
-    def join(self, first: Any, second: Any, out: Collector) -> None:  # pragma: no cover
+    def join(self, first: Any, second: Any, out: Collector) -> None:
         raise NotImplementedError
 
 
@@ -182,9 +169,7 @@ class CoGroupFunction(Generic[IN, OUT]):
     """Flink's ``CoGroupFunction``: ``co_group(first, second, out)`` per window and key (either list
     may be empty); a plain function works too."""
 
-    def co_group(
-        self, first: list[Any], second: list[Any], out: Collector
-    ) -> None:  # pragma: no cover - interface
+    def co_group(self, first: list[Any], second: list[Any], out: Collector) -> None:
         raise NotImplementedError
 
 

@@ -66,6 +66,8 @@ class OperatorSpec:
     functions: ClassVar[tuple[str, ...]] = ()
     """The fields that hold the user's functions (and objects as assigners and triggers):
     copied for every subtask (``shipped``)."""
+    operator: ClassVar[Callable[..., StreamOperator] | None] = None
+    """What ``build`` makes, called with the subtask's name and the ``functions``."""
 
     def shipped(self, operator: str) -> OperatorSpec:
         """This spec with its own deep copy of its ``functions``, taken together (see the
@@ -99,7 +101,9 @@ class OperatorSpec:
 
     def build(self, ctx: BuildContext) -> StreamOperator:
         """A fresh operator for one subtask."""
-        raise TypeError(f"a {self.kind} node is no operator")  # unions and partitionings
+        if self.operator is None:  # unions and partitionings
+            raise TypeError(f"a {self.kind} node is no operator")
+        return self.operator(ctx.name, *(getattr(self, name) for name in self.functions))
 
 
 _FIELD_WORDS = {
@@ -189,14 +193,12 @@ class MapSpec(OperatorSpec):
 
     kind: ClassVar[str] = "map"
     functions: ClassVar[tuple[str, ...]] = ("fn",)
+    operator = MapOperator
     fn: Callable[[Any], Any]
 
     def apply(self, value: Any) -> list[Any]:
         """What the operator emits for ``value`` (the Spark twin replays it)."""
         return [self.fn(value)]
-
-    def build(self, ctx: BuildContext) -> StreamOperator:
-        return MapOperator(ctx.name, self.fn)
 
 
 @dataclass(frozen=True)
@@ -205,13 +207,11 @@ class FilterSpec(OperatorSpec):
 
     kind: ClassVar[str] = "filter"
     functions: ClassVar[tuple[str, ...]] = ("fn",)
+    operator = FilterOperator
     fn: Callable[[Any], bool]
 
     def apply(self, value: Any) -> list[Any]:
         return [value] if self.fn(value) else []
-
-    def build(self, ctx: BuildContext) -> StreamOperator:
-        return FilterOperator(ctx.name, self.fn)
 
 
 @dataclass(frozen=True)
@@ -220,13 +220,11 @@ class FlatMapSpec(OperatorSpec):
 
     kind: ClassVar[str] = "flat_map"
     functions: ClassVar[tuple[str, ...]] = ("fn",)
+    operator = FlatMapOperator
     fn: Callable[[Any], Iterable[Any]]
 
     def apply(self, value: Any) -> list[Any]:
         return list(self.fn(value))
-
-    def build(self, ctx: BuildContext) -> StreamOperator:
-        return FlatMapOperator(ctx.name, self.fn)
 
 
 @dataclass(frozen=True)
@@ -245,10 +243,8 @@ class KeyedProcessSpec(KeyedSpec):
 
     kind: ClassVar[str] = "process"
     functions: ClassVar[tuple[str, ...]] = ("key_selector", "function")
+    operator = KeyedProcessOperator
     function: KeyedProcessFunction
-
-    def build(self, ctx: BuildContext) -> StreamOperator:
-        return KeyedProcessOperator(ctx.name, self.key_selector, self.function)
 
 
 @dataclass(frozen=True)
@@ -369,10 +365,8 @@ class SideOutputSpec(OperatorSpec):
     """``get_side_output(tag)``: the records its producer sends to side output ``tag``."""
 
     kind: ClassVar[str] = "side"
+    operator = SideOutputPassthrough
     tag: OutputTag
-
-    def build(self, ctx: BuildContext) -> StreamOperator:
-        return SideOutputPassthrough(ctx.name)
 
 
 @dataclass(frozen=True)
@@ -402,10 +396,6 @@ class PartitionSpec(OperatorSpec):
     partitioner: str
 
 
-VIRTUAL = (UnionSpec, PartitionSpec)
-"""The specs of nodes that are no operators."""
-
-
 @dataclass(eq=False)
 class Node:
     """One node of the job graph: its operator's spec, name and inputs, and where it runs
@@ -425,7 +415,7 @@ class Node:
     @property
     def is_virtual(self) -> bool:
         """A union or partitioning: no operator of its own."""
-        return isinstance(self.spec, VIRTUAL)
+        return isinstance(self.spec, UnionSpec | PartitionSpec)
 
     @property
     def side_of(self) -> OutputTag | None:

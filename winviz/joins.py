@@ -34,12 +34,17 @@ timestamp. There is no late-data side output on a window join (Flink offers none
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from winviz.arguments import checked_function
+from winviz.arguments import (
+    checked_assigner,
+    checked_evictor,
+    checked_function,
+    checked_lateness,
+    checked_trigger,
+)
 from winviz.errors import ArgumentTypeError, InputError, UnsupportedOperationError
 from winviz.functions import (
     CoGroupFunction,
@@ -50,12 +55,6 @@ from winviz.functions import (
 )
 from winviz.graph import IntervalJoinSpec, MapSpec
 from winviz.time import duration_ms
-from winviz.windows.arguments import (
-    checked_assigner,
-    checked_evictor,
-    checked_lateness,
-    checked_trigger,
-)
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
@@ -175,7 +174,7 @@ class IntervalJoined:
             self.left_late_tag,
             self.right_late_tag,
         )
-        return first._then_two(second, spec, "interval_join")
+        return first._then(spec, "interval_join", second)
 
 
 def _tag(tag: Any, what: str) -> OutputTag:
@@ -395,27 +394,8 @@ def _function_name(fn: Any) -> str:
 
 
 def _callable(fn: Any, what: str, arity: int, expected: str = "a function") -> Any:
-    """``fn`` when it is a function that can be called with ``arity`` positional arguments
-    (as the operator will call it), else a clear error naming the method and what it takes —
-    at the call that got it, not when the job runs. A callable whose signature Python cannot
-    read (some builtins) is taken as it is."""
-    checked_function(fn, what, what, expected)
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return fn
-    try:
-        signature.bind(*([None] * arity))
-    except TypeError:
-        name = getattr(fn, "__qualname__", type(fn).__name__)
-        raise ArgumentTypeError(
-            f"{what}() calls its function with {arity} argument{'' if arity == 1 else 's'}; "
-            f"{name}{signature} cannot take them",
-            field=what,
-            value=fn,
-            expected=expected,
-        ) from None
-    return fn
+    """``fn`` when it is a function of ``arity`` positional arguments, refused at the call."""
+    return checked_function(fn, what, what, expected, arity)
 
 
 __all__ = [

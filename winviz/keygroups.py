@@ -16,7 +16,6 @@ import struct
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError, KeySelectionError
-from winviz.time import count_arg
 
 DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 128
 UPPER_BOUND_MAX_PARALLELISM = 32768
@@ -205,16 +204,6 @@ _TRUE = JavaKey((bool, True), True)
 _FALSE = JavaKey((bool, False), False)
 
 
-def _bit_mix(x: int) -> int:
-    x &= _M32
-    x ^= x >> 16
-    x = (x * 0x85EBCA6B) & _M32
-    x ^= x >> 13
-    x = (x * 0xC2B2AE35) & _M32
-    x ^= x >> 16
-    return x
-
-
 def murmur_hash(code: int) -> int:
     """Flink's ``MathUtils.murmurHash(int)`` of a key's Java ``hashCode`` (a non-negative int)."""
     if isinstance(code, bool) or not isinstance(code, numbers.Integral):
@@ -233,8 +222,12 @@ def _murmur(code: int) -> int:
     c = (c * 0x1B873593) & _M32
     c = _rotl32(c, 13)
     c = (c * 5 + 0xE6546B64) & _M32
-    c ^= 4
-    c = _int32(_bit_mix(c))
+    c ^= 4  # then fmix32
+    c ^= c >> 16
+    c = (c * 0x85EBCA6B) & _M32
+    c ^= c >> 13
+    c = (c * 0xC2B2AE35) & _M32
+    c = _int32(c ^ (c >> 16))
     if c >= 0:
         return c
     return -c if c != -(2**31) else 0
@@ -243,7 +236,7 @@ def _murmur(code: int) -> int:
 def compute_default_max_parallelism(parallelism: int) -> int:
     """``KeyGroupRangeAssignment.computeDefaultMaxParallelism``: 1.5 × parallelism rounded up
     to a power of two, at least 128 and at most 32768."""
-    _check_parallelism(parallelism)
+    check_parallelism(parallelism)
     target = parallelism + parallelism // 2
     power = 1
     while power < target:
@@ -251,23 +244,48 @@ def compute_default_max_parallelism(parallelism: int) -> int:
     return min(max(power, DEFAULT_LOWER_BOUND_MAX_PARALLELISM), UPPER_BOUND_MAX_PARALLELISM)
 
 
-def _check_parallelism(parallelism: int) -> None:
-    if parallelism.__class__ is not int:
-        count_arg(parallelism, what="parallelism")  # a bool, float or str: ArgumentTypeError
-    if not 0 < parallelism <= UPPER_BOUND_MAX_PARALLELISM:
-        raise InputError(
-            "Operator parallelism not within bounds",
-            field="parallelism",
-            value=parallelism,
-            expected=f"1..{UPPER_BOUND_MAX_PARALLELISM}",
+def _one_to_upper_bound(value: Any, field: str, noun: str, too_low: str, too_high: str) -> int:
+    """``value`` when it is an int in 1..32768, else ``ArgumentTypeError`` naming the ``noun``
+    (another type) or ``InputError`` (out of range)."""
+    upper = UPPER_BOUND_MAX_PARALLELISM
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(
+            f"{noun} must be an int, not {type(value).__name__}",
+            field=field,
+            value=value,
+            expected=f"an int in 1..{upper}",
         )
+    if not 1 <= value <= upper:
+        message = too_low if value < 1 else too_high
+        raise InputError(message, field=field, value=value, expected=f"1..{upper}")
+    return value
+
+
+def check_parallelism(parallelism: Any) -> int:
+    """A parallelism in 1..32768 (Flink: at least 1, at most the largest max parallelism)."""
+    message = (
+        "The parallelism of an operator must be at least 1 and at most the largest maximum "
+        "parallelism"
+    )
+    return _one_to_upper_bound(parallelism, "parallelism", "a parallelism", message, message)
+
+
+def check_max_parallelism(max_parallelism: Any) -> int:
+    """A number of key groups in 1..32768 (Flink's ``validateMaxParallelism``)."""
+    return _one_to_upper_bound(
+        max_parallelism,
+        "max_parallelism",
+        "a maximum parallelism",
+        "The maximum parallelism must be greater than 0.",
+        f"Maximum parallelism must be between 1 and {UPPER_BOUND_MAX_PARALLELISM}",
+    )
 
 
 def assign_to_key_group(key: Any, max_parallelism: int) -> int:
     """``KeyGroupRangeAssignment.assignToKeyGroup``: ``murmur(hashCode) % max_parallelism``."""
     if key is None:
         raise InputError("Assigned key must not be null!", field="key", value=None)
-    _check_parallelism(max_parallelism)
+    check_max_parallelism(max_parallelism)
     return _murmur(java_hash_code(key)) % max_parallelism
 
 
@@ -278,11 +296,11 @@ def operator_index_for_key_group(max_parallelism: int, parallelism: int, key_gro
 
 def assign_key_to_subtask(key: Any, parallelism: int, max_parallelism: int | None = None) -> int:
     """The subtask index that processes ``key`` (``assignKeyToParallelOperator``)."""
-    _check_parallelism(parallelism)
+    check_parallelism(parallelism)
     mp = (
         compute_default_max_parallelism(parallelism) if max_parallelism is None else max_parallelism
     )
-    _check_parallelism(mp)
+    check_max_parallelism(mp)
     if mp < parallelism:
         raise InputError("max parallelism must be >= parallelism", value=mp)
     return operator_index_for_key_group(mp, parallelism, assign_to_key_group(key, mp))

@@ -16,7 +16,6 @@ from winviz.keygroups import assign_to_key_group, operator_index_for_key_group
 FORWARD = "forward"
 REBALANCE = "rebalance"
 HASH = "hash"
-PARTITIONERS = (FORWARD, REBALANCE, HASH)
 
 
 def default_partitioner(upstream_parallelism: int, downstream_parallelism: int) -> str:

@@ -1,17 +1,14 @@
 """The simulated-clock executor (Flink's task execution): builds operator subtasks from the job
-graph, replays the sources' records in arrival order on a simulated, deterministic processing clock
-and writes the trace.
+graph and replays the sources' records in arrival order on a deterministic processing clock.
 
 Before a record is handed over at its arrival time, the clock steps through every earlier moment
 something was due (periodic watermark emissions, processing-time timers); at equal times sources
 first, then operators upstream to downstream. At the end of input every source emits MAX.
 
-An operator of parallelism ``n`` runs as subtasks ``op#0`` … ``op#n-1`` (``op`` when ``n = 1``).
-Records cross exchanges (``winviz.operators.exchange``); watermarks and statuses are broadcast; a
-subtask with several input channels combines them in an ``InputGate``. Flink runs subtasks
-concurrently; winviz runs one event at a time so the same input gives the same trace: a record
-travels depth-first through the job before the next, and a watermark reaches the downstream
-subtasks in subtask order."""
+An operator of parallelism ``n`` runs as subtasks ``op#0`` … ``op#n-1`` (``op`` when ``n = 1``);
+records cross exchanges, watermarks and statuses are broadcast, several input channels meet in an
+``InputGate``. Flink runs subtasks concurrently; winviz one event at a time, so the same input gives
+the same trace: a record travels depth-first through the job before the next."""
 
 from __future__ import annotations
 
@@ -20,7 +17,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import count, repeat
+from itertools import chain, count, repeat
 from typing import Any
 
 from winviz import batch_execution
@@ -33,7 +30,6 @@ from winviz.checkpoints import (
 )
 from winviz.collector import fewer_full_collections, promote_to_oldest
 from winviz.errors import InputError
-from winviz.functions import OutputTag
 from winviz.graph import (
     BuildContext,
     Node,
@@ -47,7 +43,6 @@ from winviz.graph import (
 from winviz.keygroups import KeyRule, compute_default_max_parallelism
 from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
-from winviz.operators.batch import Batch
 from winviz.operators.chaining import chain_operators, install_kernel
 from winviz.operators.co_process import CoInput, CoInputGate
 from winviz.operators.exchange import Exchange
@@ -83,10 +78,6 @@ class JobExecutionResult:
         """A sink's records as a pandas DataFrame (dict values become columns)."""
         return _frame(self.outputs[name])
 
-    def side_output_frame(self, tag: str | OutputTag):
-        key = tag.id if isinstance(tag, OutputTag) else tag
-        return _frame(self.side_outputs.get(key, []))
-
     @property
     def num_late_records_dropped(self) -> int:
         return sum(m.get("num_late_records_dropped", 0) for m in self.metrics.values())
@@ -108,11 +99,10 @@ class _FanOut(Output):
     """Sends records, watermarks and statuses to every downstream operator (or input channel); side
     outputs to that tag's consumers and to the result."""
 
-    def __init__(self, runtime: JobRuntime, node: Node) -> None:
+    def __init__(self, runtime: JobRuntime) -> None:
         self.runtime = runtime
         self.targets: list[Any] = []  # StreamOperators and InputChannels
         self.side_targets: dict[str, list[Any]] = defaultdict(list)
-        self.node = node
 
     def collect(self, value, ts):
         for t in self.targets:
@@ -134,19 +124,16 @@ class _FanOut(Output):
         for t in self.targets:
             t.process_batch(batch)
 
+    def _to_all(self, method: str, arg: Any) -> None:
+        """``method(arg)`` of every target, then of every side target."""
+        for t in (*self.targets, *chain.from_iterable(self.side_targets.values())):
+            getattr(t, method)(arg)
+
     def emit_watermark(self, watermark):
-        for t in self.targets:
-            t.process_watermark(watermark)
-        for targets in self.side_targets.values():
-            for t in targets:
-                t.process_watermark(watermark)
+        self._to_all("process_watermark", watermark)
 
     def emit_watermark_status(self, idle):
-        for t in self.targets:
-            t.process_watermark_status(idle)
-        for targets in self.side_targets.values():
-            for t in targets:
-                t.process_watermark_status(idle)
+        self._to_all("process_watermark_status", idle)
 
 
 class _ToOne(_FanOut):
@@ -155,17 +142,16 @@ class _ToOne(_FanOut):
     collect: Callable[[Any, int | None], None]
 
     def __init__(self, fanout: _FanOut) -> None:
-        super().__init__(fanout.runtime, fanout.node)
+        super().__init__(fanout.runtime)
         self.targets, self.side_targets = fanout.targets, fanout.side_targets
         self.collect = fanout.targets[0].process_element
         self.sided = any(fanout.side_targets.values())
 
     def emit_watermark(self, watermark):
-        self.targets[0].process_watermark(watermark)
         if self.sided:
-            for targets in self.side_targets.values():
-                for t in targets:
-                    t.process_watermark(watermark)
+            self._to_all("process_watermark", watermark)
+        else:
+            self.targets[0].process_watermark(watermark)
 
 
 def _is_window_all(node: Node) -> bool:
@@ -184,14 +170,9 @@ class JobRuntime:
     use_batches = True
     """Whether records may go through in batches; tests turn it off to compare the traces."""
 
-    use_steady_loop = True
-    """Whether batches without checkpointing and processing-time timers go through
-    ``_read_steady_batches``; tests turn it off to compare the two loops' traces."""
-
     gc_full_collection_threshold: int | None = 100
-    """During ``run`` CPython's third GC threshold (young collections between two full ones) is
-    raised to at least this, then put back (``winviz.collector.fewer_full_collections``): full
-    collections would visit the whole trace again and again. None leaves the collector alone."""
+    """CPython's third GC threshold during ``run`` (``winviz.collector.fewer_full_collections``):
+    full collections would visit the whole trace again and again. None: the collector as it is."""
 
     def __init__(
         self,
@@ -282,8 +263,8 @@ class JobRuntime:
         return node.parallelism or self.env.parallelism
 
     def _max_parallelism(self, node: Node, parallelism: int) -> int:
-        """The operator's number of key groups: its own, else the environment's, else Flink's
-        default rule; never below its parallelism (``StreamingJobGraphGenerator``'s check)."""
+        """The operator's key groups: its own, else the environment's, else Flink's default; never
+        below its parallelism (``StreamingJobGraphGenerator``'s check)."""
         mp = node.max_parallelism or self.env.max_parallelism
         if mp is None:
             return compute_default_max_parallelism(parallelism)
@@ -332,21 +313,15 @@ class JobRuntime:
         edges = []
         for parent, asked in (e for i in inputs for e in self._resolve(i)):
             up = self.parallelism[parent]
-            if key_selector is not None:
-                kind = HASH
-            elif asked is None:
-                kind = default_partitioner(up, down)
-            else:
-                kind = asked
+            kind = HASH if key_selector is not None else asked or default_partitioner(up, down)
             if kind == FORWARD:
                 check_forward(parent.name, up, node.name, down)
             edges.append((parent, kind, key_selector))
         return edges
 
     def _build(self) -> None:
-        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``): each
-        subtask has one input channel per upstream subtask that can send to it; with more than one
-        an ``InputGate`` combines them, with one the upstream calls the subtask directly."""
+        """Expand the job graph into subtasks and wire them (Flink's ``ExecutionGraph``): one input
+        channel per upstream subtask that can send; several meet in an ``InputGate``."""
         self.parallelism: dict[Node, int] = {}
         self.subtasks: dict[Node, list[StreamOperator]] = {}
         self.exchanges: dict[str, Exchange] = {}
@@ -376,7 +351,7 @@ class JobRuntime:
             for i, op in enumerate(subs):
                 op.logical_name, op.subtask, op.parallelism = node.name, i, par
                 self.order.append(op)
-                outputs[op] = op.output = _FanOut(self, node)  # type: ignore[assignment]
+                outputs[op] = op.output = _FanOut(self)  # type: ignore[assignment]
                 if isinstance(op, SourceOperator):
                     op.logical_index = logical  # type: ignore[attr-defined]
                     self.sources.append(op)
@@ -453,11 +428,8 @@ class JobRuntime:
         for e, (parent, kind, selector) in enumerate(edges):
             ups = self.subtasks[parent]
             for i, up in enumerate(ups):
-                if kind == FORWARD:
+                if kind == FORWARD or len(ups) == par == 1:  # subtask i to i: a plain hand-over
                     outputs[up].targets.append(channel(i, offsets[e]))
-                    continue
-                if len(ups) == 1 and par == 1:  # one sender, one receiver: a plain hand-over
-                    outputs[up].targets.append(channel(0, offsets[e]))
                     continue
                 if kind == HASH:
                     partitioner: Any = KeyGroupStreamPartitioner(selector, par, max_par)
@@ -537,8 +509,8 @@ class JobRuntime:
     def _segments(
         self, positions: dict[str, int] | None = None
     ) -> Iterator[tuple[SourceOperator, int, int]]:
-        """Runs ``(source, start, end)`` of one source (and partition), in arrival order over all
-        sources (ties: the source defined first), from ``positions`` (a replay) or the start."""
+        """Runs ``(source, start, end)`` of one source (and partition) in arrival order over all
+        sources (ties: the first defined), from ``positions`` (a replay) or the start."""
         for src, start, end in self._source_runs(positions or {}):
             parts = src.partitions
             if parts is None:
@@ -558,8 +530,6 @@ class JobRuntime:
             if skip[0] < len(src.records):
                 yield src, skip[0], len(src.records)
             return
-        # one (arrival, source, index) iterator per source; each binds its own source number
-        # (a nested generator expression would see only the last one: late binding)
         # (arrival, source, place in the source's order, subtask, index): the subtasks of a
         # parallel source are read in the order of the whole source (arrival, then partition)
         merged = heapq.merge(
@@ -587,23 +557,20 @@ class JobRuntime:
             yield self.sources[current], start, end
 
     def run(self, until: int | None = None) -> JobExecutionResult:
-        """Run the job with fewer full GC passes (``gc_full_collection_threshold``) and what exists
-        now moved to the oldest generation (``winviz.collector.promote_to_oldest``)."""
+        """Run the job with fewer full GC passes (``gc_full_collection_threshold``)."""
         with fewer_full_collections(self.gc_full_collection_threshold):
             if self.gc_full_collection_threshold is not None:
                 promote_to_oldest()
             return self._run(until)
 
     def close(self) -> None:
-        """The job is over: every operator, gate and exchange, and the runtime, drop what they hold,
-        undoing the job's reference cycles so that a dropped result and its trace go by reference
-        counting alone (``tests/test_job_lifetime.py``). ``execute`` calls it after ``run``."""
+        """The job is over: the runtime and its parts drop what they hold, undoing the job's
+        reference cycles, so a dropped result and its trace go by reference counting alone."""
         self._drop_parts()
         vars(self).clear()
 
     def _drop_parts(self) -> None:
-        """Drop what the operators, gates and exchanges hold (``close``; ``restart`` for the old
-        ones)."""
+        """Drop what the operators, gates and exchanges hold (``close``, ``restart``)."""
         for part in (*self.order, *self.gates.values(), *self.exchanges.values()):
             vars(part).clear()
 
@@ -661,17 +628,15 @@ class JobRuntime:
             return
         consumed = sum(src.position for src in self.sources)
         # Without processing-time timers, only advance_clock moves the next due time (the
-        # generators' periodic emissions): until the clock reaches it, a record just sets it.
+        # generators' periodic emissions): it is looked up once per clock step, and until the
+        # clock reaches it a record just sets the clock.
         steady = not self.timer_owners
-        if steady and batching and not checkpointing and self.use_steady_loop:
-            self._read_steady_batches(positions)
-            return
         due_at = self._next_due() if steady else None
         for src, i, end in self._segments(positions):
             records = src.records
-            arrivals = records.arrivals
+            arrivals, indices = records.arrivals, records.indices
             while i < end:
-                arrival, index, value, ts = records[i]
+                arrival = arrivals[i]
                 if checkpointing:
                     coordinator.at_cut(consumed, arrival)
                 if steady and (due_at is None or arrival < due_at):
@@ -682,12 +647,12 @@ class JobRuntime:
                     if steady:
                         due_at = self._next_due()
                 if not batching:
-                    job.record_index = index
-                    src.process_element(value, ts)
+                    job.record_index = indices[i]
+                    src.process_element(records.values[i], records.stamps[i])
                     i += 1
                     consumed += 1
                     continue
-                due = self._next_due()
+                due = due_at if steady else self._next_due()
                 if checkpointing and (t := coordinator.next_trigger_time) is not None:
                     due = t if due is None else min(due, t)
                 # up to the first record from ``due`` on (a source's arrivals never decrease)
@@ -696,38 +661,8 @@ class JobRuntime:
                     j = min(j, i + cut - consumed)
                 src.process_batch(records[i:j])
                 # (as one by one: the clock and record index the batch's last record set)
-                job.now, job.record_index = arrivals[j - 1], records.indices[j - 1]
+                job.now, job.record_index = arrivals[j - 1], indices[j - 1]
                 consumed += j - i
                 i = j
         if checkpointing:
             coordinator.at_cut(consumed, None)
-
-    def _read_steady_batches(self, positions: dict[str, int] | None) -> None:
-        """``_read_input``'s loop for batches without checkpointing and processing-time timers: only
-        ``advance_clock`` moves the next due time, so it is looked up once per clock step. The same
-        batches as the general loop (tests/test_batching.py compares the two)."""
-        job = self.job
-        advance_clock, next_due = self.advance_clock, self._next_due
-        due_at = next_due()
-        for src, i, end in self._segments(positions):
-            records = src.records
-            arrivals, indices, values = records.arrivals, records.indices, records.values
-            stamps = records.stamps
-            immutable, process_batch = records.immutable, src.process_batch
-            while i < end:
-                arrival = arrivals[i]
-                if due_at is None or arrival < due_at:
-                    if arrival > job.now:
-                        job.now = arrival
-                else:
-                    advance_clock(arrival)
-                    due_at = next_due()
-                # up to the first record from ``due_at`` on (a source's arrivals never
-                # decrease)
-                j = end if due_at is None else bisect_left(arrivals, due_at, i + 1, end)
-                process_batch(
-                    Batch(arrivals[i:j], indices[i:j], values[i:j], stamps[i:j], immutable)
-                )
-                # (as one by one: the clock and record index the batch's last record set)
-                job.now, job.record_index = arrivals[j - 1], indices[j - 1]
-                i = j

@@ -1,9 +1,8 @@
 """Flink's ``StatusWatermarkValve``: one watermark out of many input channels, the **minimum**
 over the aligned active channels, emitted when it rises. Idle channels drop out; when all are
 idle the largest watermark seen is flushed and the valve reports IDLE; a channel active again
-rejoins ("is aligned") once it has caught up with the output. A channel watermark costs O(1): the
-valve keeps the minimum and how many channels are at it, and looks again only when the last one
-leaves."""
+rejoins ("is aligned") once it has caught up with the output. The valve keeps the minimum and how
+many channels are at it (O(1) a watermark), and looks again only when the last one leaves."""
 
 from __future__ import annotations
 
@@ -101,19 +100,8 @@ class StatusWatermarkValve:
         if watermark <= self._watermarks[channel] or not (self.active and self._active[channel]):
             return
         self._watermarks[channel] = watermark
-        old = self._aligned[channel]
-        if old != _NOT_ALIGNED or watermark >= self.last_output_watermark:  # (now) aligned
-            self._aligned[channel] = watermark
-            low = self._low
-            if watermark < low:  # _set_aligned, inlined: the common case costs no call
-                self._low, self._at_low = watermark, 1
-            elif watermark == low:
-                if old != low:
-                    self._at_low += 1
-            elif old == low:
-                self._at_low -= 1
-                if not self._at_low:
-                    self._find_min()
+        if self._aligned[channel] != _NOT_ALIGNED or watermark >= self.last_output_watermark:
+            self._set_aligned(channel, watermark)  # (now) aligned
         low = self._low
         if low != _NOT_ALIGNED and low > self.last_output_watermark:
             self._emit_watermark(low)

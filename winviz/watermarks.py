@@ -8,12 +8,12 @@ timestamps the same with ``B = 0``, punctuated a user function's watermark at on
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from winviz.alignment import DEFAULT_UPDATE_INTERVAL, WatermarkAlignmentParams
+from winviz.arguments import callable_with
 from winviz.errors import ArgumentTypeError, InputError
 from winviz.time import MIN, duration_ms
 
@@ -251,8 +251,7 @@ def _idle_timeout(timeout: Any) -> int:
 
 
 def _function_of(fn: Any, arity: int, what: str, field: str, expected: str) -> None:
-    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments (a callable whose
-    signature Python cannot read is taken as it is)."""
+    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments."""
     if not callable(fn):
         hint = (
             f"; pass its method: {what.split('(')[0]}(obj.extract_timestamp)"
@@ -271,18 +270,4 @@ def _function_of(fn: Any, arity: int, what: str, field: str, expected: str) -> N
             value=fn,
             expected=expected,
         )
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return
-    try:
-        signature.bind(*([None] * arity))
-    except TypeError:
-        name = getattr(fn, "__qualname__", type(fn).__name__)
-        raise ArgumentTypeError(
-            f"{what} calls it with {arity} argument{'' if arity == 1 else 's'}; "
-            f"{name}{signature} cannot take them",
-            field=field,
-            value=fn,
-            expected=expected,
-        ) from None
+    callable_with(fn, arity, what, field, expected, "it")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from winviz.spark.batches import SIDE_NAMES, InputBatch
 from winviz.spark.spec import StateSpec, TwinSpec, is_dropped
 from winviz.trace import Trace
-from winviz.windows import TimeWindow
+from winviz.windows.window import TimeWindow
 
 if TYPE_CHECKING:
     from winviz.spark.join_model import JoinSpec

@@ -14,6 +14,7 @@ from winviz.time import MIN, duration_ms, java_rem, wrap_long
 from winviz.windows.triggers import (
     EndOfStreamTrigger,
     EventTimeTrigger,
+    Factory,
     NeverTrigger,
     ProcessingTimeTrigger,
     Trigger,
@@ -40,7 +41,7 @@ def get_window_start_with_offset(timestamp: int, offset: int, window_size: int) 
     return wrap_long(timestamp - remainder)
 
 
-class WindowAssigner:
+class WindowAssigner(Factory):
     """Base of all assigners."""
 
     is_event_time: bool = True
@@ -83,10 +84,6 @@ class TumblingEventTimeWindows(WindowAssigner):
                 expected="size > 0 and abs(offset) < size",
             )
         self._last: TimeWindow | None = None
-
-    @classmethod
-    def of(cls, size: Any, offset: Any = 0) -> TumblingEventTimeWindows:
-        return cls(size, offset)
 
     def _window_for(self, t: int) -> list[Any]:
         last = self._last  # consecutive elements mostly share a window: reuse the object
@@ -143,10 +140,6 @@ class SlidingEventTimeWindows(WindowAssigner):
                 value=self.slide,
                 expected=f"slide >= size / {MAX_WINDOWS_PER_ELEMENT}",
             )
-
-    @classmethod
-    def of(cls, size: Any, slide: Any, offset: Any = 0) -> SlidingEventTimeWindows:
-        return cls(size, slide, offset)
 
     def _windows_for(self, t: int) -> list[Any]:
         size, slide = self.size, self.slide
@@ -260,10 +253,6 @@ class GlobalWindows(WindowAssigner):
 
     def __init__(self, trigger: Trigger | None = None) -> None:
         self._default = trigger
-
-    @classmethod
-    def create(cls) -> GlobalWindows:
-        return cls()
 
     @classmethod
     def create_with_end_of_stream_trigger(cls) -> GlobalWindows:

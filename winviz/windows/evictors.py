@@ -9,7 +9,7 @@ from typing import Any
 
 from winviz.errors import InputError
 from winviz.time import MIN, count_arg, duration_ms, wrap_long
-from winviz.windows.triggers import value_delta
+from winviz.windows.triggers import Factory, value_delta
 
 
 @dataclass(slots=True)
@@ -20,10 +20,12 @@ class TimestampedValue:
     timestamp: int | None
 
 
-class Evictor:
-    """Base class: ``evict_before`` / ``evict_after`` receive the list and its size."""
+class Evictor(Factory):
+    """Base class: ``evict_before`` / ``evict_after`` receive the list and its size; a subclass
+    implements ``evict`` and names its parameter in ``shown`` (its ``repr``)."""
 
     do_evict_after: bool = False
+    shown = ""
 
     def evict_before(
         self, elements: list[TimestampedValue], size: int, window: Any, ctx: Any
@@ -40,35 +42,34 @@ class Evictor:
     def evict(self, elements: list[TimestampedValue], size: int, ctx: Any) -> None:
         raise NotImplementedError
 
+    def __repr__(self) -> str:
+        if not self.shown:  # (an evictor of the user's)
+            return super().__repr__()
+        return f"{type(self).__name__}({getattr(self, self.shown)}, after={self.do_evict_after})"
+
 
 class CountEvictor(Evictor):
     """Keeps at most ``max_count`` elements: removes the oldest ``size - max_count``."""
+
+    shown = "max_count"
 
     def __init__(self, max_count: int, do_evict_after: bool = False) -> None:
         self.max_count = count_arg(max_count, what="CountEvictor max_count", minimum=0)
         self.do_evict_after = do_evict_after
 
-    @classmethod
-    def of(cls, max_count: int, do_evict_after: bool = False) -> CountEvictor:
-        return cls(max_count, do_evict_after)
-
     def evict(self, elements, size, ctx):
-        if size <= self.max_count:
-            return
-        del elements[: size - self.max_count]
-
-    def __repr__(self) -> str:
-        return f"CountEvictor({self.max_count}, after={self.do_evict_after})"
+        if size > self.max_count:
+            del elements[: size - self.max_count]
 
 
 class TimeEvictor(Evictor):
     """Keeps elements newer than ``max timestamp in the window - window_size``."""
 
+    shown = "window_size"
+
     def __init__(self, window_size: Any, do_evict_after: bool = False) -> None:
         self.window_size = duration_ms(window_size, what="evictor window size")
-        if self.window_size < 0:
-            # (Flink's TimeEvictor takes it unchecked: every element would be evicted, as a
-            # negative count in CountEvictor, which winviz refuses the same way)
+        if self.window_size < 0:  # (Flink takes it unchecked: every element would be evicted)
             raise InputError(
                 "TimeEvictor window size must be at least 0: a negative size evicts every element",
                 field="evictor window size",
@@ -76,10 +77,6 @@ class TimeEvictor(Evictor):
                 expected="an int >= 0 (ms) or a timedelta that is not negative",
             )
         self.do_evict_after = do_evict_after
-
-    @classmethod
-    def of(cls, window_size: Any, do_evict_after: bool = False) -> TimeEvictor:
-        return cls(window_size, do_evict_after)
 
     def evict(self, elements, size, ctx):
         if not elements or elements[0].timestamp is None:
@@ -90,12 +87,11 @@ class TimeEvictor(Evictor):
             e for e in elements if not (e.timestamp is not None and e.timestamp <= cutoff)
         ]
 
-    def __repr__(self) -> str:
-        return f"TimeEvictor({self.window_size}, after={self.do_evict_after})"
-
 
 class DeltaEvictor(Evictor):
     """Removes elements whose ``delta(element, last element) >= threshold``."""
+
+    shown = "threshold"
 
     def __init__(
         self,
@@ -107,20 +103,9 @@ class DeltaEvictor(Evictor):
         self.delta_function = delta_function
         self.do_evict_after = do_evict_after
 
-    @classmethod
-    def of(
-        cls,
-        threshold: float,
-        delta_function: Callable[[Any, Any], float] = value_delta,
-        do_evict_after: bool = False,
-    ) -> DeltaEvictor:
-        return cls(threshold, delta_function, do_evict_after)
-
     def evict(self, elements, size, ctx):
-        if not elements:
-            return
-        last = elements[-1].value
-        elements[:] = [e for e in elements if self.delta_function(e.value, last) < self.threshold]
-
-    def __repr__(self) -> str:
-        return f"DeltaEvictor({self.threshold}, after={self.do_evict_after})"
+        if elements:
+            last = elements[-1].value
+            elements[:] = [
+                e for e in elements if self.delta_function(e.value, last) < self.threshold
+            ]

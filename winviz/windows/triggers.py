@@ -37,7 +37,18 @@ PURGE = TriggerResult.PURGE
 FIRE_AND_PURGE = TriggerResult.FIRE_AND_PURGE
 
 
-class Trigger:
+class Factory:
+    """Flink's static factory methods of triggers, evictors and assigners: ``X.of(...)`` and
+    ``X.create()`` are the constructor."""
+
+    @classmethod
+    def of(cls, *args: Any, **kwargs: Any) -> Self:
+        return cls(*args, **kwargs)
+
+    create = of
+
+
+class Trigger(Factory):
     """Base class. Subclasses override the calls they care about."""
 
     uses_processing_time = True
@@ -87,17 +98,12 @@ class EventTimeTrigger(Trigger):
         return True
 
     def on_merge(self, window, ctx):
-        # Only register if the watermark is not yet past the merged window's end; otherwise
-        # on_element fires it and a timer here would fire it twice.
+        # a watermark already past the merged window's end: on_element fires it (a timer: twice)
         if window.max_timestamp() > ctx.get_current_watermark():
             ctx.register_event_time_timer(window.max_timestamp())
 
     def clear(self, window, ctx):
         ctx.delete_event_time_timer(window.max_timestamp())
-
-    @classmethod
-    def create(cls) -> EventTimeTrigger:
-        return cls()
 
 
 class ProcessingTimeTrigger(Trigger):
@@ -120,10 +126,6 @@ class ProcessingTimeTrigger(Trigger):
     def clear(self, window, ctx):
         ctx.delete_processing_time_timer(window.max_timestamp())
 
-    @classmethod
-    def create(cls) -> ProcessingTimeTrigger:
-        return cls()
-
 
 def _sum(a: int, b: int) -> int:
     return a + b
@@ -137,10 +139,6 @@ class CountTrigger(Trigger):
     def __init__(self, max_count: int) -> None:
         self.max_count = count_arg(max_count, what="CountTrigger max_count")
         self.state_desc = ReducingStateDescriptor("count", _sum)
-
-    @classmethod
-    def of(cls, max_count: int) -> CountTrigger:
-        return cls(max_count)
 
     def on_element(self, element, timestamp, window, ctx):
         count = ctx.get_partitioned_state(self.state_desc)
@@ -173,7 +171,9 @@ def next_fire_time(time: int, interval: int, window: Any) -> int:
 class _ContinuousTrigger(Trigger):
     """What Flink's ``ContinuousEventTimeTrigger`` and ``ContinuousProcessingTimeTrigger`` share:
     the next fire time in a ``fire-time`` state (minimum on merge); a timer at it fires and
-    registers the next. A subclass names its domain's timer calls."""
+    registers the next. ``domain`` names the timer calls' clock (``event`` / ``processing``)."""
+
+    domain: str
 
     def __init__(self, interval: Any) -> None:
         self.interval = duration_ms(interval, what="interval")
@@ -186,15 +186,9 @@ class _ContinuousTrigger(Trigger):
             )
         self.state_desc = ReducingStateDescriptor("fire-time", min)
 
-    @classmethod
-    def of(cls, interval: Any) -> Self:
-        return cls(interval)
-
-    def _register_timer(self, ctx: Any, time: int) -> None:
-        raise NotImplementedError
-
-    def _delete_timer(self, ctx: Any, time: int) -> None:
-        raise NotImplementedError
+    def _timer(self, ctx: Any, verb: str, time: int) -> None:
+        """``ctx.register_…_timer(time)`` / ``ctx.delete_…_timer(time)`` of this domain."""
+        getattr(ctx, f"{verb}_{self.domain}_time_timer")(time)
 
     def _fire_if_next(self, time: int, window: Any, ctx: Any) -> TriggerResult:
         """FIRE and register the next timer when ``time`` is the kept fire time, else CONTINUE."""
@@ -208,7 +202,7 @@ class _ContinuousTrigger(Trigger):
     def _register_next(self, time, window, ctx, fire_time) -> None:
         next_fire = next_fire_time(time, self.interval, window)
         fire_time.add(next_fire)
-        self._register_timer(ctx, next_fire)
+        self._timer(ctx, "register", next_fire)
 
     def can_merge(self) -> bool:
         return True
@@ -217,13 +211,13 @@ class _ContinuousTrigger(Trigger):
         ctx.merge_partitioned_state(self.state_desc)
         next_fire = ctx.get_partitioned_state(self.state_desc).get()
         if next_fire is not None:
-            self._register_timer(ctx, next_fire)
+            self._timer(ctx, "register", next_fire)
 
     def clear(self, window, ctx):
         fire_time = ctx.get_partitioned_state(self.state_desc)
         ts = fire_time.get()
         if ts is not None:
-            self._delete_timer(ctx, ts)
+            self._timer(ctx, "delete", ts)
             fire_time.clear()
 
     def __repr__(self) -> str:
@@ -234,6 +228,7 @@ class ContinuousEventTimeTrigger(_ContinuousTrigger):
     """Fires every ``interval`` of event time, and at the window's end."""
 
     uses_processing_time = False
+    domain = "event"
 
     def on_element(self, element, timestamp, window, ctx):
         if window.max_timestamp() <= ctx.get_current_watermark():
@@ -250,15 +245,11 @@ class ContinuousEventTimeTrigger(_ContinuousTrigger):
             return FIRE
         return self._fire_if_next(time, window, ctx)
 
-    def _register_timer(self, ctx: Any, time: int) -> None:
-        ctx.register_event_time_timer(time)
-
-    def _delete_timer(self, ctx: Any, time: int) -> None:
-        ctx.delete_event_time_timer(time)
-
 
 class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
     """Fires every ``interval`` of processing time (next fire time kept in ``fire-time``)."""
+
+    domain = "processing"
 
     def on_element(self, element, timestamp, window, ctx):
         fire_time = ctx.get_partitioned_state(self.state_desc)
@@ -269,12 +260,6 @@ class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
 
     def on_processing_time(self, time, window, ctx):
         return self._fire_if_next(time, window, ctx)
-
-    def _register_timer(self, ctx: Any, time: int) -> None:
-        ctx.register_processing_time_timer(time)
-
-    def _delete_timer(self, ctx: Any, time: int) -> None:
-        ctx.delete_processing_time_timer(time)
 
 
 def value_delta(old: Any, new: Any) -> float:
@@ -293,12 +278,6 @@ class DeltaTrigger(Trigger):
         self.threshold = threshold
         self.delta_function = delta_function
         self.state_desc = ValueStateDescriptor("last-element")
-
-    @classmethod
-    def of(
-        cls, threshold: float, delta_function: Callable[[Any, Any], float] = value_delta
-    ) -> DeltaTrigger:
-        return cls(threshold, delta_function)
 
     def on_element(self, element, timestamp, window, ctx):
         last = ctx.get_partitioned_state(self.state_desc)
@@ -349,10 +328,6 @@ class PurgingTrigger(Trigger):
     def __init__(self, nested: Trigger) -> None:
         self.nested = nested
         self.uses_processing_time = nested.uses_processing_time
-
-    @classmethod
-    def of(cls, nested: Trigger) -> PurgingTrigger:
-        return cls(nested)
 
     @staticmethod
     def _purging(result: TriggerResult) -> TriggerResult:
