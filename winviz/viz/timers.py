@@ -157,7 +157,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
     diagonal = _diagonal_layers(lives, x, y)
     plot = (x, y, timer_places.Plot(x, y, width, height))
-    placed = timer_places.place_marks(
+    events, rings, dedup_layers, labels = timer_places.place_marks(
         plot,
         rules,
         points,
@@ -173,12 +173,11 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         *staircase[:1],  # the line
         *diagonal,
         _rule_layer(rules, x, y, by_key),
-        *_event_layers(placed.events, x, y),
-        *placed.dedup_layers,
-        piles.ring_layer(placed.rings, axes.channel(x, "x"), axes.channel(y, "y"), 45),
+        *_event_layers(events, x, y),
+        *dedup_layers,
+        piles.ring_layer(rings, axes.channel(x, "x"), axes.channel(y, "y"), 45),
         *staircase[1:2],  # its dots, over the timer events
-        *placed.labels,
-        *placed.watermark_label,
+        *labels,
     ]
     layers = [layer for layer in layers if layer is not None]
     chart = _two_panels(layers, panel, (width, height), by_key, keys, n_keys, notes)
@@ -432,36 +431,29 @@ def _rule_layer(
 def _event_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
     """The timer events' layers, of at most ``scale.ROW_LIMIT`` rows each (a key dropdown's
     views may hold an event twice)."""
-    step = scale.ROW_LIMIT
-    return [_event_layer(rows[i : i + step], x, y) for i in range(0, max(len(rows), 1), step)]
-
-
-def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
-    return spec.layer(
-        rows,
-        {
-            "type": "point",
-            "filled": True,
-            "size": 45,
-            "color": palette.DEDUP_COLOR,
-            "opacity": 0.9,
-            "xOffset": {"expr": "datum.dx"},
-        },
-        {
-            **axes.xy(x, y),
-            "shape": {
-                "field": "event",
-                "type": "nominal",
-                "title": "timer event",
-                "scale": {"domain": list(EVENTS), "range": list(EVENT_SHAPES)},
-                "legend": {"labelLimit": 0},
-            },
-            # (the columns of the first timer's events, then the last ▼'s others)
-            "tooltip": spec.tooltips(
-                [rows[0] | rows[-1] | rows[0], *rows], ["x", "y", "dx", "kind", "view"]
-            ),
-        },
-    )
+    mark = {"type": "point", "filled": True, "size": 45, "color": palette.DEDUP_COLOR}
+    mark |= {"opacity": 0.9, "xOffset": {"expr": "datum.dx"}}
+    shape = {"domain": list(EVENTS), "range": list(EVENT_SHAPES)}
+    encoding = axes.xy(x, y) | {
+        "shape": {
+            "field": "event",
+            "type": "nominal",
+            "title": "timer event",
+            "scale": shape,
+            "legend": {"labelLimit": 0},
+        }
+    }
+    parts = [rows[i : i + scale.ROW_LIMIT] for i in range(0, len(rows), scale.ROW_LIMIT)]
+    # each tooltip: the columns of the first timer's events, then the last ▼'s others
+    skip = ["x", "y", "dx", "kind", "view"]
+    return [
+        spec.layer(
+            part,
+            mark,
+            encoding | {"tooltip": spec.tooltips([part[0] | part[-1] | part[0], *part], skip)},
+        )
+        for part in parts
+    ]
 
 
 def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: list[str]) -> None:
