@@ -12,11 +12,11 @@ from chart_jobs import kernel_job, late_union_job
 
 from tests.browser.gallery import running_example
 from winviz import viz
+from winviz.trace.coded import first_of_each
 from winviz.viz import timer_places as tp
 from winviz.viz.boxes import Taken, crosses, crossings
 from winviz.viz.palette import TimeAxis
 from winviz.viz.skew import _across
-from winviz.viz.timer_records import first_of_each
 
 DEDUP = "registration of a timer that already existed (de-duplicated)"
 

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from winviz.trace.coded import first_of_each
 from winviz.viz import axes, palette, piles, scale, spec
 from winviz.viz.boxes import Box, Segment, Taken, around, clear, overlaps
 from winviz.viz.labels import Plot
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timer_records import first_of_each
 from winviz.viz.value_texts import key_texts
 
 Rows = list[dict[str, Any]]

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
-from winviz.trace.coded import object_array, value_codes
+from winviz.trace.coded import first_of_each, object_array, value_codes
 from winviz.viz.trace_view import TraceView, _objects, _times
 from winviz.viz.value_texts import key_texts, short
 from winviz.viz.window_lives import _group_ids, allowed_lateness, processing_time_windows
@@ -86,16 +86,6 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     else:
         columns["timer"] = np.zeros(0, dtype=np.int64)
     return pd.DataFrame(columns, copy=False)  # (every column made here, for this frame only)
-
-
-def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of ``values`` (numbered in order of first appearance) and
-    each code's first position."""
-    codes, _ = pd.factorize(values)
-    if not len(codes):
-        return codes, np.zeros(0, dtype=np.intp)
-    seen = np.maximum.accumulate(codes)  # (a code first seen: one more than any before it)
-    return codes, np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
 
 
 def _namespace_texts(values: list[Any]) -> list[str]:
