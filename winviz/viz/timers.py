@@ -396,9 +396,8 @@ def _domain_dash() -> dict[str, Any]:
 def _domain_color(title: str | None) -> dict[str, Any]:
     """The colour of a timer domain, with a legend ``title`` (None: no legend)."""
     scale = {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)}
-    if title is None:
-        return {"field": "domain", "type": "nominal", "scale": scale, "legend": None}
-    return {"field": "domain", "type": "nominal", "title": title, "scale": scale}
+    legend = {"legend": None} if title is None else {"title": title}
+    return {"field": "domain", "type": "nominal", "scale": scale} | legend
 
 
 def _rule_layer(
