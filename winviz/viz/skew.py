@@ -187,7 +187,7 @@ def _skew(
             )
     vertices = lags.tolist()  # (part, processing time, lag) each
     layers = [
-        _lag_layer(vertices, x, y),
+        _lag_layer(lags, x, y),
         *_elements_layers(view, e, x, y, max_points, restarts, notes),
     ]
     if vertices:  # the "watermark lag" label, off the elements and the line
@@ -334,10 +334,14 @@ def _before_a_step(
     return int(np.count_nonzero(lined & wrong))
 
 
-def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
+def _lag_layer(lags: np.ndarray, x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
+    """The watermark lag line through ``lags`` (``lag_vertices``), one line per part."""
+    at = np.clip(lags[:, 1], x.lo, x.hi).tolist()  # (``x.clip`` of each)
     rows = [
-        {"kind": "watermark lag", "i": i, "part": part, "x": x.clip(t)[0], "y": lag}
-        for i, (part, t, lag) in enumerate(vertices)
+        {"kind": "watermark lag", "i": i, "part": part, "x": t, "y": lag}
+        for i, (part, t, lag) in enumerate(
+            zip(lags[:, 0].tolist(), at, lags[:, 2].tolist(), strict=True)
+        )
     ]
     return spec.layer(
         rows,
