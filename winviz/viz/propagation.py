@@ -566,23 +566,13 @@ def _restart_place(
     """The first place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at
     ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots."""
     w, h = RESTART_CHAR_PX * len(text), RESTART_FONT + 2
-
-    def box(align: str, top: int) -> Box:
-        left = px + 3 if align == "left" else px - 3 - w
-        return (left, top, left + w, top + h)
-
-    def free(b: Box, boxes: list[Box]) -> bool:
-        return not any(overlaps(b, o) for o in boxes)
-
-    inside = [
-        (align, top)
-        for align, top in RESTART_PLACES
-        if box(align, top)[0] >= 0 and box(align, top)[2] <= plot.width
-    ]
+    lefts = {"left": px + 3, "right": px - 3 - w}
+    boxes = {(a, top): (lefts[a], top, lefts[a] + w, top + h) for a, top in RESTART_PLACES}
+    inside = [p for p, b in boxes.items() if b[0] >= 0 and b[2] <= plot.width]
     for avoid in (dots + steps, dots):
-        for align, top in inside:
-            if free(box(align, top), avoid):
-                return align, top
+        for place in inside:
+            if not any(overlaps(boxes[place], o) for o in avoid):
+                return place
     return (inside or list(RESTART_PLACES))[0]
 
 
