@@ -23,7 +23,7 @@ from winviz.viz.labels import Plot
 from winviz.viz.palette import TimeAxis
 from winviz.viz.value_texts import key_texts
 
-Rows = list[dict[str, Any]]
+Rows = list[dict[str, Any]]  # a layer's data: one dict per mark
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
 
 EVENT_STEPS = 4  # places (``EVENT_PX`` apart) each way an event tries before it is counted
@@ -32,8 +32,8 @@ DEDUP_EVENT = "registration of a timer that already existed (de-duplicated)"
 
 def place_marks(
     plot: tuple[TimeAxis, TimeAxis, Plot],
-    rules: list[dict[str, Any]],
-    points: list[dict[str, Any]],
+    rules: Rows,
+    points: Rows,
     lines: tuple[list[spec.ChartDict], list[spec.ChartDict]],
     labels: list[spec.ChartDict],
     dedups: tuple[pd.DataFrame, np.ndarray],
@@ -91,7 +91,7 @@ def _taken(lines: list[tuple[Segment, bool]], boxes: list[Box]) -> Taken:
 RULE_HALF_PX = 1.5  # half a timer rule's width (2.5 px), and a little
 
 
-def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
+def rule_segments(rules: Rows, px: Plot) -> list[Segment]:
     """The timer rules in pixels: two vertical segments ``RULE_HALF_PX`` either side of each."""
     out = []
     for r in rules:
@@ -101,7 +101,7 @@ def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
     return out
 
 
-def line_segments(rows: list[dict[str, Any]], px: Plot, by: str) -> list[Segment]:
+def line_segments(rows: Rows, px: Plot, by: str) -> list[Segment]:
     """A line layer's segments in pixels: consecutive rows (in ``i`` order) of one ``by``."""
     ordered = sorted(rows, key=lambda r: (str(r.get(by, "")), r.get("i", 0)))
     out = []
@@ -125,8 +125,8 @@ RING_HALF_PX = EVENT_PX * 3**0.5 / 2 + 1  # half a ring's side: three times a ma
 
 
 def side_by_side(
-    points: list[dict[str, Any]], px: Plot, notes: list[str], keys: list[str] = ()
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[Box]]]:
+    points: Rows, px: Plot, notes: list[str], keys: list[str] = ()
+) -> tuple[Rows, Rows, dict[str, list[Box]]]:
     """Timer events at one point side by side (``piles.side_by_side``: each row's ``dx``);
     those of a pile too deep counted on the mark at their point (``also here``, a ring). With
     a key dropdown (``keys``), each key's view places its own events again among its own
@@ -159,9 +159,7 @@ def side_by_side(
     return drawn, rings, boxes
 
 
-def _placed(
-    points: list[dict[str, Any]], px: Plot, notes: list[str], tally: bool = False
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _placed(points: Rows, px: Plot, notes: list[str], tally: bool = False) -> tuple[Rows, Rows]:
     """``points`` placed side by side on a grid of their own: the rows drawn (with ``also
     here`` when some were counted, or ``tally``) and the rings'."""
     places = [_at(r, px) for r in points]
@@ -176,7 +174,7 @@ def _placed(
     return drawn, piles.rings(grid)
 
 
-def _merge_view(shared: list[dict[str, Any]], own: list[dict[str, Any]], key: str) -> None:
+def _merge_view(shared: Rows, own: Rows, key: str) -> None:
     """Rows of ``key``'s view (``own``) into every key's (``shared``): a row alike in both
     stays one; else the shared one gets ``view`` "" and ``key``'s own ``view`` key."""
     alike = {frozenset(r.items()) for r in own}
@@ -190,7 +188,7 @@ def _merge_view(shared: list[dict[str, Any]], own: list[dict[str, Any]], key: st
     shared += [{**r, "view": key} for r in own if frozenset(r.items()) not in same]
 
 
-def _boxes(rows: list[dict[str, Any]], rings: list[dict[str, Any]], px: Plot) -> list[Box]:
+def _boxes(rows: Rows, rings: Rows, px: Plot) -> list[Box]:
     """The boxes of timer events' rows and of rings'."""
     return [_square(_at(r, px), EVENT_PX / 2) for r in rows] + [
         _square(_at(r, px), RING_HALF_PX) for r in rings
@@ -205,7 +203,7 @@ def watermark_label_off_marks(
     px: Plot,
     marks: list[Box],
     lines: list[tuple[Segment, bool]],
-    vertices: list[dict[str, Any]],
+    vertices: Rows,
 ) -> list[spec.ChartDict]:
     """The staircase's "watermark" label at the first of its vertical steps (``vertices``:
     the line's rows; at most ``WATERMARK_STEPS_TRIED``) on the plot clear of ``marks`` and
@@ -297,7 +295,7 @@ def dedup_bins(
     y: TimeAxis,
     px: Plot,
     by_key: set[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> Rows:
     """The de-duplicated registrations (``dedup``: positions in ``records``) in bins: those
     of one (domain, timestamp) — and key, for the keys ``by_key`` only — in one ``EVENT_PX``
     row of the plot (twice as tall while there are more bins than a layer may hold). Per bin,
@@ -380,12 +378,12 @@ def dedup_layers(
     drawn: Any,
     keys: list[str],
     notes: list[str],
-) -> tuple[list[dict[str, Any]], list[spec.ChartDict]]:
+) -> tuple[Rows, list[spec.ChartDict]]:
     """The ▼ rows placed beside their timestamp's rules (``dedups_beside``; ``drawn(key)``:
     the segments and boxes drawn when the dropdown shows ``key``; with ``keys``, again per
     key's view), and the layers of their "×n" and of the row above the plot."""
     x, y, px = plot
-    views: dict[Any, list[dict[str, Any]]] = {None: dedup_bins(records, dedup, x, y, px)}
+    views: dict[Any, Rows] = {None: dedup_bins(records, dedup, x, y, px)}
     if keys:
         views = {"": views[None]}
         for b in dedup_bins(records, dedup, x, y, px, by_key=set(keys)):
@@ -456,7 +454,7 @@ def _tries(lo: float, hi: float, text: float) -> list[float]:
 
 
 def dedup_places(
-    rows: list[dict[str, Any]],
+    rows: Rows,
     extents: dict[Any, tuple[float, float]],
     taken: Taken,
     px: Plot,
@@ -529,11 +527,11 @@ def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out:
 
 
 def dedups_beside(
-    rows: list[dict[str, Any]],
+    rows: Rows,
     extents: dict[Any, tuple[float, float]],
     taken: Taken,
     px: Plot,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[Rows, Rows]:
     """The ▼ rows placed beside their timestamp's rules (``dedup_places``), and those in the
     row above the plot (``in_row_above``). A ▼ with no place is counted on the nearest ▼ of
     its timestamp within ``NEAR_PX`` up or down (else it goes to the row above), and all are
@@ -571,9 +569,7 @@ def dedups_beside(
 ROW_ABOVE_PX = 14  # the height of a line of the row above the plot
 
 
-def in_row_above(
-    rows: list[dict[str, Any]], extents: dict[Any, tuple[float, float]], px: Plot
-) -> list[dict[str, Any]]:
+def in_row_above(rows: Rows, extents: dict[Any, tuple[float, float]], px: Plot) -> Rows:
     """The ▼ of crowded timers in a row above the plot, in order of x: one per timestamp
     (``n`` its registrations), at the middle of its rules, in the first line of the row
     (``above``: pixels above the plot) where it and its "×n" overlap no other."""
@@ -608,9 +604,7 @@ def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
     into["keys"] = list(dict.fromkeys([*into["keys"], *r["keys"]]))
 
 
-def _dedup_rows(
-    placed: list[dict[str, Any]], y: TimeAxis, view: str | None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _dedup_rows(placed: Rows, y: TimeAxis, view: str | None) -> tuple[Rows, Rows]:
     """The ▼ rows of the placed bins and the "×n" of those standing for several, with their
     ``above`` (in the row above) and ``view``."""
     marks, counts = [], []
@@ -640,7 +634,7 @@ def _dedup_rows(
     return marks, counts
 
 
-def _count_layer(texts: list[dict[str, Any]], xy: dict[str, Any]) -> spec.ChartDict:
+def _count_layer(texts: Rows, xy: dict[str, Any]) -> spec.ChartDict:
     """The "×n" texts of the ▼ standing for n registrations, right of them."""
     return spec.text_layer(
         texts,
@@ -653,9 +647,7 @@ def _count_layer(texts: list[dict[str, Any]], xy: dict[str, Any]) -> spec.ChartD
     )
 
 
-def _row_above_layers(
-    marks: list[dict[str, Any]], texts: list[dict[str, Any]], x: TimeAxis
-) -> list[spec.ChartDict]:
+def _row_above_layers(marks: Rows, texts: Rows, x: TimeAxis) -> list[spec.ChartDict]:
     """The ▼ in the row above the plot (``above``: pixels from its top) and their "×n"."""
     xy = {
         "x": axes.channel(x, "x"),
