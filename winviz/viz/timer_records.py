@@ -43,12 +43,9 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     (text), ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion),
     and timer: one integer per timer identity (key, namespace text, domain, timestamp)."""
     rows = view.select(*TIMER_KINDS, operator=operator)
-    # the kind as a categorical of TIMER_KINDS
-    order = np.full(len(view.c.kind.values) + 1, -1, dtype=np.int8)
-    for i, kind in enumerate(TIMER_KINDS):
-        if kind in view._code_of:
-            order[view._code_of[kind]] = i
-    kinds = pd.Categorical.from_codes(order[view._codes[rows]], categories=list(TIMER_KINDS))
+    codes = view.kind_codes(rows)  # the kind as a categorical of TIMER_KINDS
+    order = np.select([codes == view.kind_code(k) for k in TIMER_KINDS], [0, 1, 2], -1)
+    kinds = pd.Categorical.from_codes(order, categories=list(TIMER_KINDS))
     columns: dict[str, Any] = {"seq": rows.copy(), "kind": kinds}
     for name in ("proc_time", "watermark"):
         columns[name] = _times(view, name, rows)
