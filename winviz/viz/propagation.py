@@ -395,24 +395,17 @@ def _line_layers(
         notes.append(("" if d["per_operator"] else f"{d['name']}: ") + _coinciding_text(cut))
         encoding["detail"] = {"field": "run", "type": "nominal"}  # a line per run
         for (n, k), rows in sorted(cut.rows.items()):
-            runs = pd.DataFrame(
-                [
-                    r
-                    | {
-                        "line": r["path"][0],
-                        "attempt": r["path"][1],
-                        "run": f"{r['path'][1]}.{r['run']}",
-                    }
-                    for r in rows
-                ]
-            ).drop(columns="path")
+            runs = [
+                r | {"line": line, "attempt": attempt, "run": f"{attempt}.{r['run']}"}
+                for r in rows
+                for line, attempt in [r["path"]]
+            ]
+            values = alt.to_values(pd.DataFrame(runs).drop(columns="path"))["values"]
             if n == 1:
-                layers.append(spec.layer(alt.to_values(runs)["values"], mark, encoding))
+                layers.append(spec.layer(values, mark, encoding))
             else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
                 alone = {c: e for c, e in encoding.items() if c != "strokeDash"}
-                layers.append(
-                    spec.layer(alt.to_values(runs)["values"], mark | coinciding.dash(n, k), alone)
-                )
+                layers.append(spec.layer(values, mark | coinciding.dash(n, k), alone))
     return layers
 
 
