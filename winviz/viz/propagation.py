@@ -307,7 +307,7 @@ def _panel(
         palette.format_time(palette.LONG_MIN) in drawn,
         palette.format_time(palette.LONG_MAX) in drawn,
     )
-    spans = idle_spans(status, "idle", "active", t_end)
+    spans = idle_spans(status, t_end)
     if len(spans) > max_points:
         kept, k = scale.every_kth(pd.DataFrame(spans), max_points)
         notes.append(f"{d['name']}: every {k}th of {len(spans):,} idle periods shaded")
