@@ -15,6 +15,7 @@ from jobs import bounded, count_pipeline
 
 import winviz as wv
 from winviz import viz
+from winviz.trace.coded import object_array
 from winviz.viz import palette, timer_records, window_lives
 from winviz.viz.explore import summarize
 from winviz.viz.fates import element_fate_columns, element_fates
@@ -196,9 +197,9 @@ def test_identity_codes_tell_values_apart() -> None:
     made = "".join(["proc", "essing"])  # equal to "processing", another object
     assert made is not "processing"  # noqa: F632
     values = ["event", "processing", "event", made, "other"]
-    assert timer_records._identity_codes(values).tolist() == [0, 1, 0, 1, 2]
-    assert timer_records._identity_codes(["event"] * 4).tolist() == [0, 0, 0, 0]
-    assert timer_records._identity_codes([]).tolist() == []
+    assert timer_records._codes(object_array(values)).tolist() == [0, 1, 0, 1, 2]
+    assert timer_records._codes(object_array(["event"] * 4)).tolist() == [0, 0, 0, 0]
+    assert timer_records._codes(object_array([])).tolist() == []
 
 
 def _values(column) -> list:

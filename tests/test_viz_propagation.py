@@ -259,7 +259,7 @@ def test_idle_spans_pairs_idle_with_next_active() -> None:
             "line": ["a", "b", "a", "a", "b", "b"],
         }
     )
-    assert idle_spans(records, "idle", "active", 99) == [
+    assert idle_spans(records, 99) == [
         {"line": "a", "start": 10, "end": 40, "open": False},
         {"line": "b", "start": 20, "end": 50, "open": False},
         {"line": "b", "start": 60, "end": 99, "open": True},

@@ -122,8 +122,10 @@ def test_the_channels_of_a_valve_start_again_at_min() -> None:
 
 
 def test_the_skew_line_never_steps_back_in_time(restarted) -> None:
-    steps = watermark_steps.watermark_steps(TraceView(restarted.trace))
-    vertices = skew.lag_vertices(steps[steps["operator"] == "window"], 700)
+    view = TraceView(restarted.trace)
+    rows = view.select("watermark", operator="window")
+    times, (marks, present) = view.ints("proc_time", rows)[0], view.ints("watermark", rows)
+    vertices = [tuple(v) for v in skew.lag_vertices(times, marks, present, 700).tolist()]
     # 1199 at 200 ms, 1299 at 600 ms (its step ends there: the next record, MIN at the restore,
     # is at 500 ms), then 499 at 700 ms in the replay (a new part after MIN)
     assert vertices == [

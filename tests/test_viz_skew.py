@@ -13,7 +13,7 @@ from jobs import bounded, count_pipeline
 import winviz as wv
 from winviz import datasets
 from winviz.viz import scale
-from winviz.viz.skew import element_skews, skew_chart
+from winviz.viz.skew import skew_chart
 from winviz.viz.trace_view import open_trace
 from winviz.viz.watermark_steps import watermark_steps
 
@@ -101,15 +101,22 @@ def test_late_is_on_or_above_the_lag(bound: int) -> None:
     """ts <= W  ⇔  t − ts >= t − W: an element is late exactly when its skew reaches the lag
     the watermark it met gives at its processing time."""
     result = eight_events(bound)
-    skews = element_skews(open_trace(result.trace), "window")
-    late = [w is not None and t <= w for t, w in zip(skews["ts"], skews["watermark"], strict=True)]
+    view = open_trace(result.trace)
+    rows = view.select("element", operator="window")
+    stamps, procs = view.column("ts", rows).tolist(), view.column("proc_time", rows).tolist()
+    marks = view.column("watermark", rows).tolist()
+    spec = skew_chart(result, max_points=8).to_dict()
+    drawn = sorted(layer(spec, "element"), key=lambda r: r["seq"])
+    assert [r["seq"] for r in drawn] == rows.tolist()
+    assert [r["y"] for r in drawn] == [p - t for p, t in zip(procs, stamps, strict=True)]
+    late = [w is not None and t <= w for t, w in zip(stamps, marks, strict=True)]
     above = [
-        w is not None and w > -(2**63) and s >= p - w
-        for s, p, w in zip(skews["skew"], skews["proc_time"], skews["watermark"], strict=True)
+        w is not None and w > -(2**63) and r["y"] >= p - w
+        for r, p, w in zip(drawn, procs, marks, strict=True)
     ]
     assert late == above
     expected = {0: ["c", "f"], 1_000: ["f"], 3_000: ["f"]}[bound]
-    by_name = dict(zip(skews["value"], late, strict=True))
+    by_name = dict(zip([r["value"] for r in drawn], late, strict=True))
     assert sorted(n for n in "abcdefgh" if by_name[f'["{n}",{dict(EVENTS)[n]}]']) == expected
 
 
@@ -202,8 +209,6 @@ def test_a_thinned_lag_line_keeps_its_true_extremes() -> None:
     drawn is a true one, and the subtitle says it was thinned."""
     import random
 
-    from winviz.viz.skew import lag_vertices
-
     rnd = random.Random(26)
     n = 6_000
     events = [("k", i * 10 - rnd.randint(0, 400) * (i % 3 == 0)) for i in range(n)]
@@ -219,8 +224,9 @@ def test_a_thinned_lag_line_keeps_its_true_extremes() -> None:
     view = open_trace(trace)
     steps = watermark_steps(view)
     steps = steps[steps["operator"] == "window"]
-    t_end = int(element_skews(view, "window")["proc_time"].max())
-    true = lag_vertices(steps, t_end)
+    elements = view.select("element", operator="window")
+    t_end = int(max(view.column("proc_time", elements)))
+    true = _lag_vertices(steps, t_end)
     assert len(true) > scale.ROW_LIMIT
     spec = skew_chart(trace, max_points=100).to_dict()
     drawn = layer(spec, "watermark lag")
@@ -244,8 +250,6 @@ def test_lag_vertices_follow_the_rule_step_by_step(far: int) -> None:
 
     import pandas as pd
 
-    from winviz.viz.skew import lag_vertices
-
     rnd = random.Random(far)
     for _ in range(50):
         n = rnd.randrange(0, 12)
@@ -265,9 +269,22 @@ def test_lag_vertices_follow_the_rule_step_by_step(far: int) -> None:
             t1 = max(procs[i + 1], t) if i + 1 < n else max(t, t_end)
             expected += [(part, t, t - w), (part, t1, t1 - w)]
         steps = pd.DataFrame({"proc_time": procs, "watermark": marks}, dtype=object)
-        got = lag_vertices(steps, t_end)
+        got = _lag_vertices(steps, t_end)
         assert got == expected
         assert all(type(v) is int for vertex in got for v in vertex)
+
+
+def _lag_vertices(steps: Any, t_end: int) -> list[tuple[int, ...]]:
+    """``skew.lag_vertices`` of watermark ``steps`` (proc_time, watermark: ints or None)."""
+    import numpy as np
+
+    from winviz.viz.skew import lag_vertices
+
+    marks = steps["watermark"].tolist()
+    times = np.array(steps["proc_time"].tolist(), dtype=np.int64)
+    present = np.array([m is not None for m in marks], dtype=bool)
+    values = np.array([0 if m is None else m for m in marks], dtype=np.int64)
+    return [tuple(v) for v in lag_vertices(times, values, present, t_end).tolist()]
 
 
 def _label_place_by_every_score(

@@ -12,11 +12,11 @@ from chart_jobs import kernel_job, late_union_job
 
 from tests.browser.gallery import running_example
 from winviz import viz
+from winviz.trace.coded import first_of_each
 from winviz.viz import timer_places as tp
-from winviz.viz.boxes import Taken, crosses
+from winviz.viz.boxes import Taken, crosses, crossings
 from winviz.viz.palette import TimeAxis
 from winviz.viz.skew import _across
-from winviz.viz.timer_records import first_of_each
 
 DEDUP = "registration of a timer that already existed (de-duplicated)"
 
@@ -171,18 +171,34 @@ def _box(r: dict[str, Any], px: tp.Plot) -> tp.Box:
 
 
 def test_the_lag_labels_test_counts_the_line_segments_through_a_box() -> None:
-    segments = Taken()
-    for seg in ((10, 0, 10, 100), (0, 50, 100, 50), (30, 0, 40, 10)):
-        segments.add_segment(seg)
-    assert _across(segments, (5, 40, 15, 60), None) == 2  # the vertical and the level one
-    assert _across(segments, (5, 40, 15, 60), 0) == 1  # (stops past the most asked: 0)
-    assert _across(segments, (20, 0, 25, 40), None) == 0
-    assert _across(segments, (32, 0, 38, 5), None) == 1  # the diagonal's middle
-    assert _across(segments, (36, 0, 40, 3), None) == 0  # beside the diagonal
+    segments = np.array([(10, 0, 10, 100), (0, 50, 100, 50), (30, 0, 40, 10)], dtype=float)
+    assert _across(segments, (5, 40, 15, 60)) == 2  # the vertical and the level one
+    assert _across(segments, (20, 0, 25, 40)) == 0
+    assert _across(segments, (32, 0, 38, 5)) == 1  # the diagonal's middle
+    assert _across(segments, (36, 0, 40, 3)) == 0  # beside the diagonal
     # a rule along its edge crosses a box (``crosses``) but not the lag label's: only one
     # whose bounding box overlaps the label's counts
     assert crosses((10, 0, 10, 100), (10, 40, 15, 60))
-    assert _across(segments, (10, 40, 15, 60), None) == 1  # (the level one only)
+    assert _across(segments, (10, 40, 15, 60)) == 1  # (the level one only)
+
+
+def test_crossings_of_many_segments_are_crosses_of_each() -> None:
+    """``boxes.crossings`` (one box, an array of segments) gives ``crosses`` of each: random
+    segments (level, upright, slanted, points) against random boxes, edges touching included."""
+    import random
+
+    rnd = random.Random(3)
+    for _ in range(200):
+        segments = [
+            tuple(float(rnd.randrange(0, 40)) for _ in range(4))
+            for _ in range(rnd.randrange(0, 30))
+        ]
+        segments += [(s[0], s[1], s[0], s[3]) for s in segments[:5]]  # upright
+        segments += [(s[0], s[1], s[2], s[1]) for s in segments[:5]]  # level
+        left, top = rnd.randrange(0, 35), rnd.randrange(0, 35)
+        box = (left, top, left + rnd.randrange(0, 10), top + rnd.randrange(0, 10))
+        got = crossings(np.array(segments, dtype=float).reshape(-1, 4), box).tolist()
+        assert got == [crosses(s, box) for s in segments]
 
 
 def test_taken_finds_the_segments_near_a_box_in_the_order_added_and_their_tags() -> None:

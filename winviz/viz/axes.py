@@ -1,13 +1,8 @@
-"""Time channels for the timers and skew charts that Vega draws without a warning.
-
-Vega-Lite 6 compiles a ``utc`` scale whose domain is given as epoch milliseconds into a
-domain of ``{"fields": [{"signal": "{data: datetime(…)}"}, …]}``, which Vega reads as data
-fields and warns about ("Infinite extent for field "data"", and "Conflicting scale property
-domain" across layers) — on every lesson page with dates. An epoch axis here is therefore a
-**quantitative** scale over the same milliseconds, its labels written as UTC times by the
-axis (``labelExpr``, a fixed expression of the tick value: no data in it): the same
-positions, the same domain, no temporal scale. Plain
-millisecond axes are ``TimeAxis.channel`` as they are. (No Flink class: this is drawing.)
+"""Time channels for the timers and skew charts that Vega draws without a warning: an epoch
+axis is a quantitative scale over the milliseconds, its ticks written as UTC times by the axis
+(``labelExpr``). Vega-Lite 6 compiles a ``utc`` scale with a domain in epoch milliseconds into
+a domain Vega reads as data fields ("Infinite extent for field "data"", "Conflicting scale
+property domain"). Plain millisecond axes are ``TimeAxis.channel``. (No Flink class: drawing.)
 """
 
 from __future__ import annotations

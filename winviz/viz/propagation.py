@@ -48,6 +48,7 @@ OPERATOR_COLOR = palette.WATERMARK_COLOR
 IDLE_OPACITY = 0.15
 OPERATOR_STRIP = 8  # px: the operator-idle strip along the top of a panel
 PAUSED_STRIP = 7  # px: a paused-for-alignment strip along the bottom, one row per line
+LINE_COLUMNS = ["seq", "proc_time", "watermark", "line", "role", "note"]
 
 
 @palette.public_chart(CHART)
@@ -123,9 +124,8 @@ def _propagation(
 
 
 def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str, Any]:
-    """Everything one panel draws: lines (watermark records: seq, proc_time,
-    watermark, line, role, note), status (idle/active records: seq, kind, proc_time, line,
-    role), the silent channel, restarts and paused spans."""
+    """Everything one panel draws: lines (``LINE_COLUMNS``), status (idle/active records),
+    the silent channel, restarts and paused spans."""
     parts, status = [], []
     wm = operator_records(view, ("watermark",), ops, per_operator)
     silent: UnrecordedChannel | None = None
@@ -146,13 +146,10 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
         parts.append(_channels_at_min(parts[0], restarts))
     st = operator_records(view, STATUS_KINDS, ops, per_operator)
     status.append(st.assign(role="channel" if per_operator else "operator"))
-    cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
-    lines = _concat([p[cols] for p in parts], cols)
-    scols = ["seq", "kind", "proc_time", "line", "role"]
-    stat = _concat([s[scols] for s in status], scols)
-    name = describe(ops[0]) if not per_operator else "operators"
+    lines = _concat(parts, LINE_COLUMNS)
+    stat = _concat(status, ["seq", "kind", "proc_time", "line", "role"])
     return {
-        "name": name,
+        "name": "operators" if per_operator else describe(ops[0]),
         "ops": ops,
         "per_operator": per_operator,
         "lines": lines,
@@ -164,8 +161,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
 
 
 def view_paused_spans(view: TraceView) -> list[PausedSpan]:
-    """Every paused-for-alignment span of the trace (``paused_spans``), in
-    the order they start."""
+    """Every paused-for-alignment span of the trace (``paused_spans``), in start order."""
     rows = view.select(*PAUSE_KINDS)
     if not len(rows):
         return []
@@ -186,9 +182,8 @@ def view_paused_spans(view: TraceView) -> list[PausedSpan]:
 def _paused_on_lines(
     view: TraceView, ops: list[str], per_operator: bool, lines: pd.DataFrame
 ) -> list[tuple[str, PausedSpan]]:
-    """The paused spans this panel draws, each with its line: the
-    operator's (``per_operator``), else the channel of the paused partition or of the reader
-    feeding it, else the operator's own line."""
+    """The paused spans this panel draws, each with its line: the operator's, else the
+    channel of the paused partition or of the reader feeding it, else the operator's own."""
     spans = view_paused_spans(view)
     if not spans:
         return []
@@ -214,8 +209,7 @@ NO_RECORD = "no record of this input in the trace: MIN throughout, drawn on the 
 
 
 def _rule_records(view: TraceView, ch: pd.DataFrame, wm: pd.DataFrame) -> list[tuple[Any, ...]]:
-    """The operator's channel and watermark records in seq order, as
-    ``unrecorded_channel`` reads them."""
+    """The operator's channel and watermark records in seq order (``unrecorded_channel``)."""
     rows = list(
         zip(
             ch["seq"].tolist(),
@@ -240,13 +234,11 @@ def _rule_records(view: TraceView, ch: pd.DataFrame, wm: pd.DataFrame) -> list[t
 def _held_at_min(
     ch: pd.DataFrame, wm: pd.DataFrame, own: str, silent: UnrecordedChannel | None
 ) -> pd.DataFrame:
-    """Rows at MIN (Flink's channels and operators start at Long.MIN_VALUE)
-    at the operator's first channel record (seq -1) for each channel whose first watermark
-    comes later or never, for the ``silent`` channel, and for the operator's own line
-    (``own``) when its first watermark comes later."""
-    cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
+    """Rows at MIN (Flink's channels and operators start at Long.MIN_VALUE) at the first
+    channel record (seq -1) for each line whose first watermark comes later or never: the
+    channels, the ``silent`` one and the operator's own (``own``)."""
     if ch.empty:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=LINE_COLUMNS)
     t0 = ch["proc_time"].iloc[0]
     marks = ch[ch["kind"] == "channel_watermark"]
     first = marks.groupby("line", sort=False)["proc_time"].first()
@@ -259,28 +251,26 @@ def _held_at_min(
         rows.append((-1, t0, LONG_MIN, silent.input, "channel", NO_RECORD))
     if not wm.empty and wm["proc_time"].iloc[0] > t0:  # (a sink writes no watermark record)
         rows.append((-1, t0, LONG_MIN, own, "operator", BEFORE_FIRST_OWN))
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(rows, columns=LINE_COLUMNS)
 
 
 RESTARTED = "the job restarted: every watermark back to MIN (drawn on the bottom edge)"
 
 
 def _channels_at_min(marks: pd.DataFrame, restarts: list[Restart]) -> pd.DataFrame:
-    """A row at MIN at each restart for every channel with a watermark before
-    it (after a restore each valve starts again at MIN; the engine writes MIN records only
-    for the operators)."""
-    cols = ["seq", "proc_time", "watermark", "line", "role", "note"]
+    """A row at MIN at each restart for every channel with a watermark before it (a restored
+    valve starts again at MIN; the engine writes MIN records only for the operators)."""
     rows = [
         (r.seq, r.proc_time, LONG_MIN, line, "channel", RESTARTED)
         for r in restarts
         for line in dict.fromkeys(marks.loc[marks["seq"] < r.seq, "line"])
     ]
-    return pd.DataFrame(rows, columns=cols)
+    return pd.DataFrame(rows, columns=LINE_COLUMNS)
 
 
 def _concat(parts: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
-    """The non-empty parts as one frame in seq order."""
-    parts = [p for p in parts if len(p)]
+    """The ``cols`` of the non-empty parts as one frame in seq order."""
+    parts = [p[cols] for p in parts if len(p)]
     if not parts:
         return pd.DataFrame(columns=cols)
     frame = pd.concat(parts, ignore_index=True)
@@ -317,7 +307,7 @@ def _panel(
         palette.format_time(palette.LONG_MIN) in drawn,
         palette.format_time(palette.LONG_MAX) in drawn,
     )
-    spans = idle_spans(status, "idle", "active", t_end)
+    spans = idle_spans(status, t_end)
     if len(spans) > max_points:
         kept, k = scale.every_kth(pd.DataFrame(spans), max_points)
         notes.append(f"{d['name']}: every {k}th of {len(spans):,} idle periods shaded")
@@ -382,9 +372,8 @@ def _line_layers(
     d: dict[str, Any],
     notes: list[str],
 ) -> list[spec.ChartDict]:
-    """The watermark lines of one panel (the operator's thick, its channels'
-    thin), channel lines that lie on each other drawn in turn (``coinciding``; a note says
-    which)."""
+    """The watermark lines of one panel (the operator's thick, its channels' thin); channel
+    lines that lie on each other drawn in turn (``coinciding``; a note says which)."""
     layers: list[spec.ChartDict] = []
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
         part = vdata[vdata["role"] == role].drop(columns="role")
@@ -401,33 +390,27 @@ def _line_layers(
         mark = {"type": "line", "interpolate": "linear", "strokeWidth": width_px}
         cut = _coinciding(part, channels) if role == "channel" else None
         if cut is None:
-            layers.append(spec.layer(_rows(part), mark, encoding))
+            layers.append(spec.layer(alt.to_values(part)["values"], mark, encoding))
             continue
         notes.append(("" if d["per_operator"] else f"{d['name']}: ") + _coinciding_text(cut))
         encoding["detail"] = {"field": "run", "type": "nominal"}  # a line per run
         for (n, k), rows in sorted(cut.rows.items()):
-            runs = pd.DataFrame(
-                [
-                    r
-                    | {
-                        "line": r["path"][0],
-                        "attempt": r["path"][1],
-                        "run": f"{r['path'][1]}.{r['run']}",
-                    }
-                    for r in rows
-                ]
-            ).drop(columns="path")
+            runs = [
+                r | {"line": line, "attempt": attempt, "run": f"{attempt}.{r['run']}"}
+                for r in rows
+                for line, attempt in [r["path"]]
+            ]
+            values = alt.to_values(pd.DataFrame(runs).drop(columns="path"))["values"]
             if n == 1:
-                layers.append(spec.layer(_rows(runs), mark, encoding))
+                layers.append(spec.layer(values, mark, encoding))
             else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
                 alone = {c: e for c, e in encoding.items() if c != "strokeDash"}
-                layers.append(spec.layer(_rows(runs), mark | coinciding.dash(n, k), alone))
+                layers.append(spec.layer(values, mark | coinciding.dash(n, k), alone))
     return layers
 
 
 def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | None:
-    """The channel lines' vertices (``part``) cut into runs where lines lie
-    on each other (``coinciding.runs``), or None."""
+    """The channel lines' vertices cut into runs where they coincide, or None."""
     if part[["x", "y"]].isna().any().any():
         return None
     legend = {line: i for i, line in enumerate(channels)}
@@ -446,8 +429,7 @@ def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | No
 
 
 def _coinciding_text(cut: coinciding.Runs) -> str:
-    """What the alternating dashes mean, and which lines coincide for how
-    long."""
+    """What the alternating dashes mean, and which lines coincide for how long."""
     together: dict[tuple[str, ...], float] = {}
     for paths, ms in cut.shared.items():
         names = tuple(dict.fromkeys(line for line, _ in paths))
@@ -469,8 +451,8 @@ def _coinciding_text(cut: coinciding.Runs) -> str:
 def _line_encodings(
     lines: pd.DataFrame, status: pd.DataFrame
 ) -> tuple[list[str], list[str], dict[str, Any], dict[str, Any]]:
-    """A panel's channels and operator lines in legend order, and the colour
-    and dash encodings of its lines."""
+    """A panel's channels and operator lines in legend order, and its lines' colour and
+    dash encodings."""
     # legend (and colour) order: channels by their first record, then those held at MIN
     # before any record (seq -1), so a held line does not shift the other channels' colours
     recorded = lines["seq"] >= 0
@@ -508,8 +490,8 @@ def _idle_layers(
     x: TimeAxis,
     color: dict[str, Any],
 ) -> list[spec.ChartDict]:
-    """A panel's idle spans: each channel's (full height, in its colour) and
-    the operator's own (a labelled grey strip along the top)."""
+    """Each channel's idle spans (full height, in its colour) and the operator's own (a
+    labelled grey strip along the top)."""
     layers: list[spec.ChartDict] = []
     span = {
         "x": x.channel("x"),
@@ -574,35 +556,23 @@ left, a line lower each time."""
 def _restart_place(
     px: float, text: str, plot: Plot, dots: list[Box], steps: list[Box]
 ) -> tuple[str, int]:
-    """The place (``RESTART_PLACES``) of a restart's ``text`` beside its rule
-    at ``px``: the first inside the panel clear of the ``dots`` and ``steps``, else of the
-    dots, else the first."""
+    """The first place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at
+    ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots."""
     w, h = RESTART_CHAR_PX * len(text), RESTART_FONT + 2
-
-    def box(align: str, top: int) -> Box:
-        left = px + 3 if align == "left" else px - 3 - w
-        return (left, top, left + w, top + h)
-
-    def free(b: Box, boxes: list[Box]) -> bool:
-        return not any(overlaps(b, o) for o in boxes)
-
-    inside = [
-        (align, top)
-        for align, top in RESTART_PLACES
-        if box(align, top)[0] >= 0 and box(align, top)[2] <= plot.width
-    ]
+    lefts = {"left": px + 3, "right": px - 3 - w}
+    boxes = {(a, top): (lefts[a], top, lefts[a] + w, top + h) for a, top in RESTART_PLACES}
+    inside = [p for p, b in boxes.items() if b[0] >= 0 and b[2] <= plot.width]
     for avoid in (dots + steps, dots):
-        for align, top in inside:
-            if free(box(align, top), avoid):
-                return align, top
+        for place in inside:
+            if not any(overlaps(boxes[place], o) for o in avoid):
+                return place
     return (inside or list(RESTART_PLACES))[0]
 
 
 def _restart_rules(
     restarts: list[Restart], plot: Plot, dots: list[Box], steps: list[Box]
 ) -> list[spec.ChartDict]:
-    """A rule at each restart, its text beside it near the top
-    (``_restart_place``)."""
+    """A rule at each restart, its text beside it near the top (``_restart_place``)."""
     if not restarts:
         return []
     x = plot.x
@@ -647,8 +617,7 @@ def _paused_layer(
     height: int,
     color: dict[str, Any],
 ) -> spec.ChartDict:
-    """Paused-for-alignment spans: a strip per line along the bottom, in the
-    line's colour."""
+    """Paused-for-alignment spans: a strip per line along the bottom, in its colour."""
     at = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
     rows = [
         {
@@ -704,11 +673,6 @@ def _tip(field: str, title: str | None = None) -> dict[str, Any]:
     return {"field": field, **({} if title is None else {"title": title}), "type": "nominal"}
 
 
-def _rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """A frame's rows as a layer's data (``alt.to_values``)."""
-    return alt.to_values(frame)["values"]
-
-
 def _vertices(
     lines: pd.DataFrame,
     x: TimeAxis,
@@ -716,8 +680,8 @@ def _vertices(
     t_end: int,
     restarts: list[Restart] = (),  # type: ignore[assignment]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Step vertices per line and run attempt (``steps_by_attempt``), the last
-    watermark held to ``t_end``, and the dots (``one_dot_per_place``)."""
+    """Step vertices per line and run attempt (``steps_by_attempt``), the last held to
+    ``t_end``, and the dots (``one_dot_per_place``)."""
     vertices: list[dict[str, Any]] = []
     points: list[dict[str, Any]] = []
     end_x = x.clip(t_end)[0]
@@ -750,8 +714,8 @@ def _vertices(
 
 
 def one_dot_per_place(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One dot per place (x, y): of lines meeting there the operator's (else
-    the first) is kept, its ``also`` naming the others ("kafka[1] (seq 7)")."""
+    """One dot per place (x, y): the operator's (else the first), its ``also`` naming the
+    others' ("kafka[1] (seq 7)")."""
     kept: dict[tuple[Any, Any], int] = {}  # place → index of its kept point
     others: dict[tuple[Any, Any], list[int]] = {}
     for i, p in enumerate(points):
@@ -773,8 +737,7 @@ def one_dot_per_place(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _named(p: dict[str, Any], watermark: str) -> str:
-    """A line's dot as the ``also`` of another: its line and seq (or note),
-    and its watermark where it differs."""
+    """A dot as another's ``also``: its line, seq (or note) and any other watermark."""
     what = [f"seq {p['seq']}" if p["seq"] is not None else p["note"]]
     if p["watermark"] != watermark:
         what.append(f"watermark {p['watermark']}")

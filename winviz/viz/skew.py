@@ -15,16 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from winviz.trace.coded import object_array
 from winviz.viz import axes, palette, replay, scale, spec, watermark_steps
-from winviz.viz.boxes import Box, Taken, crosses
+from winviz.viz.boxes import Box, crossings
 from winviz.viz.fates import element_detail_lists, element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceInputError, TraceView, open_trace
 from winviz.viz.validation import check_size
+from winviz.viz.watermark_steps import Restart
 
 WIDE = 2**62
 """Processing times beyond ±WIDE: skews and lags as exact Python ints (int64 could wrap)."""
@@ -50,76 +49,6 @@ def skew_chart(
     return _skew(view, pick_operator(view, operator), max_points, width, height)
 
 
-def _elements(view: TraceView, operator: str) -> dict[str, Any]:
-    """The elements of ``operator`` the chart draws (``fates.element_fate_columns``; those
-    with a processing time and a timestamp within ±2**53) as arrays: seq, proc_time, ts (int64),
-    skew (int64, or exact Python ints beyond ``WIDE``), fate, fate_code; and ``wide``."""
-    fates = element_fate_columns(view, operator)
-    stamps, has_ts = view.ints("ts", fates["seq"])
-    procs, has_proc = view.ints("proc_time", fates["seq"])
-    keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
-    procs, stamps = procs[keep], stamps[keep]
-    wide = bool(len(procs)) and (int(procs.max()) > WIDE or int(procs.min()) < -WIDE)
-    pairs = zip(procs.tolist(), stamps.tolist(), strict=True)
-    return {
-        "seq": fates["seq"][keep],
-        "proc_time": procs,
-        "ts": stamps,
-        "skew": object_array([p - t for p, t in pairs]) if wide else procs - stamps,
-        "fate": fates["fate"][keep],
-        "fate_code": fates["fate_code"][keep],
-        "wide": wide,
-    }
-
-
-def element_skews(view: TraceView, operator: str) -> pd.DataFrame:
-    """The elements the chart draws as a frame: seq, proc_time, ts, skew (proc_time − ts),
-    fate, watermark (the one the element met), key and value (texts)."""
-    e = _elements(view, operator)
-    details = element_detail_lists(view, e["seq"])
-    return pd.DataFrame(
-        {
-            **{c: e[c] for c in ("seq", "proc_time", "ts", "skew", "fate")},
-            "watermark": pd.Series(view.column("watermark", e["seq"]), dtype=object),
-            "key": object_array(details["key"]),
-            "value": object_array(details["value"]),
-        }
-    )
-
-
-def lag_vertices(steps: pd.DataFrame, t_end: int) -> list[tuple[int, int, int]]:
-    """The watermark lag of ``steps`` (proc_time, watermark) as (part, processing time, lag)
-    vertices (``_lag_array``)."""
-    lags = _lag_array(steps["proc_time"].tolist(), steps["watermark"].tolist(), t_end)
-    return [tuple(v) for v in lags.tolist()]
-
-
-def _lag_array(procs: list[Any], marks: list[Any], t_end: int) -> np.ndarray:
-    """The watermark lag, one row (part, processing time, lag) per vertex: from each finite
-    watermark w_i at t_i, (t_i, t_i − w_i) rising to (t_{i+1}, t_{i+1} − w_i) just before the
-    next record, the last held to ``t_end``. MIN and MAX start a new ``part``, and so does a
-    restart (the watermark goes to MIN). int64, or exact Python ints beyond ``WIDE``."""
-    n = len(procs)
-    times = [int(t) for t in procs]
-    wide = max(map(abs, [t_end, *(times and [max(times), min(times)])])) > WIDE
-    dtype: Any = object if wide else np.int64
-    t = np.array(times, dtype=dtype)
-    until = np.empty(n, dtype=dtype)
-    until[:-1] = np.maximum(t[1:], t[:-1])
-    if n:
-        until[-1] = max(times[-1], t_end)
-    finite = np.fromiter(
-        (w is not None and -palette.EXACT <= w <= palette.EXACT for w in marks), bool, n
-    )
-    w = np.array([int(m) for m, f in zip(marks, finite.tolist(), strict=True) if f], dtype)
-    t0, t1 = t[finite], until[finite]
-    out = np.empty((2 * len(w), 3), dtype=dtype)
-    out[0::2, 0] = out[1::2, 0] = np.cumsum(~finite)[finite]
-    out[0::2, 1], out[0::2, 2] = t0, t0 - w
-    out[1::2, 1], out[1::2, 2] = t1, t1 - w
-    return out
-
-
 def skew_of_view(
     view: TraceView,
     operator: str,
@@ -135,6 +64,60 @@ def skew_of_view(
         return _skew(view, operator, max_points, width, height, chosen)
     except TraceInputError as exc:
         return palette.input_card(exc, chart="skew_chart")
+
+
+def _elements(view: TraceView, operator: str) -> dict[str, Any]:
+    """The elements of ``operator`` the chart draws (``fates.element_fate_columns``; those
+    with a processing time and a timestamp within ±2**53) as arrays: seq, proc_time, ts (int64),
+    skew (int64, or exact Python ints beyond ``WIDE``), fate, fate_code; and ``wide``."""
+    fates = element_fate_columns(view, operator)
+    stamps, has_ts = view.ints("ts", fates["seq"])
+    procs, has_proc = view.ints("proc_time", fates["seq"])
+    keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
+    procs, stamps = procs[keep], stamps[keep]
+    wide = bool(len(procs)) and (int(procs.max()) > WIDE or int(procs.min()) < -WIDE)
+    return {
+        "seq": fates["seq"][keep],
+        "proc_time": procs,
+        "ts": stamps,
+        "skew": procs.astype(object) - stamps.astype(object) if wide else procs - stamps,
+        "fate": fates["fate"][keep],
+        "fate_code": fates["fate_code"][keep],
+        "wide": wide,
+        "left_out": len(keep) - int(keep.sum()),
+    }
+
+
+def _finite(marks: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Which watermarks have a lag to draw: those present within ±2**53 (not MIN, not MAX)."""
+    return present & (marks >= -palette.EXACT) & (marks <= palette.EXACT)
+
+
+def lag_vertices(
+    times: np.ndarray, marks: np.ndarray, present: np.ndarray, t_end: int
+) -> np.ndarray:
+    """The watermark lag of the watermark records at ``times`` (``marks``, ``present`` where
+    there is one; int64), one row (part, processing time, lag) per vertex: from each finite
+    watermark w_i at t_i, (t_i, t_i − w_i) rising to (t_{i+1}, t_{i+1} − w_i) just before the
+    next record, the last held to ``t_end``. MIN, MAX and a missing watermark start a new
+    ``part``, and so does a restart (the watermark goes to MIN). int64, or exact Python ints
+    beyond ``WIDE``."""
+    n = len(times)
+    finite = _finite(marks, present)
+    ends = [t_end, int(times.max()), int(times.min())] if n else [t_end]
+    dtype: Any = object if max(map(abs, ends)) > WIDE else np.int64
+    t = times.astype(dtype)
+    until = np.empty(n, dtype=dtype)
+    until[:-1] = np.maximum(t[1:], t[:-1])
+    if n:
+        until[-1] = max(int(times[-1]), t_end)
+    w = marks[finite].astype(dtype)
+    t0, t1 = t[finite], until[finite]
+    out = np.empty((2 * len(w), 3), dtype=dtype)
+    out[0::2, 0] = out[1::2, 0] = np.cumsum(~finite)[finite]
+    out[0::2, 1], out[0::2, 2] = t0, t0 - w
+    out[1::2, 1], out[1::2, 2] = t1, t1 - w
+    return out
 
 
 def _skew(
@@ -153,15 +136,15 @@ def _skew(
             "processing time − event time; assign timestamps (WatermarkStrategy) first."
         )
     rows = view.select("watermark", operator=op)
-    steps = (view.column("proc_time", rows).tolist(), view.column("watermark", rows).tolist())
-    lags = _lag_array(*steps, int(procs.max()))
+    steps = (view.ints("proc_time", rows)[0], *view.ints("watermark", rows))
+    lags = lag_vertices(*steps, int(procs.max()))
     drawn = len(lags)
     if len(lags) > scale.ROW_LIMIT:  # the true vertices' extremes per time bin (M4)
         keep, bins = scale.keep_extremes(lags[:, 1], lags[:, 2], lags[:, 0], scale.ROW_LIMIT)
         lags = lags[keep]
-    vertices = lags.tolist()  # (part, processing time, lag) each
-    x = palette.time_axis("processing time", [*scale.extent(procs), *(v[1] for v in vertices)])
-    skews = [int(skew.min()), int(skew.max()), *(v[2] for v in vertices)]
+    x = palette.time_axis("processing time", [*scale.extent(procs), *scale.extent(lags[:, 1])])
+    skews = [int(skew.min()), int(skew.max())]
+    skews += [int(lags[:, 2].min()), int(lags[:, 2].max())] if len(lags) else []
     lo, hi = min(skews), max(skews)
     pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
     y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
@@ -172,19 +155,18 @@ def _skew(
         f"operator {op!r}: {n:,} elements: "
         + ", ".join(f"{c:,} {f}" for f, c in zip(palette.FATES, counts, strict=True) if c)
     )
-    left_out = len(element_fate_columns(view, op)["seq"]) - n
-    if left_out:
+    if e["left_out"]:
         notes.append(
-            f"{left_out:,} element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, "
-            "beyond ±2^53 ms) has no skew to draw"
+            f"{e['left_out']:,} element(s) not drawn: no timestamp, or one off the chart (MIN, "
+            "MAX, beyond ±2^53 ms) has no skew to draw"
         )
     notes.append(
         "black line: the watermark's lag (processing time − watermark); an element on or "
         "above it has timestamp ≤ watermark: it is late"
     )
-    if len(vertices) < drawn:
+    if len(lags) < drawn:
         notes.append(
-            f"watermark lag line thinned: {len(vertices):,} of its {drawn:,} vertices, each of "
+            f"watermark lag line thinned: {len(lags):,} of its {drawn:,} vertices, each of "
             f"{bins:,} time bins keeping its first, last, lowest and highest (its peaks are "
             "the true ones)"
         )
@@ -203,7 +185,11 @@ def _skew(
                 "before it: the line there is the new watermark's lag, their colour the "
                 "watermark they met"
             )
-    layers = [_lag_layer(vertices, x, y), *_elements_layers(view, e, x, y, max_points, notes)]
+    vertices = lags.tolist()  # (part, processing time, lag) each
+    layers = [
+        _lag_layer(lags, x, y),
+        *_elements_layers(view, e, x, y, max_points, restarts, notes),
+    ]
     if vertices:  # the "watermark lag" label, off the elements and the line
         ex, ey = np.asarray(procs, dtype=np.float64), np.asarray(skew, dtype=np.float64)
         (at, lag), (align, baseline, dy) = _lag_label_place(vertices, ex, ey, x, y, width, height)
@@ -225,7 +211,7 @@ above or below, 4, 16, 28 or 40 px off (align, baseline, dy), in this order of p
 
 
 def _lag_label_place(
-    vertices: list[tuple[int, int, int]],
+    vertices: list[list[int]],
     procs: np.ndarray,
     skews: np.ndarray,
     x: TimeAxis,
@@ -236,13 +222,11 @@ def _lag_label_place(
     """The "watermark lag" label's point (processing time, lag) and place (``LABEL_PLACES``):
     tried at the last 40 vertices backwards and the middles of the segments between them, the
     first place on the plot whose box crosses no line segment and no element, else the one
-    crossing the fewest segments, then elements. A place's count of segments stops once it
-    exceeds the best so far (a count beyond cannot change the choice)."""
+    crossing the fewest segments, then elements. A place is not counted once it cannot beat
+    the best so far."""
     sx, sy = width / max(1, x.hi - x.lo), height / max(1, y.hi - y.lo)
     ex, ey = (procs - x.lo) * sx, height - (skews - y.lo) * sy
-    line = Taken()
-    for seg in _line_segments(vertices, x, y, sx, sy, height).tolist():
-        line.add_segment(tuple(seg))
+    line = _line_segments(vertices, x, y, sx, sy, height)
     w, h, r = 6.6 * len("watermark lag"), 13.0, 4.0  # 11 px sans-serif; an element's half side
     best: tuple[tuple[int, int], tuple[Any, Any], tuple[str, str, int]] | None = None
     tail = vertices[-40:]
@@ -288,22 +272,17 @@ def _lag_label_place(
         sides = np.array([box for box, _ in boxes], dtype=np.float64).reshape(-1, 4)
         firsts = ex_right.searchsorted(sides[:, 0], side="right").tolist()
         ends = ex_left.searchsorted(sides[:, 2], side="left").tolist()
-        for (left, top, right, bottom), place in boxes:
-            i, j = firsts.pop(0), ends.pop(0)
+        for (box, place), i, j in zip(boxes, firsts, ends, strict=True):
+            top, bottom = box[1], box[3]
             n = (
                 int(np.count_nonzero((ey_bottom[i:j] > top) & (ey_top[i:j] < bottom)))
                 if i < j
                 else 0
             )
-            # the most segments this box may cross and still beat the best so far (the
-            # count stops there: what it would be beyond cannot change the choice)
-            most = None if best is None else best[0][0] - (n >= best[0][1])
-            if most is not None and most < 0:
+            # a place that cannot beat the best so far is not counted
+            if best is not None and best[0][0] - (n >= best[0][1]) < 0:
                 continue
-            crossed = _across(line, (left, top, right, bottom), most)
-            if most is not None and crossed > most:
-                continue
-            score = (crossed, n)
+            score = (_across(line, box), n)
             if best is None or score < best[0]:
                 best = (score, (t, lag), place)
             if score == (0, 0):
@@ -314,64 +293,55 @@ def _lag_label_place(
 
 
 def _line_segments(
-    vertices: list[tuple[int, int, int]],
-    x: TimeAxis,
-    y: TimeAxis,
-    sx: float,
-    sy: float,
-    height: int,
+    vertices: list[list[int]], x: TimeAxis, y: TimeAxis, sx: float, sy: float, height: int
 ) -> np.ndarray:
     """The lag line's segments in pixels, an (n, 4) array of x1, y1, x2, y2: each pair of
     consecutive vertices of one part (the line is drawn per part, ``_lag_layer``)."""
     if len(vertices) < 2:
         return np.zeros((0, 4))
-    parts = np.asarray([v[0] for v in vertices])
-    px = (np.asarray([x.clip(v[1])[0] for v in vertices], dtype=np.float64) - x.lo) * sx
-    py = height - (np.asarray([v[2] for v in vertices], dtype=np.float64) - y.lo) * sy
-    same = parts[1:] == parts[:-1]
+    v = np.asarray(vertices)
+    px = (np.clip(v[:, 1].astype(np.float64), x.lo, x.hi) - x.lo) * sx
+    py = height - (v[:, 2].astype(np.float64) - y.lo) * sy
+    same = v[1:, 0] == v[:-1, 0]
     return np.column_stack([px[:-1], py[:-1], px[1:], py[1:]])[same]
 
 
-def _across(line: Taken, box: Box, most: int | None) -> int:
-    """How many of the ``line``'s segments run through ``box`` (``boxes.crosses``; a segment whose
-    bounding box only touches it does not); ``most``: stop counting past it (the count returned
-    is then ``most + 1``)."""
+def _across(segments: np.ndarray, box: Box) -> int:
+    """How many of the (n, 4) ``segments`` run through ``box`` (``boxes.crosses``; one whose
+    bounding box only touches it does not)."""
     left, top, right, bottom = box
-    n = 0
-    for seg, _ in line.segments_near(box):
-        x1, y1, x2, y2 = seg
-        meets = min(x1, x2) < right and max(x1, x2) > left
-        if meets and min(y1, y2) < bottom and max(y1, y2) > top and crosses(seg, box):
-            n += 1
-            if most is not None and n > most:
-                break
-    return n
+    x1, y1, x2, y2 = segments.T
+    meets = (np.minimum(x1, x2) < right) & (np.maximum(x1, x2) > left)
+    meets &= (np.minimum(y1, y2) < bottom) & (np.maximum(y1, y2) > top)
+    return int(np.count_nonzero(crossings(segments[meets], box)))
 
 
-def _before_a_step(view: TraceView, e: dict[str, Any], procs: list[Any], marks: list[Any]) -> int:
+def _before_a_step(
+    view: TraceView, e: dict[str, Any], times: np.ndarray, marks: np.ndarray, present: np.ndarray
+) -> int:
     """How many elements the line's rule ("on or above it: late") misjudges: those that
-    arrived at the processing time of a watermark step before it (the steps' ``procs`` and
+    arrived at the processing time of a watermark step before it (the steps' ``times`` and
     ``marks``, in seq order), on the other side of the line than the watermark they met."""
-    if not procs:
+    if not len(times):
         return 0
-    arrived = np.asarray(e["proc_time"].tolist(), dtype=object)
-    # each element's step: the last one at or before its arrival
-    at = (np.searchsorted(np.asarray(procs, dtype=object), arrived, side="right") - 1).tolist()
-    met_marks = view.column("watermark", e["seq"]).tolist()
-    n = 0
-    for ts, i, met in zip(e["ts"].tolist(), at, met_marks, strict=True):
-        if i < 0 or marks[i] is None or abs(int(marks[i])) > palette.EXACT:
-            continue  # no line there (none yet, or MAX: the line stops)
-        shown = int(marks[i])
-        if met != shown and (met is not None and ts <= met) != (ts <= shown):
-            n += 1
-    return n
+    at = np.searchsorted(times, e["proc_time"], side="right") - 1  # each one's last step
+    step = np.maximum(at, 0)
+    # a step with no line there (none yet, or MAX: the line stops) misjudges none
+    lined = (at >= 0) & _finite(marks, present)[step]
+    shown, (met, has_met) = marks[step], view.ints("watermark", e["seq"])
+    ts = e["ts"]
+    wrong = ~(has_met & (met == shown)) & ((has_met & (ts <= met)) != (ts <= shown))
+    return int(np.count_nonzero(lined & wrong))
 
 
-def _lag_layer(vertices: list[tuple[int, int, int]], x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
+def _lag_layer(lags: np.ndarray, x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
+    """The watermark lag line through ``lags`` (``lag_vertices``), one line per part."""
+    at = np.clip(lags[:, 1], x.lo, x.hi).tolist()  # (``x.clip`` of each)
     rows = [
-        {"kind": "watermark lag", "i": i, "part": part, "x": x.clip(t)[0], "y": lag}
-        for i, (part, t, lag) in enumerate(vertices)
+        {"kind": "watermark lag", "i": i, "part": part, "x": t, "y": lag}
+        for i, (part, t, lag) in enumerate(
+            zip(lags[:, 0].tolist(), at, lags[:, 2].tolist(), strict=True)
+        )
     ]
     return spec.layer(
         rows,
@@ -419,6 +389,7 @@ def _elements_layers(
     x: TimeAxis,
     y: TimeAxis,
     max_points: int,
+    restarts: list[Restart],
     notes: list[str],
 ) -> list[spec.ChartDict]:
     """The elements' layer, the common fate first (the rarer ones drawn on top): binned
@@ -429,7 +400,6 @@ def _elements_layers(
         binned = (e[c][order] for c in ("proc_time", "skew", "fate_code"))
         return [_binned(*binned, x, y, max_points, notes)]
     d = element_detail_lists(view, e["seq"])
-    restarts = watermark_steps.restarts(view)
     again: list[str | None] = [None] * len(order)
     if restarts:
         seqs, stamps = e["seq"].tolist(), e["ts"].tolist()

@@ -1,65 +1,53 @@
-"""Where the timers chart's marks and labels sit, in pixels (``winviz.viz.timers``), placed
-in one order, each keeping off what is placed before it (``place_marks``): the timer events
-side by side (``piles``' rule), the staircase's label, the de-duplicated registrations ▼
-(Flink's ``InternalTimerServiceImpl.registerEventTimeTimer`` adds to a ``HeapPriorityQueueSet``,
-which keeps one element per timer: the trace's ``timer_registered`` with ``deduplicated=True``)
-beside their timestamp's rules, and the timestamp labels. What cannot be placed is counted or
-left to the tooltip, and the subtitle says how many. Positions are computed as Vega-Lite draws
-the panel (``labels.Plot``); what is on the plot is filed in a ``boxes.Taken``.
+"""Where the timers chart's marks and labels sit, in pixels (``labels.Plot``), placed in one
+order, each off what is placed before it (a ``boxes.Taken``): the timer events side by side
+(``piles``' rule), the staircase's label, the de-duplicated registrations ▼ (Flink's
+``HeapPriorityQueueSet`` keeps one element per timer: ``timer_registered`` with
+``deduplicated=True``) beside their timestamp's rules, and the timestamp labels. What cannot
+be placed is counted or left to the tooltip, and the subtitle says how many.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from winviz.trace.coded import first_of_each
 from winviz.viz import axes, palette, piles, scale, spec
 from winviz.viz.boxes import Box, Segment, Taken, around, clear, overlaps
 from winviz.viz.labels import Plot
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timer_records import first_of_each
 from winviz.viz.value_texts import key_texts
 
+Rows = list[dict[str, Any]]  # a layer's data: one dict per mark
 EVENT_PX = 8  # the side of a timer event's box (size 45 px²), and the step between marks
 
 EVENT_STEPS = 4  # places (``EVENT_PX`` apart) each way an event tries before it is counted
 DEDUP_EVENT = "registration of a timer that already existed (de-duplicated)"
 
 
-@dataclass
-class Placed:
-    """The timers plot's marks, placed: the timer events' and ▼ rows, the rings' rows, the
-    layers of the ▼' "×n" and of the row above the plot, and the label layers kept."""
-
-    events: list[dict[str, Any]]
-    rings: list[dict[str, Any]]
-    dedup_layers: list[spec.ChartDict]
-    labels: list[spec.ChartDict]
-    watermark_label: list[spec.ChartDict]
-
-
 def place_marks(
     plot: tuple[TimeAxis, TimeAxis, Plot],
-    rules: list[dict[str, Any]],
-    points: list[dict[str, Any]],
+    rules: Rows,
+    points: Rows,
     lines: tuple[list[spec.ChartDict], list[spec.ChartDict]],
     labels: list[spec.ChartDict],
     dedups: tuple[pd.DataFrame, np.ndarray],
     extents: dict[str, dict[Any, tuple[float, float]]],
     keys: list[str],
     notes: list[str],
-) -> Placed:
+) -> tuple[Rows, Rows, list[spec.ChartDict], list[spec.ChartDict]]:
     """Every mark and label of the timers plot placed, in the module's order: the timer
     events (``points``), the staircase's label (``lines``: the staircase's layers and the
     diagonal's), the ▼ (``dedups``: the timer records and the positions of those
     de-duplicated; ``extents``: ``timers._extents``), the timestamp ``labels``; per view of
-    the key dropdown (``keys``; "": every key), clear of the ``rules`` and marks it draws."""
+    the key dropdown (``keys``; "": every key), clear of the ``rules`` and marks it draws.
+    Returns the event and ▼ rows, the rings' rows, the layers of the ▼' "×n" and of the row
+    above the plot, and the label layers kept."""
     px = plot[2]
     staircase, diagonal = lines
     events, rings, boxes = side_by_side(points, px, notes, keys)
@@ -84,12 +72,10 @@ def place_marks(
     marks += [b for r in dedup_rows for b in dedup_boxes(*_at(r, px), r["registrations"])]
     if labels:
         labels = labels_off_marks(labels, px, marks, on_plot, extents[""], notes)
-    return Placed(events + dedup_rows, rings, layers, labels, label)
+    return events + dedup_rows, rings, layers, [*labels, *label]
 
 
-RULES = (True,)
-"""The tags of the segments a mark keeps off (``Taken.free``): the timer rules (a mark may lie
-on a line but no text may)."""
+RULES = (True,)  # the tags of the segments a ▼ keeps off: the rules (a text keeps off every line)
 
 
 def _taken(lines: list[tuple[Segment, bool]], boxes: list[Box]) -> Taken:
@@ -105,8 +91,8 @@ def _taken(lines: list[tuple[Segment, bool]], boxes: list[Box]) -> Taken:
 RULE_HALF_PX = 1.5  # half a timer rule's width (2.5 px), and a little
 
 
-def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
-    """The timer rules in pixels: each as two vertical segments ``RULE_HALF_PX`` either side."""
+def rule_segments(rules: Rows, px: Plot) -> list[Segment]:
+    """The timer rules in pixels: two vertical segments ``RULE_HALF_PX`` either side of each."""
     out = []
     for r in rules:
         cx, top, bottom = px.px(r["x"]) + r.get("dx", 0.0), px.py(r["y2"]), px.py(r["y"])
@@ -115,7 +101,7 @@ def rule_segments(rules: list[dict[str, Any]], px: Plot) -> list[Segment]:
     return out
 
 
-def line_segments(rows: list[dict[str, Any]], px: Plot, by: str) -> list[Segment]:
+def line_segments(rows: Rows, px: Plot, by: str) -> list[Segment]:
     """A line layer's segments in pixels: consecutive rows (in ``i`` order) of one ``by``."""
     ordered = sorted(rows, key=lambda r: (str(r.get(by, "")), r.get("i", 0)))
     out = []
@@ -139,15 +125,14 @@ RING_HALF_PX = EVENT_PX * 3**0.5 / 2 + 1  # half a ring's side: three times a ma
 
 
 def side_by_side(
-    points: list[dict[str, Any]], px: Plot, notes: list[str], keys: list[str] = ()
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[Box]]]:
-    """Timer events at one point drawn side by side by the charts' one rule
-    (``piles.side_by_side``: each row's ``dx``); those of a pile too deep are counted on the
-    mark at their point (its ``also here``, and a ring) and not drawn; the subtitle says how
-    many. With a key dropdown (``keys``), each key's view places its own events again among
-    its own marks, so it shows every event of its own; a row alike in both views is written
-    once, else each gets the ``view`` (dropdown value) that shows it. Returns the event rows,
-    the ring rows and, per view ("" and each key), the boxes it draws."""
+    points: Rows, px: Plot, notes: list[str], keys: list[str] = ()
+) -> tuple[Rows, Rows, dict[str, list[Box]]]:
+    """Timer events at one point side by side (``piles.side_by_side``: each row's ``dx``);
+    those of a pile too deep counted on the mark at their point (``also here``, a ring). With
+    a key dropdown (``keys``), each key's view places its own events again among its own
+    marks; a row alike in both views is written once, else each gets the ``view`` (dropdown
+    value) that shows it. Returns the event rows, the ring rows and, per view ("" and each
+    key), the boxes it draws."""
     for r in points:  # right of the rightmost rule would leave the plot: left of the leftmost
         d = r.get("dx", 0.0)
         if d > 0 and px.px(r["x"]) + d + EVENT_PX / 2 > px.width:
@@ -174,11 +159,9 @@ def side_by_side(
     return drawn, rings, boxes
 
 
-def _placed(
-    points: list[dict[str, Any]], px: Plot, notes: list[str], tally: bool = False
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``points`` placed side by side on a grid of their own: the rows drawn
-    (each with its ``also here`` when some were counted, or ``tally``) and the rings'."""
+def _placed(points: Rows, px: Plot, notes: list[str], tally: bool = False) -> tuple[Rows, Rows]:
+    """``points`` placed side by side on a grid of their own: the rows drawn (with ``also
+    here`` when some were counted, or ``tally``) and the rings'."""
     places = [_at(r, px) for r in points]
     grid = piles.Grid(EVENT_PX, reach=EVENT_PX / 2)  # (centres nearer than half a mark)
     placed = piles.side_by_side(
@@ -191,9 +174,9 @@ def _placed(
     return drawn, piles.rings(grid)
 
 
-def _merge_view(shared: list[dict[str, Any]], own: list[dict[str, Any]], key: str) -> None:
-    """Rows of ``key``'s view (``own``) into every key's (``shared``): a row
-    alike in both stays one; else the shared one gets ``view`` "" and ``key``'s own ``view`` key."""
+def _merge_view(shared: Rows, own: Rows, key: str) -> None:
+    """Rows of ``key``'s view (``own``) into every key's (``shared``): a row alike in both
+    stays one; else the shared one gets ``view`` "" and ``key``'s own ``view`` key."""
     alike = {frozenset(r.items()) for r in own}
     same = set()
     for r in shared:
@@ -205,7 +188,7 @@ def _merge_view(shared: list[dict[str, Any]], own: list[dict[str, Any]], key: st
     shared += [{**r, "view": key} for r in own if frozenset(r.items()) not in same]
 
 
-def _boxes(rows: list[dict[str, Any]], rings: list[dict[str, Any]], px: Plot) -> list[Box]:
+def _boxes(rows: Rows, rings: Rows, px: Plot) -> list[Box]:
     """The boxes of timer events' rows and of rings'."""
     return [_square(_at(r, px), EVENT_PX / 2) for r in rows] + [
         _square(_at(r, px), RING_HALF_PX) for r in rings
@@ -220,12 +203,11 @@ def watermark_label_off_marks(
     px: Plot,
     marks: list[Box],
     lines: list[tuple[Segment, bool]],
-    vertices: list[dict[str, Any]],
+    vertices: Rows,
 ) -> list[spec.ChartDict]:
-    """The staircase's "watermark" label at the first of its vertical steps
-    (``vertices``: the line's rows in order; at most ``WATERMARK_STEPS_TRIED``) where it lies
-    on the plot clear of ``marks`` and ``lines``, its box then added to ``marks``; else left
-    out (the subtitle names the black staircase)."""
+    """The staircase's "watermark" label at the first of its vertical steps (``vertices``:
+    the line's rows; at most ``WATERMARK_STEPS_TRIED``) on the plot clear of ``marks`` and
+    ``lines``, its box added to ``marks``; else left out (the subtitle names the staircase)."""
     if not layers:
         return []
     row = spec.rows(layers[0])[0]
@@ -247,8 +229,7 @@ def watermark_label_off_marks(
 
 
 def _first_free(spots: Iterable[tuple[Any, Box]], taken: Taken, px: Plot) -> Any:
-    """The first of ``spots`` (a place, its box) whose box is on the plot
-    and free, else None."""
+    """The first of ``spots`` (a place, its box) whose box is on the plot and free."""
     return next(((at, box) for at, box in spots if px.holds(box) and taken.free(box)), None)
 
 
@@ -267,12 +248,11 @@ def labels_off_marks(
     extents: dict[Any, tuple[float, float]],
     notes: list[str],
 ) -> list[spec.ChartDict]:
-    """The timestamp labels (vertical), each at the first place — left of
-    its timestamp's leftmost rule, then right of its rightmost (``extents``: per ``group``,
-    the rules' least and greatest dx), along its first timer's rule (``span``) at
-    ``LABEL_SPOTS`` — on the plot clear of ``marks``, ``lines`` and the labels kept before
-    it; the others are left to the tooltip (the subtitle says how many). The boxes of those
-    kept are added to ``marks``."""
+    """The timestamp labels (vertical), each at the first place — left of its timestamp's
+    leftmost rule, then right of its rightmost (``extents``: per ``group``, the rules' least
+    and greatest dx), along its first timer's rule (``span``) at ``LABEL_SPOTS`` — clear of
+    ``marks``, ``lines`` and the labels kept before it (their boxes added to ``marks``); the
+    others are left to the tooltip (the subtitle says how many)."""
     taken = _taken(lines, marks)
     kept, left_out = [], 0
     for row in spec.rows(layers[0]):
@@ -298,8 +278,7 @@ def labels_off_marks(
 
 
 def _vertical_text_box(row: dict[str, Any], px: Plot) -> Box:
-    """The box of a timestamp label (turned 270°, centred on its point,
-    its baseline ``LABEL_GAP`` px left)."""
+    """A timestamp label's box (turned 270°, centred, its baseline ``LABEL_GAP`` px left)."""
     (cx, cy), half = _at(row, px), 0.3 * LABEL_FONT * len(row["text"])
     return (cx - LABEL_GAP - LABEL_FONT, cy - half, cx - LABEL_GAP - 1, cy + half)
 
@@ -316,12 +295,12 @@ def dedup_bins(
     y: TimeAxis,
     px: Plot,
     by_key: set[str] | None = None,
-) -> list[dict[str, Any]]:
-    """The de-duplicated registrations (``dedup``: positions in ``records``)
-    in bins: those of one (domain, timestamp) — and key, for the keys ``by_key`` only, if
-    given — in one ``EVENT_PX`` row of the plot (twice as tall while there are more bins than
-    a layer may hold). Per bin, in order of its first registration: group (domain, x), x, y
-    (of its first), n, first / last processing time, keys, domain, timestamp text, reg_seq."""
+) -> Rows:
+    """The de-duplicated registrations (``dedup``: positions in ``records``) in bins: those
+    of one (domain, timestamp) — and key, for the keys ``by_key`` only — in one ``EVENT_PX``
+    row of the plot (twice as tall while there are more bins than a layer may hold). Per bin,
+    in order of its first registration: group (domain, x), x, y (of its first), n, first /
+    last processing time, keys, domain, timestamp text, reg_seq."""
     if not len(dedup):
         return []
     # a timer's key and domain are one (``timer_records``' timer: per identity): each read
@@ -380,8 +359,7 @@ def dedup_bins(
 
 
 def _rows_px(procs: np.ndarray, y: TimeAxis, px: Plot) -> np.ndarray:
-    """Each processing time's pixel row (``px.py`` of its ``y.clip``; 0 where
-    it has none), on the whole array at once when every one is an int inside the axis."""
+    """Each processing time's pixel row (``px.py`` of its ``y.clip``; 0 where none)."""
     if procs.dtype.kind == "i" and y.lo <= procs.min() and procs.max() <= y.hi:
         return np.asarray(px.py(procs), dtype=float)
     return np.asarray([0.0 if v is None else px.py(v) for v, _ in y.clip_all(procs.tolist())])
@@ -400,13 +378,12 @@ def dedup_layers(
     drawn: Any,
     keys: list[str],
     notes: list[str],
-) -> tuple[list[dict[str, Any]], list[spec.ChartDict]]:
-    """The ▼ rows placed beside their timestamp's rules (``dedups_beside``;
-    ``drawn(key)``: the segments and boxes drawn when the dropdown shows ``key``), and the
-    layers of their "×n" and of the row above the plot; the subtitle says how they are drawn.
-    With ``keys``, each key's ▼ are placed again for its own view (a row's ``view``)."""
+) -> tuple[Rows, list[spec.ChartDict]]:
+    """The ▼ rows placed beside their timestamp's rules (``dedups_beside``; ``drawn(key)``:
+    the segments and boxes drawn when the dropdown shows ``key``; with ``keys``, again per
+    key's view), and the layers of their "×n" and of the row above the plot."""
     x, y, px = plot
-    views: dict[Any, list[dict[str, Any]]] = {None: dedup_bins(records, dedup, x, y, px)}
+    views: dict[Any, Rows] = {None: dedup_bins(records, dedup, x, y, px)}
     if keys:
         views = {"": views[None]}
         for b in dedup_bins(records, dedup, x, y, px, by_key=set(keys)):
@@ -467,9 +444,9 @@ NEAR_PX = 2 * EVENT_PX  # how far up or down a ▼ with no place may be from the
 
 
 def _tries(lo: float, hi: float, text: float) -> list[float]:
-    """The dx a ▼ tries, nearest first: from ``EVENT_PX`` right of the rightmost
-    rule (``hi``) and left of the leftmost (``lo``, less its ``text`` px "×n") outwards,
-    ``FINE_PX`` apart, ``EVENT_STEPS`` × ``EVENT_PX`` far (right before left)."""
+    """The dx a ▼ tries, nearest first (right before left): from ``EVENT_PX`` right of the
+    rightmost rule (``hi``) and left of the leftmost (``lo``, less its ``text`` px "×n")
+    outwards, ``FINE_PX`` apart, ``EVENT_STEPS`` × ``EVENT_PX`` far."""
     out = []
     for k in range(EVENT_STEPS * EVENT_PX // FINE_PX):
         out += [hi + EVENT_PX + k * FINE_PX, lo - EVENT_PX - text - k * FINE_PX]
@@ -477,17 +454,16 @@ def _tries(lo: float, hi: float, text: float) -> list[float]:
 
 
 def dedup_places(
-    rows: list[dict[str, Any]],
+    rows: Rows,
     extents: dict[Any, tuple[float, float]],
     taken: Taken,
     px: Plot,
     start: int = 0,
 ) -> list[int]:
-    """Each ▼ row's ``dx`` at the first place it tries (``_tries``;
-    ``extents``: per ``group``, its rules' least and greatest dx) where its box and "×n" lie
-    on the plot clear of ``taken`` (the ▼: of no rule; its text: of no line either), each
-    placed one then added to ``taken``; rows before ``start`` keep their ``dx``. Returns the
-    positions of those that found none."""
+    """Each ▼ row's ``dx`` at the first place it tries (``_tries``; ``extents``: per
+    ``group``, its rules' least and greatest dx) where its box and "×n" lie on the plot clear
+    of ``taken`` (the ▼ of the rules, its text of every line), each then added to ``taken``;
+    rows before ``start`` keep their ``dx``. Returns the positions of those with none."""
     failed = []
     for i, r in enumerate(rows):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
@@ -512,9 +488,8 @@ def dedup_places(
 
 
 def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, px: Plot) -> int:
-    """The position in ``dxs`` (one side's tries, outwards) of the first
-    place clear of ``taken``, else ``len(dxs)``; tries a box met still meets are passed
-    over, and those farther off the plot."""
+    """The position in ``dxs`` (one side's tries, outwards) of the first place clear of
+    ``taken``, else ``len(dxs)``; tries a box met still meets are passed over."""
     if not dxs:
         return 0
     ends = dedup_boxes(x0 + dxs[0], cy, n) + dedup_boxes(x0 + dxs[-1], cy, n)
@@ -539,9 +514,8 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
 
 
 def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out: bool) -> int:
-    """How many tries on the next one that may be clear is, from the try whose
-    box ``b`` met what is first in ``boxes`` (if it overlaps it), else in ``segments``: tries
-    still reaching a box, or a straight line, it met are passed (a slanted line: none)."""
+    """How many tries on the next one that may be clear is, from the try whose box ``b`` met
+    the first of ``boxes`` (if it overlaps it), else of ``segments`` (a slanted line: 1)."""
     if boxes and overlaps(b, boxes[0]):
         lo, hi = boxes[0][0], boxes[0][2]
     elif (s := segments[0][0])[0] == s[2] or s[1] == s[3]:
@@ -553,17 +527,16 @@ def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out:
 
 
 def dedups_beside(
-    rows: list[dict[str, Any]],
+    rows: Rows,
     extents: dict[Any, tuple[float, float]],
     taken: Taken,
     px: Plot,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ▼ rows placed beside their timestamp's rules (``dedup_places``),
-    and those in the row above the plot (``in_row_above``). A ▼ that finds no place is counted
-    on the ▼ of its timestamp nearest it within ``NEAR_PX`` up or down (else it goes to the
-    row above), and all are placed again, until each has a place: every registration is
-    drawn or counted in an "×n". (Those before the first whose "×n" a count changes keep
-    their place.)"""
+) -> tuple[Rows, Rows]:
+    """The ▼ rows placed beside their timestamp's rules (``dedup_places``), and those in the
+    row above the plot (``in_row_above``). A ▼ with no place is counted on the nearest ▼ of
+    its timestamp within ``NEAR_PX`` up or down (else it goes to the row above), and all are
+    placed again (those before the first whose "×n" changed keep their place) until each has
+    a place: every registration is drawn or counted in an "×n"."""
     rows, above, start = [dict(r) for r in rows], [], 0
     while True:
         failed = dedup_places(rows, extents, taken.copy(), px, start) if start < len(rows) else []
@@ -596,13 +569,10 @@ def dedups_beside(
 ROW_ABOVE_PX = 14  # the height of a line of the row above the plot
 
 
-def in_row_above(
-    rows: list[dict[str, Any]], extents: dict[Any, tuple[float, float]], px: Plot
-) -> list[dict[str, Any]]:
-    """The ▼ of crowded timers in a row above the plot: one per timestamp
-    (its registrations counted in ``n``), at the middle of its rules, in the first line of
-    the row (``above``: pixels above the plot) where it and its "×n" overlap no other; in
-    order of x."""
+def in_row_above(rows: Rows, extents: dict[Any, tuple[float, float]], px: Plot) -> Rows:
+    """The ▼ of crowded timers in a row above the plot, in order of x: one per timestamp
+    (``n`` its registrations), at the middle of its rules, in the first line of the row
+    (``above``: pixels above the plot) where it and its "×n" overlap no other."""
     by_group: dict[Any, dict[str, Any]] = {}
     for r in rows:
         if r["group"] in by_group:
@@ -634,11 +604,9 @@ def _count_on(into: dict[str, Any], r: dict[str, Any]) -> None:
     into["keys"] = list(dict.fromkeys([*into["keys"], *r["keys"]]))
 
 
-def _dedup_rows(
-    placed: list[dict[str, Any]], y: TimeAxis, view: str | None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The ▼ rows of the placed bins and the "×n" text of each standing for
-    more than one registration; with their ``above`` (in the row above) and ``view``."""
+def _dedup_rows(placed: Rows, y: TimeAxis, view: str | None) -> tuple[Rows, Rows]:
+    """The ▼ rows of the placed bins and the "×n" of those standing for several, with their
+    ``above`` (in the row above) and ``view``."""
     marks, counts = [], []
     for b in placed:
         mark = {
@@ -666,7 +634,7 @@ def _dedup_rows(
     return marks, counts
 
 
-def _count_layer(texts: list[dict[str, Any]], xy: dict[str, Any]) -> spec.ChartDict:
+def _count_layer(texts: Rows, xy: dict[str, Any]) -> spec.ChartDict:
     """The "×n" texts of the ▼ standing for n registrations, right of them."""
     return spec.text_layer(
         texts,
@@ -679,11 +647,8 @@ def _count_layer(texts: list[dict[str, Any]], xy: dict[str, Any]) -> spec.ChartD
     )
 
 
-def _row_above_layers(
-    marks: list[dict[str, Any]], texts: list[dict[str, Any]], x: TimeAxis
-) -> list[spec.ChartDict]:
-    """The ▼ in the row above the plot (``above``: pixels from its
-    top, no scale) and their "×n"."""
+def _row_above_layers(marks: Rows, texts: Rows, x: TimeAxis) -> list[spec.ChartDict]:
+    """The ▼ in the row above the plot (``above``: pixels from its top) and their "×n"."""
     xy = {
         "x": axes.channel(x, "x"),
         "y": {"field": "above", "type": "quantitative", "scale": None, "axis": None},

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
-from winviz.trace.coded import object_array, value_codes
+from winviz.trace.coded import first_of_each, object_array, value_codes
 from winviz.viz.trace_view import TraceView, _objects, _times
 from winviz.viz.value_texts import key_texts, short
 from winviz.viz.window_lives import _group_ids, allowed_lateness, processing_time_windows
@@ -39,17 +39,13 @@ def timer_operators(view: TraceView) -> list[str]:
 
 
 def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
-    """The timer records of ``operator``: seq, kind, proc_time, watermark, key,
-    namespace (text), ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a
-    deletion), and timer: one integer per timer identity (key, namespace text, domain,
-    timestamp). Times are int64 columns when every record has an exact one, else objects."""
+    """The timer records of ``operator``: seq, kind, proc_time, watermark, key, namespace
+    (text), ts, domain, flag (``deduplicated`` of a registration, ``existed`` of a deletion),
+    and timer: one integer per timer identity (key, namespace text, domain, timestamp)."""
     rows = view.select(*TIMER_KINDS, operator=operator)
-    # the kind as a categorical of TIMER_KINDS
-    order = np.full(len(view.c.kind.values) + 1, -1, dtype=np.int8)
-    for i, kind in enumerate(TIMER_KINDS):
-        if kind in view._code_of:
-            order[view._code_of[kind]] = i
-    kinds = pd.Categorical.from_codes(order[view._codes[rows]], categories=list(TIMER_KINDS))
+    codes = view.kind_codes(rows)  # the kind as a categorical of TIMER_KINDS
+    order = np.select([codes == view.kind_code(k) for k in TIMER_KINDS], [0, 1, 2], -1)
+    kinds = pd.Categorical.from_codes(order, categories=list(TIMER_KINDS))
     columns: dict[str, Any] = {"seq": rows.copy(), "kind": kinds}
     for name in ("proc_time", "watermark"):
         columns[name] = _times(view, name, rows)
@@ -62,7 +58,8 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     at, firsts = value_codes(details[object_firsts])  # (each object's value once)
     at, firsts = at[objects], object_firsts[firsts]  # (numbered in order of first appearance)
     distinct = [details[i] for i in firsts.tolist()]
-    texts, text_codes = _namespace_texts_codes(list(map(itemgetter(1), distinct)))
+    texts = _namespace_texts(list(map(itemgetter(1), distinct)))
+    text_codes = _codes(object_array(texts))
     columns["namespace"] = _objects(object_array(texts)[at])
     ns_codes = text_codes[at]
     distinct_domains = list(map(itemgetter(0), distinct))
@@ -80,7 +77,7 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
         columns["timer"] = _group_ids(
             view.part("key", rows).codes[rows],
             ns_codes,
-            _identity_codes(distinct_domains)[at],
+            _codes(object_array(distinct_domains))[at],
             ts_codes,
         )
     else:
@@ -88,49 +85,20 @@ def timer_records(view: TraceView, operator: str) -> pd.DataFrame:
     return pd.DataFrame(columns, copy=False)  # (every column made here, for this frame only)
 
 
-def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of ``values`` (numbered in order of first appearance) and
-    each code's first position."""
-    codes, _ = pd.factorize(values)
-    if not len(codes):
-        return codes, np.zeros(0, dtype=np.intp)
-    seen = np.maximum.accumulate(codes)  # (a code first seen: one more than any before it)
-    return codes, np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
-
-
-def _identity_codes(values: list[Any]) -> np.ndarray:
-    """Integer codes telling equal values apart, in order of first appearance."""
-    return pd.factorize(object_array(values), use_na_sentinel=False)[0]
-
-
-def _namespace_texts_codes(values: list[Any]) -> tuple[list[str], np.ndarray]:
-    """Timer namespaces as text — a window (a TimeWindow or a [start, end]
-    pair) as "[start, end)", anything else ``short`` — and a code per distinct text."""
-    if not values:
-        return [], np.zeros(0, dtype=np.int64)
-    # a text per distinct object (by id(): alive throughout), then per distinct namespace
-    ids = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
-    codes, _ = pd.factorize(ids)
-    first_pos = np.unique(codes, return_index=True)[1]  # codes are 0..n-1: in code order
-    cache: dict[Any, str] = {}
-    texts = []
-    for pos in first_pos.tolist():
-        v = values[pos]
-        ident = _identity(v)
-        text = cache.get(ident)
-        if text is None:
-            if hasattr(v, "start") and hasattr(v, "end"):
-                text = f"[{v.start}, {v.end})"
-            elif (
-                isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(b, int) for b in v)
-            ):
-                text = f"[{v[0]}, {v[1]})"
-            else:
-                text = short(v, 30)
-            cache[ident] = text
-        texts.append(text)
-    text_codes, _ = pd.factorize(np.asarray(texts, dtype=object))
-    return np.asarray(texts, dtype=object)[codes].tolist(), text_codes[codes]
+def _namespace_texts(values: list[Any]) -> list[str]:
+    """Timer namespaces as text: a window (a TimeWindow or a [start, end] pair) as
+    "[start, end)", anything else ``short`` (equal values: the first one's text)."""
+    texts: dict[Any, str] = {}
+    for v in values:
+        if (ident := _identity(v)) in texts:
+            continue
+        if hasattr(v, "start") and hasattr(v, "end"):
+            texts[ident] = f"[{v.start}, {v.end})"
+        elif isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(b, int) for b in v):
+            texts[ident] = f"[{v[0]}, {v[1]})"
+        else:
+            texts[ident] = short(v, 30)
+    return [texts[_identity(v)] for v in values]
 
 
 def _identity(v: Any) -> Any:
@@ -142,13 +110,11 @@ def _identity(v: Any) -> Any:
 
 
 def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
-    """One row per timer that existed among ``timer_records``' records: key,
-    namespace, domain, timestamp, registered, ended (None while pending), end ("fired" /
-    "deleted" / "pending"), reg_seq, end_seq, watermark (at registration) and end_watermark
-    (when it left the queue). A timer is (key,
-    namespace, domain, timestamp), as in Flink's timer queues: per timer, in seq order, a
-    registration not de-duplicated starts one unless one is live, and a firing or deletion
-    ends the live one."""
+    """One row per timer of ``timer_records`` (``TIMER_COLUMNS``; ended None and end
+    "pending" while queued; watermark at registration, end_watermark when it left). A timer
+    is (key, namespace, domain, timestamp), as in Flink's timer queues: per timer, in seq
+    order, a registration not de-duplicated starts one unless one is live, and a firing or
+    deletion ends the live one."""
     n = len(records)
     if n == 0:
         return pd.DataFrame([], columns=TIMER_COLUMNS)
@@ -201,8 +167,8 @@ def timer_lives(records: pd.DataFrame) -> pd.DataFrame:
 
 
 def _codes(values: np.ndarray) -> np.ndarray:
-    """Integer codes of an object column (unhashable values by their ``short``
-    text)."""
+    """Integer codes of an object column, in order of first appearance (unhashable values
+    by their ``short`` text)."""
     try:
         codes, _ = pd.factorize(values, use_na_sentinel=False)
     except TypeError:
@@ -214,8 +180,8 @@ def _codes(values: np.ndarray) -> np.ndarray:
 
 
 def timer_queue(records: pd.DataFrame) -> pd.DataFrame:
-    """Live timers per domain after each timer record that changes them: seq,
-    proc_time, domain, size."""
+    """Live timers per domain after each timer record that changes them: seq, proc_time,
+    domain, size."""
     kinds = records["kind"]
     flag = records["flag"].to_numpy(dtype=bool)
     delta = np.where(
@@ -251,12 +217,11 @@ ROLE_WIDTHS = (2.5, 1.0, 2.5, 2.5)
 
 
 def timer_roles(view: TraceView, op: str, lives: pd.DataFrame) -> list[str] | None:
-    """Who set each timer of a window operator (None for an operator
-    without window timers), derived with Flink's rule (``WindowOperator.registerCleanupTimer``):
-    the cleanup timer is at ``cleanupTime(window)`` in the assigner's domain
-    (``window_rules.cleanup_time``, the allowed lateness read off the cleanup records); every
-    other timer of the window is its trigger's. With allowed lateness 0 an
-    ``EventTimeTrigger``'s timer and the cleanup timer are one."""
+    """Who set each timer of a window operator (None without window timers), by Flink's rule
+    (``WindowOperator.registerCleanupTimer``): the cleanup timer is at ``cleanupTime(window)``
+    in the assigner's domain (``window_rules.cleanup_time``, the allowed lateness read off
+    the cleanup records); every other timer of the window is its trigger's. With allowed
+    lateness 0 an ``EventTimeTrigger``'s timer and the cleanup timer are one."""
     if lives.empty:
         return None
     seqs = np.asarray(lives["reg_seq"].to_numpy(), dtype=np.int64)

@@ -25,7 +25,7 @@ import pandas as pd
 from winviz.viz import axes, palette, piles, scale, spec, timer_places, watermark_steps
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.timer_places import DEDUP_EVENT
+from winviz.viz.timer_places import DEDUP_EVENT, Rows
 from winviz.viz.timer_records import (
     ROLE_WIDTHS,
     ROLES,
@@ -157,7 +157,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
     diagonal = _diagonal_layers(lives, x, y)
     plot = (x, y, timer_places.Plot(x, y, width, height))
-    placed = timer_places.place_marks(
+    events, rings, dedup_layers, labels = timer_places.place_marks(
         plot,
         rules,
         points,
@@ -173,12 +173,11 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
         *staircase[:1],  # the line
         *diagonal,
         _rule_layer(rules, x, y, by_key),
-        *_event_layers(placed.events, x, y),
-        *placed.dedup_layers,
-        piles.ring_layer(placed.rings, axes.channel(x, "x"), axes.channel(y, "y"), 45),
+        *_event_layers(events, x, y),
+        *dedup_layers,
+        piles.ring_layer(rings, axes.channel(x, "x"), axes.channel(y, "y"), 45),
         *staircase[1:2],  # its dots, over the timer events
-        *placed.labels,
-        *placed.watermark_label,
+        *labels,
     ]
     layers = [layer for layer in layers if layer is not None]
     chart = _two_panels(layers, panel, (width, height), by_key, keys, n_keys, notes)
@@ -208,7 +207,7 @@ def _two_panels(
     if not by_key:
         main["resolve"] = {"scale": {"color": "independent"}}
     # the queue panel's pointer, on the top-level chart with its view, as Altair lifts it
-    params: list[dict[str, Any]] = [
+    params: Rows = [
         {
             "name": LINK_PARAM,
             "select": {
@@ -248,7 +247,7 @@ def _rule_rows(
     x: TimeAxis,
     y: TimeAxis,
     t_end: int,
-) -> list[dict[str, Any]]:
+) -> Rows:
     """One row per timer: x its timestamp, y its registration, y2 its end (the top edge
     while pending), dx (``spread``)."""
     rows = []
@@ -282,7 +281,7 @@ def _rule_rows(
 
 def _aggregated_rows(
     lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, t_end: int
-) -> tuple[list[dict[str, Any]], dict[tuple[Any, str], list[tuple[str, float, str]]]]:
+) -> tuple[Rows, dict[tuple[Any, str], list[tuple[str, float, str]]]]:
     """One rule per (domain, timestamp): the earliest registration to the last end, how many
     timers of how many keys, how they ended; and per (domain, timestamp text) each way its
     timers ended (sorted; "queued at the end" last, on the top edge), with the y and text
@@ -343,12 +342,10 @@ def spread(lives: pd.DataFrame) -> list[float]:
     return dx
 
 
-def _event_rows(
-    rules: list[dict[str, Any]], ends_of: dict[tuple[Any, str], list[tuple[str, float, str]]]
-) -> list[dict[str, Any]]:
+def _event_rows(rules: Rows, ends_of: dict[tuple[Any, str], list[tuple[str, float, str]]]) -> Rows:
     """The timer events of each rule: registered and ended (an aggregated rule's: a mark per
     way its timers ended, ``ends_of``)."""
-    rows: list[dict[str, Any]] = []
+    rows: Rows = []
     for r in rules:
         base = {k: v for k, v in r.items() if k not in ("kind", "y", "y2", "end")}
         rows.append({**base, "kind": "timer event", "event": "registered", "y": r["y"]})
@@ -397,14 +394,11 @@ def _domain_dash() -> dict[str, Any]:
 def _domain_color(title: str | None) -> dict[str, Any]:
     """The colour of a timer domain, with a legend ``title`` (None: no legend)."""
     scale = {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)}
-    if title is None:
-        return {"field": "domain", "type": "nominal", "scale": scale, "legend": None}
-    return {"field": "domain", "type": "nominal", "title": title, "scale": scale}
+    legend = {"legend": None} if title is None else {"title": title}
+    return {"field": "domain", "type": "nominal", "scale": scale} | legend
 
 
-def _rule_layer(
-    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, by_key: bool
-) -> spec.ChartDict:
+def _rule_layer(rows: Rows, x: TimeAxis, y: TimeAxis, by_key: bool) -> spec.ChartDict:
     if by_key:
         keys = list(dict.fromkeys(r["key"] for r in rows))
         color = {
@@ -429,42 +423,35 @@ def _rule_layer(
     )
 
 
-def _event_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
+def _event_layers(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
     """The timer events' layers, of at most ``scale.ROW_LIMIT`` rows each (a key dropdown's
     views may hold an event twice)."""
-    step = scale.ROW_LIMIT
-    return [_event_layer(rows[i : i + step], x, y) for i in range(0, max(len(rows), 1), step)]
+    mark = {"type": "point", "filled": True, "size": 45, "color": palette.DEDUP_COLOR}
+    mark |= {"opacity": 0.9, "xOffset": {"expr": "datum.dx"}}
+    shape = {"domain": list(EVENTS), "range": list(EVENT_SHAPES)}
+    encoding = axes.xy(x, y) | {
+        "shape": {
+            "field": "event",
+            "type": "nominal",
+            "title": "timer event",
+            "scale": shape,
+            "legend": {"labelLimit": 0},
+        }
+    }
+    parts = [rows[i : i + scale.ROW_LIMIT] for i in range(0, len(rows), scale.ROW_LIMIT)]
+    # each tooltip: the columns of the first timer's events, then the last ▼'s others
+    skip = ["x", "y", "dx", "kind", "view"]
+    return [
+        spec.layer(
+            part,
+            mark,
+            encoding | {"tooltip": spec.tooltips([part[0] | part[-1] | part[0], *part], skip)},
+        )
+        for part in parts
+    ]
 
 
-def _event_layer(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
-    return spec.layer(
-        rows,
-        {
-            "type": "point",
-            "filled": True,
-            "size": 45,
-            "color": palette.DEDUP_COLOR,
-            "opacity": 0.9,
-            "xOffset": {"expr": "datum.dx"},
-        },
-        {
-            **axes.xy(x, y),
-            "shape": {
-                "field": "event",
-                "type": "nominal",
-                "title": "timer event",
-                "scale": {"domain": list(EVENTS), "range": list(EVENT_SHAPES)},
-                "legend": {"labelLimit": 0},
-            },
-            # (the columns of the first timer's events, then the last ▼'s others)
-            "tooltip": spec.tooltips(
-                [rows[0] | rows[-1] | rows[0], *rows], ["x", "y", "dx", "kind", "view"]
-            ),
-        },
-    )
-
-
-def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: list[str]) -> None:
+def _with_roles(rules: Rows, roles: list[str] | None, notes: list[str]) -> None:
     """Each rule's "set by" (``timer_roles``) and the subtitle's count of each role."""
     if roles is None or len(roles) != len(rules):
         return
@@ -481,7 +468,7 @@ def _with_roles(rules: list[dict[str, Any]], roles: list[str] | None, notes: lis
     )
 
 
-def _role_width(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _role_width(rows: Rows) -> dict[str, Any]:
     """The strokeWidth channel of the timers' roles: a cleanup timer thin."""
     drawn = [r for r in ROLES if any(row["set by"] == r for row in rows)]
     widths = dict(zip(ROLES, ROLE_WIDTHS, strict=True))
@@ -496,7 +483,7 @@ def _role_width(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _label_layers(rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
+def _label_layers(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
     """Each distinct timestamp written along its first timer's rule, when there are at most
     ``LABEL_LIMIT``."""
     first: dict[tuple[Any, Any], dict[str, Any]] = {}
@@ -595,14 +582,14 @@ def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[spec
 
 def _queue_panel(
     queue: pd.DataFrame, y: TimeAxis, t_end: int, height: int, notes: list[str]
-) -> tuple[spec.ChartDict, list[dict[str, Any]]]:
+) -> tuple[spec.ChartDict, Rows]:
     """Timers queued per domain against the same processing-time axis, as steps (a size
     holds until the next change, the last to the end)."""
     steps = queue[~queue.duplicated(["domain", "proc_time"], keep="last").to_numpy()]
     thinned = scale.thin_steps(steps, "proc_time", "domain", scale.ROW_LIMIT // 4, "size")
     if len(thinned) < len(steps):
         notes.append(f"queue size: {len(thinned):,} of {len(steps):,} steps drawn ({scale.KEPT})")
-    rows: list[dict[str, Any]] = []
+    rows: Rows = []
     for dom, g in thinned.groupby("domain", sort=False):
         procs, sizes = g["proc_time"].tolist(), g["size"].tolist()
         for i, (p, s) in enumerate(zip(procs, sizes, strict=True)):
@@ -654,7 +641,7 @@ def _queue_panel(
     return {"layer": [line, points], "width": 110, "height": height}, rows
 
 
-def _link_layer(rows: list[dict[str, Any]], y: TimeAxis) -> spec.ChartDict:
+def _link_layer(rows: Rows, y: TimeAxis) -> spec.ChartDict:
     """A line across the timers at the processing time the pointer picks in the queue."""
     layer = spec.layer(
         rows,

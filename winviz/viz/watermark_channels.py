@@ -154,18 +154,18 @@ def operator_records(
     return frame
 
 
-def idle_spans(records: pd.DataFrame, idle: str, active: str, t_end: int) -> list[dict[str, Any]]:
+def idle_spans(records: pd.DataFrame, t_end: int) -> list[dict[str, Any]]:
     """Idle periods from status records in seq order (kind, proc_time, line):
-    ``{"line", "start", "end", "open"}`` from each ``idle`` to the next ``active`` of its
-    line, or to ``t_end`` (``open``)."""
+    ``{"line", "start", "end", "open"}`` from each "idle" to the next "active" of its line,
+    or to ``t_end`` (``open``)."""
     spans: list[dict[str, Any]] = []
     since: dict[str, int] = {}
     for kind, proc, line in zip(
         records["kind"], records["proc_time"], records["line"], strict=True
     ):
-        if kind == idle and line not in since:
+        if kind == "idle" and line not in since:
             since[line] = int(proc)
-        elif kind == active and line in since:
+        elif kind == "active" and line in since:
             spans.append({"line": line, "start": since.pop(line), "end": int(proc), "open": False})
     for line, start in since.items():
         spans.append({"line": line, "start": start, "end": t_end, "open": True})
