@@ -96,10 +96,34 @@ def _bin_codes(
     """``bin_points`` of ``by`` values given as codes: ``labels[code]``, the labels sorted."""
     nx, ny = 120, 80
     while True:
-        cells = _cells(xs, ys, codes, labels, by, x_range, y_range, nx, ny)
-        if len(cells) <= limit or (nx == 1 and ny == 1):
-            return cells, nx, ny
+        cell = _cell_ids(xs, ys, codes, len(labels), x_range, y_range, nx, ny)
+        size = nx * ny * len(labels)
+        if size <= 4 * len(cell) + 100_000:  # counted directly per possible cell
+            fits = np.count_nonzero(np.bincount(cell, minlength=size)) <= limit
+        else:
+            fits = len(np.unique(cell)) <= limit
+        if fits or (nx == 1 and ny == 1):
+            return _cells(xs, ys, cell, labels, by, x_range, y_range, nx, ny), nx, ny
         nx, ny = max(1, int(nx / math.sqrt(2))), max(1, int(ny / math.sqrt(2)))
+
+
+def _cell_ids(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    codes: np.ndarray,
+    n_labels: int,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    nx: int,
+    ny: int,
+) -> np.ndarray:
+    """Each point's cell of an nx × ny grid per ``by`` code (``n_labels`` of them): one integer
+    per (ix, iy, code), ordered as the sorted (ix, iy, code) triples."""
+    (x0, x1), (y0, y1) = x_range, y_range
+    wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
+    ix = _bin_index(xs - x0, wx, nx)
+    iy = _bin_index(ys - y0, wy, ny)
+    return (ix * ny + iy) * n_labels + codes
 
 
 def bin_elements(
@@ -148,7 +172,7 @@ def _bin_index(offsets: np.ndarray, width: float, n: int) -> np.ndarray:
 def _cells(
     xs: np.ndarray,
     ys: np.ndarray,
-    codes: np.ndarray,
+    cell: np.ndarray,
     labels: Any,
     by: str,
     x_range: tuple[float, float],
@@ -156,14 +180,11 @@ def _cells(
     nx: int,
     ny: int,
 ) -> pd.DataFrame:
-    """The non-empty cells of an nx × ny grid per ``by`` code: count, mean x / y (where drawn),
-    bounds (x_lo, x_hi, y_lo, y_hi), the extent of its own points (x_min … y_max)."""
+    """The non-empty cells of an nx × ny grid per ``by`` code (each point's ``_cell_ids``):
+    count, mean x / y (where drawn), bounds (x_lo, x_hi, y_lo, y_hi), the extent of its own
+    points (x_min … y_max)."""
     (x0, x1), (y0, y1) = x_range, y_range
     wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
-    ix = _bin_index(xs - x0, wx, nx)
-    iy = _bin_index(ys - y0, wy, ny)
-    # one integer per (ix, iy, by value), ordered as the sorted (ix, iy, by) triples
-    cell = (ix * ny + iy) * len(labels) + codes
     size = nx * ny * len(labels)
     if size <= 4 * len(cell) + 100_000:  # counted directly per possible cell
         counts = np.bincount(cell, minlength=size)
