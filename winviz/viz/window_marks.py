@@ -17,6 +17,7 @@ import pandas as pd
 from winviz.trace import detail_names as detail_fields
 from winviz.viz import (
     firings,
+    labels,
     palette,
     piles,
     scale,
@@ -25,18 +26,8 @@ from winviz.viz import (
     watermark_steps,
     window_lives,
 )
-from winviz.viz.boxes import Taken
-from winviz.viz.labels import (
-    CHAR_PX,
-    LABEL_FONT,
-    Box,
-    Plot,
-    _offset_layer,
-    _place_labels,
-    _side_by_side,
-    label_layers,
-    label_leaders,
-)
+from winviz.viz.boxes import Box, Taken
+from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
 
@@ -68,20 +59,19 @@ def _restarts(
         return []
     rows = []
     for r in restarts:
-        what, source = _restart_words(r)
-        text = _restart_text(r, y)
+        text, at = _restart_text(r, y), y.clip(r.proc_time)[0]
         rows += [
-            {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
-            {"x": x.hi, "y": y.clip(r.proc_time)[0], "text": text, "end": 1},
+            {"x": x.lo, "y": at, "text": text, "end": 0},
+            {"x": x.hi, "y": at, "text": text, "end": 1},
         ]
         if r.failed_at is not None:
             notes.append(
-                f"a failure at {y.fmt(r.failed_at)}: the job {what} {source} — the clock went "
-                f"back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is drawn "
-                "over what came before"
+                f"a failure at {y.fmt(r.failed_at)}: the job {_restart_words(r)} — the clock "
+                f"went back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is "
+                "drawn over what came before"
             )
         else:
-            notes.append(f"the run {what} {source}: every watermark started at MIN")
+            notes.append(f"the run {_restart_words(r)}: every watermark started at MIN")
     xy = {"x": x.channel("x"), "y": y.channel("y")}
     encoding = xy | {
         "detail": {"field": "text", "type": "nominal"},
@@ -89,26 +79,20 @@ def _restarts(
     }
     mark = {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]}
     label = spec.text_layer(
-        [row for row in rows if row["end"] == 0],
-        xy,
-        color=palette.GUIDE_COLOR,
-        align="left",
-        baseline="bottom",
-        dx=4,
-        dy=-2,
+        rows[::2], xy, color=palette.GUIDE_COLOR, align="left", baseline="bottom", dx=4, dy=-2
     )
     return [spec.layer(rows, mark, encoding), label]
 
 
-def _restart_words(r: watermark_steps.Restart) -> tuple[str, str]:
-    what = "started from" if r.failed_at is None else "restarted from"
-    return what, "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+def _restart_words(r: watermark_steps.Restart) -> str:
+    """ "restarted from checkpoint 1"; a run from a snapshot "started from" it."""
+    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+    return f"{'started' if r.failed_at is None else 'restarted'} from {source}"
 
 
 def _restart_text(r: watermark_steps.Restart, y: TimeAxis) -> str:
     """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
-    what, source = _restart_words(r)
-    return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+    return f"{_restart_words(r)} at {y.fmt(r.proc_time)}: watermarks back to MIN"
 
 
 def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> list[Box]:
@@ -116,9 +100,9 @@ def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> l
     their bottom 2 px above the rule), which labels and edge texts keep off."""
     boxes = []
     for r in restarts:
-        text = _restart_text(r, plot.y)
         py = plot.py(plot.y.clip(r.proc_time)[0])
-        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + CHAR_PX * len(text), py - 2))
+        width = CHAR_PX * len(_restart_text(r, plot.y))
+        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + width, py - 2))
     return boxes
 
 
@@ -143,22 +127,14 @@ def _firings(
     x, y = plot.x, plot.y
     if len(fired) > DETAIL_LIMIT:
         return [_firings_aggregated(fired, x, y, notes)], [], []
-    cols = {
-        c: fired[c].tolist()
-        for c in [
-            "seq", "result", "pane", "count", "watermark", "proc_time", "cause", "timer",
-            "firing", "late_firing",
-        ]
-    }  # fmt: skip
-    cols["key"] = value_texts.key_texts(fired["key"])
-    seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
-    results = value_texts.shorts(cols["result"], 40)
+    seqs, panes, counts = (_int_texts(fired[c].tolist()) for c in ("seq", "pane", "count"))
+    keys, results = value_texts.key_texts(fired["key"]), value_texts.shorts(fired["result"], 40)
+    causes, timers, late_firing = (fired[c].tolist() for c in ("cause", "timer", "late_firing"))
     timings = [
         f + (", late firing" if late else "")
-        for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
+        for f, late in zip(fired["firing"].tolist(), late_firing, strict=True)
     ]
-    keys, causes, timers = cols["key"], cols["cause"], cols["timer"]
-    marks, procs = x.fmt_all(cols["watermark"]), y.fmt_all(cols["proc_time"])
+    marks, procs = x.fmt_all(fired["watermark"].tolist()), y.fmt_all(fired["proc_time"].tolist())
     starts, ends = (x.fmt_all(fired[c].tolist()) for c in ("window_start", "window_end"))
     rows = []
     # a firing sits at the event time of the timer that fired it, else at its window's end
@@ -170,7 +146,7 @@ def _firings(
         shown = fired_by
         if len(distinct) == 1:
             shown = _fired_label(distinct[0], fired_by, timers[i], x)
-        late = sum(bool(cols["late_firing"][j]) for j in idx)
+        late = sum(bool(late_firing[j]) for j in idx)
         if late:
             shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
         if len(idx) == 1:
@@ -199,11 +175,9 @@ def _firings(
                 "note": note,
             }
         )
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"firings: every {k}th firing mark drawn")
-    rows, offsets = _side_by_side(rows, plot, occupied, taken, "firing", notes)
-    marks = _offset_layer(
+    rows = _sampled(rows, notes, "firings: every {}th firing mark drawn")
+    rows, offsets = labels._side_by_side(rows, plot, occupied, taken, "firing", notes)
+    marks = labels._offset_layer(
         rows,
         offsets,
         {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
@@ -216,33 +190,32 @@ def _firing_labels(
     rows: list[dict[str, Any]],
     offsets: list[float],
     plot: Plot,
-    labels: bool | None,
+    show: bool | None,
     notes: list[str],
     taken: Taken,
 ) -> list:
     """The firing labels (``rows``: the marks drawn, ``offsets`` beside their points), placed
     off every mark, line and other label (``_place_labels``), with leader lines; none when
-    ``labels`` is False, or by default over ``LABEL_LIMIT`` marks."""
+    ``show`` is False, or by default over ``LABEL_LIMIT`` marks."""
     x, y = plot.x, plot.y
-    show = labels if labels is not None else len(rows) <= LABEL_LIMIT
-    if not show:
-        if labels is None:
-            notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
+    if show is None and len(rows) > LABEL_LIMIT:
+        notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
+    if not (len(rows) <= LABEL_LIMIT if show is None else show):
         return []
-    placed, hidden = _place_labels(rows, plot, taken, offsets)
+    placed, hidden = labels._place_labels(rows, plot, taken, offsets)
     if hidden:
         notes.append(
             f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
         )
     layers: list[Any] = []
-    leaders = label_leaders(placed)
+    leaders = labels.label_leaders(placed)
     if leaders:  # under the marks (a rule: drawn first, _drawing_order)
         ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
         mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
         encoding = {"x": x.channel("x"), "y": y.channel("y")}
         encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
         layers.append(spec.layer(leaders, mark, encoding))
-    return layers + label_layers(placed, plot)
+    return layers + labels.label_layers(placed, plot)
 
 
 CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
@@ -286,11 +259,9 @@ def _cleanups(
                 "note": note,
             }
         )
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"cleanups: every {k}th cleanup mark drawn")
-    rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
-    layer = _offset_layer(
+    rows = _sampled(rows, notes, "cleanups: every {}th cleanup mark drawn")
+    rows, offsets = labels._side_by_side(rows, plot, occupied, taken, "cleanup", notes)
+    layer = labels._offset_layer(
         rows,
         offsets,
         # as large and outlined as a firing mark: seen on the watermark line it often sits on
@@ -414,9 +385,7 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
         notes.append(f"{len(at):,} {happened}")
     if not rows:
         return None
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"joins: every {k}th mark drawn")
+    rows = _sampled(rows, notes, "joins: every {}th mark drawn")
     return spec.layer(
         rows,
         {"type": "point", "filled": True, "size": 40},
@@ -554,6 +523,14 @@ def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
         return rows, 1
     k = math.ceil(len(rows) / scale.ROW_LIMIT)
     return rows[::k], k
+
+
+def _sampled(rows: list[Any], notes: list[str], note: str) -> list[Any]:
+    """``_every_kth`` of ``rows``, ``note`` (a format string of k) said when sampled."""
+    rows, k = _every_kth(rows)
+    if k > 1:
+        notes.append(note.format(k))
+    return rows
 
 
 def _with_category_scales(layers: list[spec.ChartDict]) -> None:
