@@ -654,9 +654,9 @@ def _binned_elements(
 def _strip_layers(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list[Any]:
     """The idle periods of the run's inputs (``idle.idle_spans``) and watermark alignment's
     paused spans (``propagation.view_paused_spans``) as strips, named in the subtitle."""
-    spans, paused = idle.idle_spans(view), view_paused_spans(view)
-    if spans:
-        notes.append(idle.lines_text(spans))
-    if paused:
-        notes.append(idle.paused_text(paused))
-    return [idle.strip_layer(spans, x, y), idle.paused_layer(paused, x, y)]
+    layers = []
+    for kind, spans in (("idle", idle.idle_spans(view)), ("paused", view_paused_spans(view))):
+        if spans:
+            notes.append(idle.lines_text(spans, kind))
+        layers.append(idle.strip_layer(spans, x, y, kind=kind))
+    return layers
