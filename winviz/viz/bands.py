@@ -30,9 +30,8 @@ def _bands(
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
-    *,
-    across: bool = False,
-    height: int = 400,
+    across: bool,
+    height: int,
 ) -> spec.ChartDict | None:
     """The window bands (``per_window``: ``_per_window(lives)``), each at least
     ``MIN_BAND_PX`` high, its tooltip the true times. ``across``: processing-time windows,
@@ -48,16 +47,18 @@ def _bands(
     per_window, k = _every_kth(per_window)
     if k > 1:
         notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
+    late = any((w.window_start, w.window_end) in horizons for w in per_window)
     rows = []
     for w in per_window:
-        if across:
-            (x0, n0), (x1, n1) = (x.lo, ""), (x.hi, "")
-        else:
-            x0, n0 = x.clip(w.window_start)
-            x1, n1 = x.clip(w.window_end)
-        closed = w.closed
+        (x0, n0), (x1, n1) = (
+            ((x.lo, ""), (x.hi, "")) if across else (x.clip(w.window_start), x.clip(w.window_end))
+        )
         y0, y1 = _drawn_life(w, y, height)
-        horizon = horizons.get((int(w.window_start), int(w.window_end)))
+        if w.closed is None:
+            closed = "still open at the end"
+        else:
+            into = f"merged into {w.merged_into} at " if w.merged_into else ""
+            closed = into + y.fmt(w.closed)
         rows.append(
             {
                 "x": x0,
@@ -66,23 +67,17 @@ def _bands(
                 "y2": y1,
                 "kind": "window",
                 "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
-                "keys": int(w.keys),
-                "elements": int(w.elements),
-                "firings": int(w.firings),
+                "keys": w.keys,
+                "elements": w.elements,
+                "firings": w.firings,
                 "opened": y.fmt(w.opened),
-                "closed": (
-                    "still open at the end"
-                    if closed is None
-                    else (f"merged into {w.merged_into} at " if w.merged_into else "")
-                    + y.fmt(closed)
-                ),
-                "accepts late elements until": "" if horizon is None else x.fmt(horizon),
-                "note": (n0 + " " + n1).strip(),
+                "closed": closed,
             }
         )
-    if not any(r["accepts late elements until"] for r in rows):
-        for r in rows:
-            del r["accepts late elements until"]
+        if late:
+            horizon = horizons.get((w.window_start, w.window_end))
+            rows[-1]["accepts late elements until"] = "" if horizon is None else x.fmt(horizon)
+        rows[-1]["note"] = (n0 + " " + n1).strip()
     mark = {
         "type": "rect",
         "fill": palette.WINDOW_FILL,
@@ -90,17 +85,9 @@ def _bands(
         "stroke": palette.WINDOW_COLOR,
         "strokeWidth": 1,
     }
-    return spec.layer(
-        rows,
-        mark,
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": y.channel("y"),
-            "y2": {"field": "y2"},
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
-        },
-    )
+    encoding = {"x": x.channel("x"), "x2": {"field": "x2"}, "y": y.channel("y")}
+    encoding |= {"y2": {"field": "y2"}, "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"])}
+    return spec.layer(rows, mark, encoding)
 
 
 def _drawn_life(w: _Window, y: TimeAxis, height: int) -> tuple[Any, Any]:
@@ -130,9 +117,9 @@ def _horizon_layer(
     horizons: dict[tuple[int, int], int],
     x: TimeAxis,
     y: TimeAxis,
-    derived: set[tuple[int, int]] | None = None,
-    chains: dict[tuple[str, int, int], window_lives.MergeChain] | None = None,
-    height: int = 400,
+    derived: frozenset[tuple[int, int]],
+    chains: dict[tuple[str, int, int], window_lives.MergeChain] | None,
+    height: int,
 ) -> spec.ChartDict | None:
     """A dashed vertical line per window at its horizon over its band's life as drawn
     (``_drawn_life``). ``derived``: the windows whose horizon ``window_lives.every_horizon``
@@ -145,53 +132,35 @@ def _horizon_layer(
         chain_of.setdefault((s, e), set()).add(chain)
     rows = []
     for w in per_window:
-        horizon = horizons.get((int(w.window_start), int(w.window_end)))
+        s, e = w.window_start, w.window_end
+        horizon = horizons.get((s, e))
         if horizon is None:
             continue
-        closed, (s, e) = w.closed, (int(w.window_start), int(w.window_end))
         hx, note = x.clip(horizon)
         y0, y1 = _drawn_life(w, y, height)
-        rows.append(
-            {
-                "x": hx,
-                "y": y0,
-                "y2": y1,
-                "line": palette.HORIZON,
-                **window_lives.horizon_texts(x.fmt, s, e, horizon),
-                "note": note,
-            }
-        )
+        texts = window_lives.horizon_texts(x.fmt, s, e, horizon)
+        rows.append({"x": hx, "y": y0, "y2": y1, "line": palette.HORIZON, **texts, "note": note})
         if derived:
-            at = "" if closed is None else y.fmt(closed)
+            at = "" if w.closed is None else y.fmt(w.closed)
             same = chain_of.get((s, e), set())
             chain = next(iter(same)) if len(same) == 1 else None
-            source = window_lives.horizon_source((s, e) in derived, w.merged_into, at, chain)
-            rows[-1]["from"] = source
+            rows[-1]["from"] = window_lives.horizon_source(
+                (s, e) in derived, w.merged_into, at, chain
+            )
     rows, _ = _every_kth(rows)
     mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
-    return spec.layer(
-        rows,
-        mark,
-        {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "y2": {"field": "y2"},
-            "strokeDash": _line_legend(palette.HORIZON, palette.HORIZON_DASH),
-            "tooltip": spec.tooltips(rows, ["x", "y", "y2", "line"]),
-        },
-    )
+    encoding = {"x": x.channel("x"), "y": y.channel("y"), "y2": {"field": "y2"}}
+    encoding["strokeDash"] = _line_legend(palette.HORIZON, palette.HORIZON_DASH)
+    encoding["tooltip"] = spec.tooltips(rows, ["x", "y", "y2", "line"])
+    return spec.layer(rows, mark, encoding)
 
 
 def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
     """A strokeDash channel of one constant category: a legend entry explaining a line, under
     the chart (where the plot's width holds the long label)."""
-    return {
-        "field": "line",
-        "type": "nominal",
-        "title": None,
-        "scale": {"domain": [name], "range": [dash]},
-        "legend": {"orient": "bottom", "labelLimit": 0},
-    }
+    scale = {"domain": [name], "range": [dash]}
+    legend = {"orient": "bottom", "labelLimit": 0}
+    return {"field": "line", "type": "nominal", "title": None, "scale": scale, "legend": legend}
 
 
 class _Window(NamedTuple):

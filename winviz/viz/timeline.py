@@ -175,7 +175,7 @@ def _timeline(
     labels._taken_by_rules(taken, horizon_layer, plot)
     mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
-        bands._bands(per_window, horizons, x, y, notes, across=across, height=height),
+        bands._bands(per_window, horizons, x, y, notes, across, height),
         horizon_layer,
         *_strip_layers(view, x, y, notes),
         *diagonal_layers,
