@@ -335,27 +335,20 @@ def _merges_binned(
         "grid: a mark is a cell's windows merged away, at their mean position, their count "
         "in its tooltip"
     )
-    return [
+    edges = {
+        c: cells[c].round().astype("int64").tolist() for c in ("x_min", "x_max", "y_min", "y_max")
+    }
+    return _records(
         {
-            "x": cx,
-            "y": cy,
+            "x": cells["x"].round().astype("int64").tolist(),
+            "y": cells["y"].round().astype("int64").tolist(),
             "what": "merged",
             "kind": "merged (binned)",
-            "windows merged away": count,
-            "start": f"{x.fmt(xa)} .. {x.fmt(xb)}",
-            "proc_time": f"{y.fmt(ya)} .. {y.fmt(yb)}",
+            "windows merged away": cells["count"].astype("int64").tolist(),
+            "start": x.fmt_ranges(edges["x_min"], edges["x_max"]),
+            "proc_time": y.fmt_ranges(edges["y_min"], edges["y_max"]),
         }
-        for cx, cy, count, xa, xb, ya, yb in zip(
-            cells["x"].round().astype("int64").tolist(),
-            cells["y"].round().astype("int64").tolist(),
-            cells["count"].astype("int64").tolist(),
-            cells["x_min"].round().astype("int64").tolist(),
-            cells["x_max"].round().astype("int64").tolist(),
-            cells["y_min"].round().astype("int64").tolist(),
-            cells["y_max"].round().astype("int64").tolist(),
-            strict=True,
-        )
-    ]
+    )
 
 
 def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -411,39 +404,28 @@ def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[st
     causes, names = pd.factorize(np.asarray(fired["fired_by"], dtype=object))
     rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
     order, first = groups_of(starts, ends, at, rank)
-    proc = proc[order]
-    rows = [
+    lo, hi = (f.reduceat(proc[order], first).tolist() for f in (np.fmin, np.fmax))
+    starts, ends, at = (v[order][first].tolist() for v in (starts, ends, at))
+    fired_by = np.asarray(names, dtype=object)[causes[order][first]].tolist()
+    rows = _records(
         {
-            "x": x.clip(at)[0],
-            "y": y.clip(first)[0],
-            "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
+            "x": [c[0] for c in x.clip_all(at)],
+            "y": [c[0] for c in y.clip_all(lo)],
+            "what": [palette.FIRED_EVENT.get(f, "fired: cause not traced") for f in fired_by],
             "kind": "fired (aggregated)",
-            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+            "window": _window_texts(x, starts, ends),
             "fired by": fired_by,
-            "firings": int(n),
-            "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
+            "firings": np.diff(np.r_[first, len(order)]).tolist(),
+            "proc_time": y.fmt_ranges(lo, hi),
         }
-        for start, end, at, fired_by, n, first, last in zip(
-            starts[order][first].tolist(),
-            ends[order][first].tolist(),
-            at[order][first].tolist(),
-            np.asarray(names, dtype=object)[causes[order][first]].tolist(),
-            np.diff(np.r_[first, len(order)]).tolist(),
-            np.fmin.reduceat(proc, first).tolist(),
-            np.fmax.reduceat(proc, first).tolist(),
-            strict=True,
-        )
-    ]
+    )
     rows, k = _every_kth(rows)
     notes.append(
         f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
         "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
     )
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK},
-        _what_encoding(rows, x, y, ["x", "y"]),
-    )
+    mark = {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK}
+    return spec.layer(rows, mark, _what_encoding(rows, x, y, ["x", "y"]))
 
 
 def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -451,38 +433,42 @@ def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list
     starts = np.asarray(cleaned["window_start"], dtype=np.int64)
     ends = np.asarray(cleaned["window_end"], dtype=np.int64)
     order, first = groups_of(starts, ends)
-    last = {
-        c: np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned[c]))[order], first).tolist()
-        for c in ("proc_time", "cleanup_time")
-    }
-    rows = [
+    at, proc = (
+        np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned[c]))[order], first).tolist()
+        for c in ("cleanup_time", "proc_time")
+    )
+    rows = _records(
         {
-            "x": x.clip(at)[0],
-            "y": y.clip(proc)[0],
+            "x": [c[0] for c in x.clip_all(at)],
+            "y": [c[0] for c in y.clip_all(proc)],
             "what": "cleanup",
             "kind": "cleanup (aggregated)",
-            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-            "keys": int(keys),
-            "cleanup_time": x.fmt(at),
-            "proc_time": y.fmt(proc),
+            "window": _window_texts(x, starts[order][first].tolist(), ends[order][first].tolist()),
+            "keys": np.diff(np.r_[first, len(order)]).tolist(),
+            "cleanup_time": x.fmt_all(at),
+            "proc_time": y.fmt_all(proc),
         }
-        for start, end, keys, at, proc in zip(
-            starts[order][first].tolist(),
-            ends[order][first].tolist(),
-            np.diff(np.r_[first, len(order)]).tolist(),
-            last["cleanup_time"],
-            last["proc_time"],
-            strict=True,
-        )
-    ]
+    )
     rows, k = _every_kth(rows)
     notes.append(
         f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
         + (f"; every {k}th mark" if k > 1 else "")
     )
-    return spec.layer(
-        rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
-    )
+    mark = {"type": "point", "filled": True, "size": 30}
+    return spec.layer(rows, mark, _what_encoding(rows, x, y, ["x", "y"]))
+
+
+def _window_texts(x: TimeAxis, starts: list[Any], ends: list[Any]) -> list[str]:
+    """Each window's text, "[start, end)"."""
+    return [f"[{a}, {b})" for a, b in zip(x.fmt_all(starts), x.fmt_all(ends), strict=True)]
+
+
+def _records(columns: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a table given as columns: lists of equal length, or one value for every
+    row."""
+    n = max(len(v) for v in columns.values() if isinstance(v, list))
+    lists = [v if isinstance(v, list) else [v] * n for v in columns.values()]
+    return [dict(zip(columns, row, strict=True)) for row in zip(*lists, strict=True)]
 
 
 def _int_texts(values: list[Any]) -> list[str]:
