@@ -526,15 +526,12 @@ def _elements(
     notes.append("elements: " + ", ".join(f"{n:,} {f}" for f, n in fates_present if n))
     if len(elements) > max_points:
         return _binned_elements(elements, x, y, max_points, notes), None
-    fate_texts = elements["fate"].tolist()
-    stamps_f = np.asarray(elements["ts"])
-    off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
+    off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
     seqs = np.asarray(elements["seq"])
     d = fates.element_detail_lists(view, seqs)
-    operators, keys, values = d["operator"], d["key"], d["value"]
-    marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
+    values, stamps, sources = d["value"], d["ts"], d["source_index"]
     stamp_column = view.part("ts", seqs).take(seqs)
     proc_column = view.part("proc_time", seqs).take(seqs)
     procs = proc_column.tolist()  # exact ints
@@ -542,12 +539,24 @@ def _elements(
         sources = [None if window_marks._missing(s) else int(s) for s in sources]
     xs, x_notes = _positions(x, stamps, stamp_column)
     ys, _ = _positions(y, procs, proc_column)
-    names = ("x", "y", "what", "kind", "seq", "operator", "key", "value", "ts", "proc_time")
-    names += ("watermark", "windows", "source_index", "note")
-    columns = [xs, ys, fate_texts, ["element"] * len(xs), seqs.tolist(), operators, keys, values]
-    columns += [_texts(x, stamps, stamp_column), _texts(y, procs, proc_column), x.fmt_all(marks)]
-    columns += [elements["windows"].tolist(), sources, x_notes]
-    rows = [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+    rows = window_marks._records(
+        {
+            "x": xs,
+            "y": ys,
+            "what": elements["fate"].tolist(),
+            "kind": "element",
+            "seq": seqs.tolist(),
+            "operator": d["operator"],
+            "key": d["key"],
+            "value": values,
+            "ts": _texts(x, stamps, stamp_column),
+            "proc_time": _texts(y, procs, proc_column),
+            "watermark": x.fmt_all(d["watermark"]),
+            "windows": elements["windows"].tolist(),
+            "source_index": sources,
+            "note": x_notes,
+        }
+    )
     # every column but seq, windows and source_index holds texts (source_index: read off)
     types = dict.fromkeys(rows[0], "nominal") | {"seq": "quantitative", "windows": "quantitative"}
     del types["source_index"]
@@ -621,26 +630,18 @@ def _binned_elements(
     common = (cells["fate"] == "on time").to_numpy(dtype=bool)
     order = np.lexsort((-cells["count"].to_numpy(), ~common))
     cells = cells.take(order)
-    rows = [
+    edges = {c: cells[c].round().tolist() for c in ("x_min", "x_max", "y_min", "y_max")}
+    rows = window_marks._records(
         {
-            "x": cx,
-            "y": cy,
-            "what": fate,
-            "count": count,
+            "x": cells["x"].round().astype("int64").tolist(),
+            "y": cells["y"].round().astype("int64").tolist(),
+            "what": cells["fate"].tolist(),
+            "count": cells["count"].astype("int64").tolist(),
             "kind": "elements (binned)",
-            "ts": ts,
-            "proc_time": proc,
+            "ts": x.fmt_ranges(edges["x_min"], edges["x_max"]),
+            "proc_time": y.fmt_ranges(edges["y_min"], edges["y_max"]),
         }
-        for cx, cy, fate, count, ts, proc in zip(
-            cells["x"].round().astype("int64").tolist(),
-            cells["y"].round().astype("int64").tolist(),
-            cells["fate"].tolist(),
-            cells["count"].astype("int64").tolist(),
-            x.fmt_ranges(cells["x_min"].round().tolist(), cells["x_max"].round().tolist()),
-            y.fmt_ranges(cells["y_min"].round().tolist(), cells["y_max"].round().tolist()),
-            strict=True,
-        )
-    ]
+    )
     encoding = window_marks._what_encoding(rows, x, y, ["x", "y"])
     encoding["size"] = {
         "field": "count",
