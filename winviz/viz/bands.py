@@ -17,7 +17,8 @@ import pandas as pd
 
 from winviz.viz import palette, spec, window_lives
 from winviz.viz.palette import TimeAxis
-from winviz.viz.window_marks import _every_kth, _missing, _Table, groups_of
+from winviz.viz.trace_view import Columns
+from winviz.viz.window_marks import _every_kth, _missing, groups_of
 
 MIN_BAND_PX = 8
 """The least height in pixels a window band is drawn (``_visible_span``): a window opened and
@@ -176,7 +177,7 @@ class _Window(NamedTuple):
     merged_into: str
 
 
-def _per_window(lives: _Table) -> list[_Window] | None:
+def _per_window(lives: pd.DataFrame | Columns) -> list[_Window] | None:
     """The windows of ``lives`` (``window_lives``' (key, window) rows) by (start, end): keys
     counted, elements and firings summed, first opened, last closed (None while a pane is
     open), ``merged_into`` as ``window_lives.merged_text``."""

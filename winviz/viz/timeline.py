@@ -148,8 +148,8 @@ def _timeline(
     if not fired.empty:
         y = labels._label_room(y, height)
     plot = Plot(x, y, width, height)
-    # the firings' and cleanups' x: of processing-time windows, the right edge
-    at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
+    # the firings' and cleanups' plot: of processing-time windows, x on the right edge
+    mark_plot = Plot(_RightEdge(x.title, x.kind, x.lo, x.hi), y, width, height) if across else plot
     restarts = watermark_steps.restarts(view)
     # (the watermark's shape for the labels; drawn: lines on each other cut into runs)
     watermark_layers, watermark_drawn = _watermarks(steps, x, y, notes, restarts)
@@ -173,7 +173,6 @@ def _timeline(
     per_window = bands._per_window(lives)
     horizon_layer = bands._horizon_layer(per_window, horizons, x, y, derived, chains, height)
     labels._taken_by_rules(taken, horizon_layer, plot)
-    mark_plot = Plot(at_x, y, width, height) if across else plot
     layers = [
         bands._bands(per_window, horizons, x, y, notes, across, height),
         horizon_layer,
@@ -185,7 +184,7 @@ def _timeline(
     ]
     # the cleanups are placed after the firings' marks, before their labels
     marks, rows, offsets = window_marks._firings(fired, mark_plot, notes, taken, occupied)
-    layers += marks + window_marks._cleanups(cleaned, at_x, y, notes, mark_plot, occupied, taken)
+    layers += marks + window_marks._cleanups(cleaned, mark_plot, notes, taken, occupied)
     layers += window_marks._firing_labels(rows, offsets, mark_plot, show_labels, notes, taken)
     layers += [
         # (after the cleanups are placed) a ring round each mark others were counted on

@@ -33,7 +33,6 @@ from winviz.viz.trace_view import Columns, TraceView
 
 LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
-_Table = pd.DataFrame | Columns
 
 
 def _window_marks(view: TraceView, op: str, kind: str) -> Columns:
@@ -224,17 +223,12 @@ CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
 
 
 def _cleanups(
-    cleaned: _Table,
-    x: TimeAxis,
-    y: TimeAxis,
-    notes: list[str],
-    plot: Plot,
-    occupied: piles.Grid,
-    taken: Taken,
+    cleaned: Columns, plot: Plot, notes: list[str], taken: Taken, occupied: piles.Grid
 ) -> list[spec.ChartDict]:
     """The cleanup marks, at (cleanup time, processing time), beside the firings'."""
     if cleaned.empty:
         return []
+    x, y = plot.x, plot.y
     if len(cleaned) > DETAIL_LIMIT:
         return [_cleanups_aggregated(cleaned, x, y, notes)]
     seqs, marks = cleaned["seq"].tolist(), cleaned["watermark"].tolist()
