@@ -306,20 +306,6 @@ def _side_by_side(
     return rows, offsets
 
 
-def _offset_layer(
-    rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
-) -> spec.ChartDict:
-    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point."""
-    if not any(offsets):
-        return spec.layer(rows, mark, encoding)
-    for row, off in zip(rows, offsets, strict=True):
-        row["dx"] = off
-    tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
-    return spec.layer(
-        rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip}
-    )
-
-
 def _drawing_order(layers: list[Any]) -> list[Any]:
     """The layers in drawing order: areas, lines and window marks first, then the elements,
     the watermark's dots, and every text last (each group in its order)."""

@@ -174,15 +174,8 @@ def _firings(
                 "note": note,
             }
         )
-    rows = _sampled(rows, notes, "firings: every {}th firing mark drawn")
-    rows, offsets = labels._side_by_side(rows, plot, occupied, taken, "firing", notes)
-    marks = labels._offset_layer(
-        rows,
-        offsets,
-        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
-        _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
-    )
-    return [marks], rows, offsets
+    layer, rows, offsets = _beside(rows, plot, notes, taken, occupied, "firing")
+    return [layer], rows, offsets
 
 
 def _firing_labels(
@@ -253,16 +246,30 @@ def _cleanups(
                 "note": note,
             }
         )
-    rows = _sampled(rows, notes, "cleanups: every {}th cleanup mark drawn")
-    rows, offsets = labels._side_by_side(rows, plot, occupied, taken, "cleanup", notes)
-    layer = labels._offset_layer(
-        rows,
-        offsets,
-        # as large and outlined as a firing mark: seen on the watermark line it often sits on
-        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
-    return [layer]
+    return [_beside(rows, plot, notes, taken, occupied, "cleanup")[0]]
+
+
+def _beside(
+    rows: list[dict[str, Any]],
+    plot: Plot,
+    notes: list[str],
+    taken: Taken,
+    occupied: piles.Grid,
+    what: str,
+) -> tuple[spec.ChartDict, list[dict[str, Any]], list[float]]:
+    """The layer of firing or cleanup marks (``what``; a cleanup as large and outlined as a
+    firing: seen on the watermark line it often sits on), those at one point drawn side by
+    side, ``dx`` pixels apart (``labels._side_by_side``); and the rows and offsets drawn."""
+    rows = _sampled(rows, notes, f"{what}s: every {{}}th {what} mark drawn")
+    rows, offsets = labels._side_by_side(rows, plot, occupied, taken, what, notes)
+    skip = ["x", "y", "what", "label"] if what == "firing" else ["x", "y", "what"]
+    encoding = _what_encoding(rows, plot.x, plot.y, skip)
+    mark = {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK}
+    if any(offsets):
+        for row, off in zip(rows, offsets, strict=True):
+            row["dx"] = off
+        mark["xOffset"] = {"expr": "datum.dx"}
+    return spec.layer(rows, mark, encoding), rows, offsets
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
