@@ -562,14 +562,12 @@ def _elements(
     mark = {"type": "point", "filled": True, "size": 70, "opacity": 0.9}
     again = replay.read_again(seqs.tolist(), sources, stamps, values, restarts)
     rows, replayed = replay.split(rows, again)
-    layer = spec.layer(rows, mark, window_marks._what_encoding(rows, x, y, ["x", "y"], types))
+    layer = window_marks._what_layer(rows, mark, x, y, [], types)
     if not replayed:
         return layer, None
     notes.append(replay.note(replayed))
-    encoding = window_marks._what_encoding(
-        replayed, x, y, ["x", "y"], types | {replay.FIELD: "nominal"}
-    )
-    return layer, spec.layer(replayed, replay.mark(mark, mark["size"]), encoding)
+    again_mark, types = replay.mark(mark, mark["size"]), types | {replay.FIELD: "nominal"}
+    return layer, window_marks._what_layer(replayed, again_mark, x, y, [], types)
 
 
 def _inside(column: Any, lo: int, hi: int) -> bool:
@@ -641,14 +639,9 @@ def _binned_elements(
             "proc_time": y.fmt_ranges(edges["y_min"], edges["y_max"]),
         }
     )
-    encoding = window_marks._what_encoding(rows, x, y, ["x", "y"])
-    encoding["size"] = {
-        "field": "count",
-        "type": "quantitative",
-        "scale": {"type": "sqrt", "range": [8, 160]},
-        "title": "elements",
-    }
-    return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
+    size = {"field": "count", "type": "quantitative", "scale": {"type": "sqrt", "range": [8, 160]}}
+    mark = {"type": "point", "filled": True, "opacity": 0.75}
+    return window_marks._what_layer(rows, mark, x, y, [], size=size | {"title": "elements"})
 
 
 def _strip_layers(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list[Any]:

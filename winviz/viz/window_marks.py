@@ -1,6 +1,6 @@
 """The timeline's window marks: the firings, cleanups, session merges, interval-join pairs
 and restarts of one operator, drawn where the trace says they happened, and the "what
-happened" legend they share (``_what_encoding``, ``_with_category_scales``). Few marks are
+happened" legend they share (``_what_layer``, ``_with_category_scales``). Few marks are
 drawn one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per window.
 """
 
@@ -262,14 +262,13 @@ def _beside(
     side, ``dx`` pixels apart (``labels._side_by_side``); and the rows and offsets drawn."""
     rows = _sampled(rows, notes, f"{what}s: every {{}}th {what} mark drawn")
     rows, offsets = labels._side_by_side(rows, plot, occupied, taken, what, notes)
-    skip = ["x", "y", "what", "label"] if what == "firing" else ["x", "y", "what"]
-    encoding = _what_encoding(rows, plot.x, plot.y, skip)
     mark = {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK}
     if any(offsets):
         for row, off in zip(rows, offsets, strict=True):
             row["dx"] = off
         mark["xOffset"] = {"expr": "datum.dx"}
-    return spec.layer(rows, mark, encoding), rows, offsets
+    skip = ["what", "label", "dx"] if what == "firing" else ["what", "dx"]
+    return _what_layer(rows, mark, plot.x, plot.y, skip), rows, offsets
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -311,11 +310,7 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
     )
     if len(rows) > scale.ROW_LIMIT:
         rows = _merges_binned(groups, x, y, notes)
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 160},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
+    return _what_layer(rows, {"type": "point", "filled": True, "size": 160}, x, y, ["what"])
 
 
 def _merges_binned(
@@ -380,11 +375,7 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
     if not rows:
         return None
     rows = _sampled(rows, notes, "joins: every {}th mark drawn")
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 40},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
+    return _what_layer(rows, {"type": "point", "filled": True, "size": 40}, x, y, ["what"])
 
 
 def groups_of(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -426,7 +417,7 @@ def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[st
         "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
     )
     mark = {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK}
-    return spec.layer(rows, mark, _what_encoding(rows, x, y, ["x", "y"]))
+    return _what_layer(rows, mark, x, y, [])
 
 
 def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -456,7 +447,7 @@ def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list
         + (f"; every {k}th mark" if k > 1 else "")
     )
     mark = {"type": "point", "filled": True, "size": 30}
-    return spec.layer(rows, mark, _what_encoding(rows, x, y, ["x", "y"]))
+    return _what_layer(rows, mark, x, y, [])
 
 
 def _window_texts(x: TimeAxis, starts: list[Any], ends: list[Any]) -> list[str]:
@@ -486,22 +477,26 @@ def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and v != v)
 
 
-def _what_encoding(
+def _what_layer(
     rows: list[dict[str, Any]],
+    mark: dict[str, Any],
     x: TimeAxis,
     y: TimeAxis,
     skip: list[str],
     types: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """Position, colour and shape by "what happened" (scales set by _with_category_scales),
-    tooltips for the other columns (``types``: as ``spec.tooltips``)."""
-    return {
+    **channels: Any,
+) -> spec.ChartDict:
+    """A layer of ``mark`` at (x, y) coloured and shaped by "what happened" (scales set by
+    ``_with_category_scales``), every other column but ``skip`` a tooltip (``types``: as
+    ``spec.tooltips``)."""
+    encoding = {
         "x": x.channel("x"),
         "y": y.channel("y"),
         "color": {"field": "what", "type": "nominal", "title": "what happened"},
         "shape": {"field": "what", "type": "nominal", "title": "what happened"},
-        "tooltip": spec.tooltips(rows, skip, types),
+        "tooltip": spec.tooltips(rows, ["x", "y", *skip], types),
     }
+    return spec.layer(rows, mark, encoding | channels)
 
 
 def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
