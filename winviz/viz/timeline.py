@@ -342,7 +342,9 @@ def _watermarks(
     seqs, operators, procs, marks = (
         steps[c].tolist() for c in ("seq", "operator", "proc_time", "watermark")
     )
-    vertices, points, edges = [], [], []
+    vertices: list[dict[str, Any]] = []
+    one_dot: dict[tuple[Any, Any], dict[str, Any]] = {}
+    edges: list[dict[str, Any]] = []
     by_op: dict[Any, list[int]] = {}  # as groupby("operator", sort=False): first seen first
     for j, op in enumerate(operators):
         if not window_marks._missing(op):
@@ -356,34 +358,33 @@ def _watermarks(
             [seqs[j] for j in recs], op_procs, restarts
         )
         for i, j in enumerate(recs):
-            wx, note = x_clipped[i]
-            t0 = y_at[i]
+            (wx, note), t0 = x_clipped[i], y_at[i]
             t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
-            attempt = attempts[i]
             vertices += [
-                {"operator": op, "attempt": attempt, "i": 2 * i, "x": wx, "y": t0},
-                {"operator": op, "attempt": attempt, "i": 2 * i + 1, "x": wx, "y": t1},
+                {"operator": op, "attempt": attempts[i], "i": 2 * i + k, "x": wx, "y": t}
+                for k, t in ((0, t0), (1, t1))
             ]
-            points.append(
-                {
-                    "operator": op,
-                    "shade": op,
-                    "x": wx,
-                    "y": t0,
-                    "kind": "watermark",
-                    "seq": int(seqs[j]),
-                    "proc_time": proc_texts[i],
-                    "watermark": mark_texts[i],
-                    "note": note,
-                }
-            )
+            dot = {
+                "operator": op,
+                "shade": op,
+                "x": wx,
+                "y": t0,
+                "kind": "watermark",
+                "seq": int(seqs[j]),
+                "proc_time": proc_texts[i],
+                "watermark": mark_texts[i],
+                "note": note,
+            }
+            # one dot per point: the first one's stands for the others, naming each operator
+            first = one_dot.setdefault((wx, t0), dot)
+            if first is not dot and op not in str(first["operator"]).split("; "):
+                first["operator"] = f"{first['operator']}; {op}"
             if note:
                 text = _EDGE_TEXTS.get(note, "watermark beyond the axis")
                 edges.append({"x": wx, "y": t0, "text": text})
-    points = _one_dot_per_point(points)
     ops = list(dict.fromkeys(operators))
     xy = {"x": x.channel("x"), "y": y.channel("y")}
-    line, drawn, dots = _watermark_lines(vertices, points, ops, xy)
+    line, drawn, dots = _watermark_lines(vertices, list(one_dot.values()), ops, xy)
     texts = [
         spec.text_layer(part, xy, align=align, baseline="top", dx=labels.EDGE_DX[align], dy=4)
         for align, part in _edge_sides(edges)
@@ -494,17 +495,6 @@ def _shared_lines(steps: pd.DataFrame) -> pd.DataFrame:
         name |= dict.fromkeys(ops[1:])
     kept = [i for i, op in enumerate(operators) if not window_marks._missing(name[op])]
     return steps.iloc[kept].assign(operator=[name[operators[i]] for i in kept])
-
-
-def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One watermark dot per position: the first one's stands for the others there, its
-    tooltip naming each operator ("a; b")."""
-    seen: dict[tuple[Any, Any], dict[str, Any]] = {}
-    for p in points:
-        first = seen.setdefault((p["x"], p["y"]), p)
-        if first is not p and p["operator"] not in str(first["operator"]).split("; "):
-            first["operator"] = f"{first['operator']}; {p['operator']}"
-    return list(seen.values())
 
 
 def _elements(
