@@ -213,17 +213,6 @@ def _taken_by_marks(
             _taken_by_segments(taken, rows, plot)
 
 
-def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
-    """The pixel segment and name of each two-point line of these layers: the guides a text
-    keeps off where it can (``Taken.add_segment``)."""
-    out = []
-    for layer in layers:
-        a, b = spec.rows(layer)
-        seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
-        out.append((seg, a["kind"]))
-    return out
-
-
 def _taken_by_rules(taken: Taken, layer: Any, plot: Plot) -> None:
     """Add the box (1 px wider on every side) of each vertical rule of a rule layer (``x``,
     ``y``, ``y2``) to ``taken``."""

@@ -163,9 +163,10 @@ def _timeline(
     taken = points.copy()
     taken.extend(lines)
     diagonal_layers = _diagonal(elements, x, y, diagonal)
-    # (the diagonal: kept off where a label has a place)
-    for seg, name in labels._guide_lines(diagonal_layers, plot):
-        taken.add_segment(seg, name)
+    for layer in diagonal_layers:  # (a guide: kept off where a label has a place)
+        a, b = spec.rows(layer)
+        seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
+        taken.add_segment(seg, a["kind"])
     taken.add_array(labels._edge_boxes(watermark_layers, plot))
     taken.add_array(window_marks._restart_boxes(restarts, plot))
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
