@@ -172,10 +172,12 @@ def _timeline(
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     chains = window_lives.merge_chains(view, op) if derived else None
     per_window = bands._per_window(lives)
-    horizon_layer = bands._horizon_layer(per_window, horizons, x, y, derived, chains, height)
+    band_layer, horizon_layer = bands._bands(
+        per_window, horizons, x, y, notes, derived, chains, across, height
+    )
     labels._taken_by_rules(taken, horizon_layer, plot)
     layers = [
-        bands._bands(per_window, horizons, x, y, notes, across, height),
+        band_layer,
         horizon_layer,
         *_strip_layers(view, x, y, notes),
         *diagonal_layers,
