@@ -167,8 +167,10 @@ def _timeline(
         a, b = spec.rows(layer)
         seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
         taken.add_segment(seg, a["kind"])
-    taken.add_array(labels._edge_boxes(watermark_layers, plot))
-    taken.add_array(window_marks._restart_boxes(restarts, plot))
+    for box in labels._edge_boxes(watermark_layers, plot) + window_marks._restart_boxes(
+        restarts, plot
+    ):
+        taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     chains = window_lives.merge_chains(view, op) if derived else None
     per_window = bands._per_window(lives)
@@ -531,24 +533,40 @@ def _elements(
         sources = [None if window_marks._missing(s) else int(s) for s in sources]
     xs, x_notes = _positions(x, stamps, stamp_column)
     ys, _ = _positions(y, procs, proc_column)
-    rows = window_marks._records(
+    rows = [
         {
-            "x": xs,
-            "y": ys,
-            "what": elements["fate"].tolist(),
+            "x": ex,
+            "y": ey,
+            "what": fate,
             "kind": "element",
-            "seq": seqs.tolist(),
-            "operator": d["operator"],
-            "key": d["key"],
-            "value": values,
-            "ts": _texts(x, stamps, stamp_column),
-            "proc_time": _texts(y, procs, proc_column),
-            "watermark": x.fmt_all(d["watermark"]),
-            "windows": elements["windows"].tolist(),
-            "source_index": sources,
-            "note": x_notes,
+            "seq": seq,
+            "operator": operator,
+            "key": key,
+            "value": value,
+            "ts": ts,
+            "proc_time": proc,
+            "watermark": mark,
+            "windows": windows,
+            "source_index": source,
+            "note": note,
         }
-    )
+        for ex, ey, fate, seq, operator, key, value, ts, proc, mark, windows, source, note in zip(
+            xs,
+            ys,
+            elements["fate"].tolist(),
+            seqs.tolist(),
+            d["operator"],
+            d["key"],
+            values,
+            _texts(x, stamps, stamp_column),
+            _texts(y, procs, proc_column),
+            x.fmt_all(d["watermark"]),
+            elements["windows"].tolist(),
+            sources,
+            x_notes,
+            strict=True,
+        )
+    ]
     # every column but seq, windows and source_index holds texts (source_index: read off)
     types = dict.fromkeys(rows[0], "nominal") | {"seq": "quantitative", "windows": "quantitative"}
     del types["source_index"]
@@ -621,17 +639,26 @@ def _binned_elements(
     order = np.lexsort((-cells["count"].to_numpy(), ~common))
     cells = cells.take(order)
     edges = {c: cells[c].round().tolist() for c in ("x_min", "x_max", "y_min", "y_max")}
-    rows = window_marks._records(
+    rows = [
         {
-            "x": cells["x"].round().astype("int64").tolist(),
-            "y": cells["y"].round().astype("int64").tolist(),
-            "what": cells["fate"].tolist(),
-            "count": cells["count"].astype("int64").tolist(),
+            "x": cx,
+            "y": cy,
+            "what": fate,
+            "count": count,
             "kind": "elements (binned)",
-            "ts": x.fmt_ranges(edges["x_min"], edges["x_max"]),
-            "proc_time": y.fmt_ranges(edges["y_min"], edges["y_max"]),
+            "ts": ts,
+            "proc_time": proc,
         }
-    )
+        for cx, cy, fate, count, ts, proc in zip(
+            cells["x"].round().astype("int64").tolist(),
+            cells["y"].round().astype("int64").tolist(),
+            cells["fate"].tolist(),
+            cells["count"].astype("int64").tolist(),
+            x.fmt_ranges(edges["x_min"], edges["x_max"]),
+            y.fmt_ranges(edges["y_min"], edges["y_max"]),
+            strict=True,
+        )
+    ]
     size = {"field": "count", "type": "quantitative", "scale": {"type": "sqrt", "range": [8, 160]}}
     mark = {"type": "point", "filled": True, "opacity": 0.75}
     return window_marks._what_layer(rows, mark, x, y, [], size=size | {"title": "elements"})
