@@ -133,7 +133,7 @@ def _timeline(
     every_element = fates.element_fate_columns(view, op)
     timed = ~np.isnan(every_element["ts"])  # (a float column)
     elements = every_element if timed.all() else every_element.take(timed)
-    steps = watermark_steps.watermark_steps(view)
+    steps = watermark_steps.watermark_step_columns(view)
     # few firings (cleanups) are drawn one by one, with their texts; many are aggregated
     fired, cleaned = (window_marks._window_marks(view, op, k) for k in ("fired", "cleanup"))
     lives = window_lives.window_life_columns(view, op)  # None: no window, or session merges
@@ -231,7 +231,7 @@ def _axes_and_notes(
     op: str,
     every_element: Columns,
     elements: Columns,
-    steps: pd.DataFrame,
+    steps: Columns,
     fired: Columns,
     cleaned: Columns,
     lives: Columns,
@@ -328,7 +328,7 @@ def _diagonal(elements: Columns, x: TimeAxis, y: TimeAxis, want: bool | None) ->
 
 
 def _watermarks(
-    steps: pd.DataFrame,
+    steps: Columns,
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
@@ -339,14 +339,19 @@ def _watermarks(
     off) and as drawn (``_watermark_lines``)."""
     if steps.empty:
         return [], []
-    steps = _shared_lines(steps)
-    if len(steps) > scale.ROW_LIMIT // 2:
-        thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
-        notes.append(f"watermark: {len(thinned):,} of {len(steps):,} records drawn ({scale.KEPT})")
-        steps = thinned
     seqs, operators, procs, marks = (
         steps[c].tolist() for c in ("seq", "operator", "proc_time", "watermark")
     )
+    operators, kept = _shared_lines(operators, procs, marks)
+    if kept is not None:
+        seqs, procs, marks = ([v[i] for i in kept] for v in (seqs, procs, marks))
+    if len(seqs) > scale.ROW_LIMIT // 2:  # thinned: a frame for scale.thin_steps
+        frame = pd.DataFrame({c: steps[c] for c in watermark_steps.WATERMARK_STEP_COLUMNS})
+        shared = frame if kept is None else frame.iloc[kept].assign(operator=operators)
+        thinned = scale.thin_steps(shared, "proc_time", "operator", scale.ROW_LIMIT // 2)
+        notes.append(f"watermark: {len(thinned):,} of {len(shared):,} records drawn ({scale.KEPT})")
+        seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
+        marks, operators = thinned["watermark"].tolist(), thinned["operator"].tolist()
     vertices: list[dict[str, Any]] = []
     one_dot: dict[tuple[Any, Any], dict[str, Any]] = {}
     edges: list[dict[str, Any]] = []
@@ -366,8 +371,8 @@ def _watermarks(
             (wx, note), t0 = x_clipped[i], y_at[i]
             t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
             vertices += [
-                {"operator": op, "attempt": attempts[i], "i": 2 * i + k, "x": wx, "y": t}
-                for k, t in ((0, t0), (1, t1))
+                {"operator": op, "attempt": attempts[i], "i": 2 * i, "x": wx, "y": t0},
+                {"operator": op, "attempt": attempts[i], "i": 2 * i + 1, "x": wx, "y": t1},
             ]
             dot = {
                 "operator": op,
@@ -480,11 +485,11 @@ def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, A
 _EDGE_TEXTS = {"MAX ▶": "watermark = MAX (end of input) →", "◀ MIN": "← watermark = MIN"}
 
 
-def _shared_lines(steps: pd.DataFrame) -> pd.DataFrame:
+def _shared_lines(
+    operators: list[Any], procs: list[Any], marks: list[Any]
+) -> tuple[list[Any], list[int] | None]:
     """Operators stepping at the same processing times to the same watermarks merged into one
-    line "a, b (same)": the steps of the first of them, named so."""
-    operators = steps["operator"].tolist()
-    procs, marks = steps["proc_time"].tolist(), steps["watermark"].tolist()
+    line "a, b (same)": the operators of the records kept and their positions (None: all)."""
     by_op: dict[Any, list[int]] = {}
     for i, op in enumerate(operators):
         by_op.setdefault(op, []).append(i)
@@ -493,13 +498,13 @@ def _shared_lines(steps: pd.DataFrame) -> pd.DataFrame:
         shape = (tuple(map(procs.__getitem__, idx)), tuple(map(marks.__getitem__, idx)))
         shared.setdefault(shape, []).append(op)
     if len(shared) == len(by_op):
-        return steps
+        return operators, None
     name: dict[Any, str | None] = {}
     for ops in shared.values():
         name[ops[0]] = ops[0] if len(ops) == 1 else ", ".join(map(str, ops)) + " (same)"
         name |= dict.fromkeys(ops[1:])
     kept = [i for i, op in enumerate(operators) if not window_marks._missing(name[op])]
-    return steps.iloc[kept].assign(operator=[name[operators[i]] for i in kept])
+    return [name[operators[i]] for i in kept], kept
 
 
 def _elements(

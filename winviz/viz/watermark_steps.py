@@ -10,7 +10,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz.trace_view import TraceView
+from winviz.viz.trace_view import Columns, TraceView
+
+
+def watermark_steps(view: TraceView) -> pd.DataFrame:
+    """The ``watermark`` records: seq, operator, proc_time, watermark (ints; MIN/MAX kept)."""
+    columns = watermark_step_columns(view)
+    return pd.DataFrame({name: columns[name] for name in WATERMARK_STEP_COLUMNS})
+
+
+WATERMARK_STEP_COLUMNS = ("seq", "operator", "proc_time", "watermark")
 
 
 def is_user_operator(name: Any) -> bool:
@@ -20,16 +29,22 @@ def is_user_operator(name: Any) -> bool:
     return not str(name).startswith("side:")
 
 
-def watermark_steps(view: TraceView) -> pd.DataFrame:
-    """The ``watermark`` records but the side-output node's: seq, operator, proc_time,
-    watermark (object columns; ints, MIN/MAX kept)."""
+def watermark_step_columns(view: TraceView) -> Columns:
+    """``watermark_steps`` as ``Columns`` (operator, proc_time and watermark object arrays);
+    the side-output node's records left out."""
     rows = view.select("watermark")
     part = view.c.part("operator", ("watermark",))
     pseudo = [i for i, name in enumerate(part.values) if not is_user_operator(name)]
     if pseudo:
         rows = rows[~np.isin(part.codes[rows], pseudo)]
-    names = ("operator", "proc_time", "watermark")
-    return pd.DataFrame({"seq": rows} | {name: view.column(name, rows) for name in names})
+    return Columns(
+        {
+            "seq": rows,
+            "operator": view.column("operator", rows),
+            "proc_time": view.column("proc_time", rows),
+            "watermark": view.column("watermark", rows),
+        }
+    )
 
 
 @dataclass(frozen=True)
