@@ -21,7 +21,7 @@ from tools.browser import open_drawn
 from winviz import datasets, viz
 from winviz.viz import export, grid, labels, lessons, pages, palette
 from winviz.viz.boxes import crosses
-from winviz.viz.labels import EDGE_PLACES, LABEL_FONT, LABEL_PLACES, LABEL_REACH_PX
+from winviz.viz.labels import EDGE_PLACES, LABEL_PLACES, LABEL_REACH_PX
 
 RUNNING_EVENTS = [
     ("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),
@@ -422,10 +422,8 @@ def avoidable(t: dict[str, Any], scene: dict[str, Any]) -> tuple[Any, ...] | Non
         boxes = [labels._text_box(ax, ay, t["text"], *p) for p in places]
         inside = [0, 0, *scene["plot"]]
     else:
-        left, right = labels._edge_span(ax, t["text"], align)
         places = list(EDGE_PLACES)
-        tops = [ay + d if side == "top" else ay + d - LABEL_FONT - 3 for side, d in places]
-        boxes = [(left, top, right, top + LABEL_FONT + 3) for top in tops]
+        boxes = labels._edge_places(ax, ay, t["text"], align)
         inside = None
     others = [u["box"] for u in scene["texts"] if u is not t]
     points = [p["box"] for p in scene["points"] if p["role"] == "mark"]

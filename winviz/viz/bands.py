@@ -17,7 +17,8 @@ import pandas as pd
 
 from winviz.viz import palette, spec, window_lives
 from winviz.viz.palette import TimeAxis
-from winviz.viz.window_marks import _every_kth, _missing, _Table, groups_of
+from winviz.viz.trace_view import Columns
+from winviz.viz.window_marks import _every_kth, _missing, groups_of
 
 MIN_BAND_PX = 8
 """The least height in pixels a window band is drawn (``_visible_span``): a window opened and
@@ -30,58 +31,76 @@ def _bands(
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
-    *,
-    across: bool = False,
-    height: int = 400,
-) -> spec.ChartDict | None:
+    derived: frozenset[tuple[int, int]],
+    chains: dict[tuple[str, int, int], window_lives.MergeChain] | None,
+    across: bool,
+    height: int,
+) -> tuple[spec.ChartDict | None, spec.ChartDict | None]:
     """The window bands (``per_window``: ``_per_window(lives)``), each at least
-    ``MIN_BAND_PX`` high, its tooltip the true times. ``across``: processing-time windows,
-    whose bands span the whole event-time axis over their life."""
+    ``MIN_BAND_PX`` high, its tooltip the true times (``across``: of processing-time windows,
+    spanning the whole event-time axis over their life), and a dashed vertical line per
+    window at its horizon over its band's life. ``derived``: the windows whose horizon
+    ``window_lives.every_horizon`` derived (no ``cleanup`` record); their tooltips say so and
+    name the last window of their merge chain (``chains``: ``window_lives.merge_chains``)
+    when every key's is the same."""
     if per_window is None:
-        return None
-    wrapped = sum(w.window_start >= w.window_end for w in per_window)
-    if wrapped:
-        notes.append(
-            f"{wrapped} window(s) whose end overflowed the long range (start >= end) have no band"
-        )
-        per_window = [w for w in per_window if w.window_start < w.window_end]
-    per_window, k = _every_kth(per_window)
-    if k > 1:
-        notes.append(f"window bands: every {k}th of {len(per_window) * k:,} windows drawn")
-    rows = []
+        return None, None
+    chain_of: dict[tuple[int, int], set[window_lives.MergeChain]] = {}
+    for (_, s, e), chain in (chains or {}).items():
+        chain_of.setdefault((s, e), set()).add(chain)
+    bands, lines = [], []
     for w in per_window:
-        if across:
-            (x0, n0), (x1, n1) = (x.lo, ""), (x.hi, "")
+        s, e = w.window_start, w.window_end
+        top = y.hi if w.closed is None else y.clip(w.closed)[0]  # (still open: the top edge)
+        y0, y1 = _visible_span(y.clip(w.opened)[0], top, y, height)
+        horizon = horizons.get((s, e))
+        if horizon is not None:
+            hx, note = x.clip(horizon)
+            texts = window_lives.horizon_texts(x.fmt, s, e, horizon)
+            lines.append(
+                {"x": hx, "y": y0, "y2": y1, "line": palette.HORIZON, **texts, "note": note}
+            )
+            if derived:
+                at = "" if w.closed is None else y.fmt(w.closed)
+                same = chain_of.get((s, e), set())
+                chain = next(iter(same)) if len(same) == 1 else None
+                source = window_lives.horizon_source((s, e) in derived, w.merged_into, at, chain)
+                lines[-1]["from"] = source
+        if s >= e:  # (its end overflowed: no band)
+            continue
+        (x0, n0), (x1, n1) = ((x.lo, ""), (x.hi, "")) if across else (x.clip(s), x.clip(e))
+        if w.closed is None:
+            closed = "still open at the end"
         else:
-            x0, n0 = x.clip(w.window_start)
-            x1, n1 = x.clip(w.window_end)
-        closed = w.closed
-        y0, y1 = _drawn_life(w, y, height)
-        horizon = horizons.get((int(w.window_start), int(w.window_end)))
-        rows.append(
+            into = f"merged into {w.merged_into} at " if w.merged_into else ""
+            closed = into + y.fmt(w.closed)
+        bands.append(
             {
                 "x": x0,
                 "x2": x1,
                 "y": y0,
                 "y2": y1,
                 "kind": "window",
-                "window": f"[{x.fmt(w.window_start)}, {x.fmt(w.window_end)})",
-                "keys": int(w.keys),
-                "elements": int(w.elements),
-                "firings": int(w.firings),
+                "window": f"[{x.fmt(s)}, {x.fmt(e)})",
+                "keys": w.keys,
+                "elements": w.elements,
+                "firings": w.firings,
                 "opened": y.fmt(w.opened),
-                "closed": (
-                    "still open at the end"
-                    if closed is None
-                    else (f"merged into {w.merged_into} at " if w.merged_into else "")
-                    + y.fmt(closed)
-                ),
+                "closed": closed,
                 "accepts late elements until": "" if horizon is None else x.fmt(horizon),
                 "note": (n0 + " " + n1).strip(),
             }
         )
-    if not any(r["accepts late elements until"] for r in rows):
-        for r in rows:
+    if len(bands) < len(per_window):
+        notes.append(
+            f"{len(per_window) - len(bands)} window(s) whose end overflowed the long range "
+            "(start >= end) have no band"
+        )
+    bands, k = _every_kth(bands)
+    if k > 1:
+        notes.append(f"window bands: every {k}th of {len(bands) * k:,} windows drawn")
+    if not any(r["accepts late elements until"] for r in bands):
+        for r in bands:
             del r["accepts late elements until"]
     mark = {
         "type": "rect",
@@ -90,24 +109,16 @@ def _bands(
         "stroke": palette.WINDOW_COLOR,
         "strokeWidth": 1,
     }
-    return spec.layer(
-        rows,
-        mark,
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": y.channel("y"),
-            "y2": {"field": "y2"},
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
-        },
-    )
-
-
-def _drawn_life(w: _Window, y: TimeAxis, height: int) -> tuple[Any, Any]:
-    """Window ``w``'s life in processing time as drawn: opened up to closed (the top edge
-    while still open), at least ``MIN_BAND_PX`` high."""
-    closed = y.hi if w.closed is None else y.clip(w.closed)[0]
-    return _visible_span(y.clip(w.opened)[0], closed, y, height)
+    encoding = {"x": x.channel("x"), "x2": {"field": "x2"}, "y": y.channel("y")}
+    encoding |= {"y2": {"field": "y2"}, "tooltip": spec.tooltips(bands, ["x", "x2", "y", "y2"])}
+    if not horizons:
+        return spec.layer(bands, mark, encoding), None
+    lines, _ = _every_kth(lines)
+    rule = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
+    line = {"x": x.channel("x"), "y": y.channel("y"), "y2": {"field": "y2"}}
+    line["strokeDash"] = _line_legend(palette.HORIZON, palette.HORIZON_DASH)
+    line["tooltip"] = spec.tooltips(lines, ["x", "y", "y2", "line"])
+    return spec.layer(bands, mark, encoding), spec.layer(lines, rule, line)
 
 
 def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]:
@@ -125,73 +136,12 @@ def least_span(y: TimeAxis, height: int) -> float:
     return MIN_BAND_PX * max(1, y.hi - y.lo) / max(1, height)
 
 
-def _horizon_layer(
-    per_window: list[_Window] | None,
-    horizons: dict[tuple[int, int], int],
-    x: TimeAxis,
-    y: TimeAxis,
-    derived: set[tuple[int, int]] | None = None,
-    chains: dict[tuple[str, int, int], window_lives.MergeChain] | None = None,
-    height: int = 400,
-) -> spec.ChartDict | None:
-    """A dashed vertical line per window at its horizon over its band's life as drawn
-    (``_drawn_life``). ``derived``: the windows whose horizon ``window_lives.every_horizon``
-    derived (no ``cleanup`` record); their tooltips say so and name the last window of their
-    merge chain (``chains``: ``window_lives.merge_chains``) when every key's is the same."""
-    if not horizons or per_window is None:
-        return None
-    chain_of: dict[tuple[int, int], set[window_lives.MergeChain]] = {}
-    for (_, s, e), chain in (chains or {}).items():
-        chain_of.setdefault((s, e), set()).add(chain)
-    rows = []
-    for w in per_window:
-        horizon = horizons.get((int(w.window_start), int(w.window_end)))
-        if horizon is None:
-            continue
-        closed, (s, e) = w.closed, (int(w.window_start), int(w.window_end))
-        hx, note = x.clip(horizon)
-        y0, y1 = _drawn_life(w, y, height)
-        rows.append(
-            {
-                "x": hx,
-                "y": y0,
-                "y2": y1,
-                "line": palette.HORIZON,
-                **window_lives.horizon_texts(x.fmt, s, e, horizon),
-                "note": note,
-            }
-        )
-        if derived:
-            at = "" if closed is None else y.fmt(closed)
-            same = chain_of.get((s, e), set())
-            chain = next(iter(same)) if len(same) == 1 else None
-            source = window_lives.horizon_source((s, e) in derived, w.merged_into, at, chain)
-            rows[-1]["from"] = source
-    rows, _ = _every_kth(rows)
-    mark = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
-    return spec.layer(
-        rows,
-        mark,
-        {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "y2": {"field": "y2"},
-            "strokeDash": _line_legend(palette.HORIZON, palette.HORIZON_DASH),
-            "tooltip": spec.tooltips(rows, ["x", "y", "y2", "line"]),
-        },
-    )
-
-
 def _line_legend(name: str, dash: list[int]) -> dict[str, Any]:
     """A strokeDash channel of one constant category: a legend entry explaining a line, under
     the chart (where the plot's width holds the long label)."""
-    return {
-        "field": "line",
-        "type": "nominal",
-        "title": None,
-        "scale": {"domain": [name], "range": [dash]},
-        "legend": {"orient": "bottom", "labelLimit": 0},
-    }
+    scale = {"domain": [name], "range": [dash]}
+    legend = {"orient": "bottom", "labelLimit": 0}
+    return {"field": "line", "type": "nominal", "title": None, "scale": scale, "legend": legend}
 
 
 class _Window(NamedTuple):
@@ -207,7 +157,7 @@ class _Window(NamedTuple):
     merged_into: str
 
 
-def _per_window(lives: _Table) -> list[_Window] | None:
+def _per_window(lives: pd.DataFrame | Columns) -> list[_Window] | None:
     """The windows of ``lives`` (``window_lives``' (key, window) rows) by (start, end): keys
     counted, elements and firings summed, first opened, last closed (None while a pane is
     open), ``merged_into`` as ``window_lives.merged_text``."""

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 DASH_PX = 5  # the length of one line's dash where lines coincide
 
@@ -22,14 +21,13 @@ Piece = tuple[Point, Point]
 Cut = tuple[Point, Point, bool]  # a piece, and whether another path may share it
 
 
-@dataclass
-class Runs:
+class Runs(NamedTuple):
     """A set of paths cut into runs: ``rows`` per (n, k) — the vertices (``path``, ``run``,
     ``i``, ``x``, ``y``) of the runs where a path is the k-th (0-based) of n paths lying on
     each other; ``shared`` — per tuple of coinciding paths, how far they run together in x."""
 
-    rows: dict[tuple[int, int], list[dict[str, Any]]] = field(default_factory=dict)
-    shared: dict[tuple[Hashable, ...], float] = field(default_factory=dict)
+    rows: dict[tuple[int, int], list[dict[str, Any]]]
+    shared: dict[tuple[Hashable, ...], float]
 
 
 def _pieces(points: Sequence[Point], cuts_h: dict[float, list[float]],
@@ -95,7 +93,7 @@ def runs(paths: dict[Hashable, Sequence[Point]]) -> Runs | None:
             across[key] = across.get(key, 0.0) + (q[0] - p[0])  # (a vertical piece: 0)
     if not across:
         return None
-    out = Runs(shared=across)
+    out = Runs({}, across)
     for path, pieces in cut.items():
         stretches: list[tuple[tuple[Hashable, ...], list[Point]]] = []
         for p, q, shared in pieces:

@@ -21,23 +21,17 @@ from winviz.trace.coded import object_array
 from winviz.viz.trace_view import LONG_MIN, Columns, TraceView, memoized
 from winviz.viz.value_texts import key_texts
 
-_FIELDS = ("key", "proc_time", "watermark", "ts")
+
+def window_records(view: TraceView, operator: str, *kinds: str) -> pd.DataFrame:
+    """Records of these kinds at ``operator`` with window bounds: seq, kind, key, proc_time,
+    watermark, ts, window_start, window_end (None for the global window)."""
+    return pd.DataFrame(_window_record_columns(view, operator, *kinds))
 
 
-def window_records(
-    view: TraceView, operator: str, *kinds: str, fields: tuple[str, ...] = _FIELDS
-) -> pd.DataFrame:
-    """Records of these kinds at ``operator`` with window bounds: seq, kind, the ``fields``
-    asked for, window_start, window_end (None for the global window)."""
-    return pd.DataFrame(_window_record_columns(view, operator, kinds, fields))
-
-
-def _window_record_columns(
-    view: TraceView, operator: str, kinds: tuple[str, ...], fields: tuple[str, ...] = _FIELDS
-) -> dict[str, Any]:
+def _window_record_columns(view: TraceView, operator: str, *kinds: str) -> dict[str, Any]:
     rows = view.select(*kinds, operator=operator)
     columns: dict[str, Any] = {"seq": rows, "kind": view.kinds_of(rows)}
-    for name in fields:
+    for name in ("key", "proc_time", "watermark", "ts"):
         columns[name] = view.column(name, rows)
     start, end, present = view.bounds(rows)
     if present.all():
@@ -94,13 +88,13 @@ def _of_time_windows(raw: dict[str, Any]) -> Columns:
 
 
 def _cleanup_records(view: TraceView, operator: str) -> dict[str, Any]:
-    columns = _window_record_columns(view, operator, ("cleanup",))
+    columns = _window_record_columns(view, operator, "cleanup")
     columns["cleanup_time"] = view.detail("cleanup", "cleanup_time", columns["seq"])
     return columns
 
 
 def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
-    frame = _window_record_columns(view, operator, ("fired",))
+    frame = _window_record_columns(view, operator, "fired")
     rows = frame["seq"]
     for name in ("result", "pane", "count"):  # (raw values: short() them to show)
         frame[name] = view.detail("fired", name, rows)
@@ -245,10 +239,10 @@ def _causes_of(view: TraceView, fired_rows: np.ndarray) -> dict[str, np.ndarray]
     """``_causes`` of these ``fired`` records, picked from those of every one (derived once
     per view) where they are all ``fired`` records."""
     rows, fired = np.asarray(fired_rows, dtype=np.int64), view.select("fired")
-    at = _positions(view, rows)
+    at = np.minimum(np.searchsorted(fired, rows), max(0, len(fired) - 1))
     if len(rows) and not (len(fired) and np.array_equal(fired[at], rows)):
         return _causes(view, rows)  # (not ``fired`` records only)
-    every = memoized(view, "every_firing", "", lambda: _causes(view, view.select("fired")))
+    every = memoized(view, "every_firing", "", lambda: _causes(view, fired))
     return {name: values[at] for name, values in every.items()}
 
 
@@ -259,12 +253,6 @@ def _causes(view: TraceView, rows: np.ndarray) -> dict[str, np.ndarray]:
     _, named, event = timer_domains(view.c, timers)
     by = cause_category(calls, named, event, view.ints("watermark", rows)[0])
     return {"calls": calls, "timers": timers, "event": event, "fired_by": by}
-
-
-def _positions(view: TraceView, fired_rows: np.ndarray) -> np.ndarray:
-    """Where each of these ``fired`` records is among every ``fired`` record of the trace."""
-    every = view.select("fired")
-    return np.minimum(np.searchsorted(every, fired_rows), max(0, len(every) - 1))
 
 
 def cleanup_marks(view: TraceView, operator: str) -> Columns:

@@ -142,7 +142,8 @@ def _place_in_order(
                 taken.add(box)
                 for b in along:
                     taken.add(b)
-                row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": f"{_KINDS[field]}"}
+                kind = "firing label" if field == "label" else "element label"
+                row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": kind}
                 if shift[i]:
                     row["shift"] = shift[i]
                 if across:
@@ -156,9 +157,6 @@ def _place_in_order(
 
 _FIRST_TRIES = [(False, place) for place in LABEL_PLACES]
 _PLACE_TRIES = _FIRST_TRIES + [(True, place) for place in LABEL_PLACES]
-
-
-_KINDS = {"label": "firing label", "element_label": "element label"}
 
 LABEL_REACH_PX = 12.0
 """How far (pixels) a firing label may lie from its mark's centre (to its box's nearest
@@ -213,17 +211,6 @@ def _taken_by_marks(
             taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
         elif kind == "line" and lines:
             _taken_by_segments(taken, rows, plot)
-
-
-def _guide_lines(layers: list[Any], plot: Plot) -> list[tuple[Box, str]]:
-    """The pixel segment and name of each two-point line of these layers: the guides a text
-    keeps off where it can (``Taken.add_segment``)."""
-    out = []
-    for layer in layers:
-        a, b = spec.rows(layer)
-        seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
-        out.append((seg, a["kind"]))
-    return out
 
 
 def _taken_by_rules(taken: Taken, layer: Any, plot: Plot) -> None:
@@ -308,20 +295,6 @@ def _side_by_side(
     return rows, offsets
 
 
-def _offset_layer(
-    rows: list[dict[str, Any]], offsets: list[float], mark: dict[str, Any], encoding: dict[str, Any]
-) -> spec.ChartDict:
-    """The layer of these marks, each drawn ``offsets[i]`` pixels beside its point."""
-    if not any(offsets):
-        return spec.layer(rows, mark, encoding)
-    for row, off in zip(rows, offsets, strict=True):
-        row["dx"] = off
-    tooltip = [t for t in encoding.get("tooltip", []) if t.get("field") != "dx"]
-    return spec.layer(
-        rows, mark | {"xOffset": {"expr": "datum.dx"}}, encoding | {"tooltip": tooltip}
-    )
-
-
 def _drawing_order(layers: list[Any]) -> list[Any]:
     """The layers in drawing order: areas, lines and window marks first, then the elements,
     the watermark's dots, and every text last (each group in its order)."""
@@ -355,9 +328,9 @@ def _edge_texts_off_marks(
             out.append(layer)
             continue
         by: dict[tuple[str, int], list[dict[str, Any]]] = {}
-        align = layer["mark"].get("align", "right")
+        align = layer["mark"]["align"]
         for e in rows:
-            boxes = _edge_places(e, align, plot)
+            boxes = _edge_places(plot.px(e["x"]), plot.py(e["y"]), e["text"], align)
             free = [n for n, box in enumerate(boxes) if not (points if n == 0 else taken).hits(box)]
             off = [n for n in free if taken.crossing(boxes[n]) is None]
             if free:
@@ -444,24 +417,18 @@ def label_layers(
 
 def _edge_boxes(layers: list[spec.ChartDict], plot: Plot) -> list[Box]:
     """The pixel boxes of the watermark's edge texts at their place."""
-    boxes = []
-    for layer in layers:
-        if layer["mark"]["type"] != "text":
-            continue
-        align = layer["mark"].get("align", "right")
-        boxes += [_edge_places(e, align, plot)[0] for e in spec.rows(layer)]
-    return boxes
+    return [
+        _edge_places(plot.px(e["x"]), plot.py(e["y"]), e["text"], layer["mark"]["align"])[0]
+        for layer in layers
+        if layer["mark"]["type"] == "text"
+        for e in spec.rows(layer)
+    ]
 
 
-def _edge_places(e: dict[str, Any], align: str, plot: Plot) -> list[Box]:
-    """The pixel box of an edge text (row ``e``) at each of ``EDGE_PLACES``."""
-    left, right = _edge_span(plot.px(e["x"]), e["text"], align)
-    py = plot.py(e["y"])
+def _edge_places(px: float, py: float, text: str, align: str) -> list[Box]:
+    """The pixel box of an edge text at (``px``, ``py``) with this ``align`` (``EDGE_DX``) at
+    each of ``EDGE_PLACES``."""
+    w, dx = CHAR_PX * len(text), EDGE_DX[align]
+    left, right = (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)
     tops = [py + dy if side == "top" else py + dy - LABEL_FONT - 3 for side, dy in EDGE_PLACES]
     return [(left, top, right, top + LABEL_FONT + 3) for top in tops]
-
-
-def _edge_span(px: float, text: str, align: str) -> tuple[float, float]:
-    """The left and right pixel of an edge text at ``px`` with this ``align`` (``EDGE_DX``)."""
-    w, dx = CHAR_PX * len(text), EDGE_DX[align]
-    return (px + dx - w, px + dx) if align == "right" else (px + dx, px + dx + w)

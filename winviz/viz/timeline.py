@@ -20,9 +20,11 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import (
+    bands,
     coinciding,
     fates,
     idle,
+    labels,
     palette,
     piles,
     replay,
@@ -31,48 +33,16 @@ from winviz.viz import (
     trace_view,
     watermark_steps,
     window_lives,
-)
-from winviz.viz.bands import (
-    _bands,
-    _horizon_layer,
-    _line_legend,
-    _per_window,
+    window_marks,
 )
 from winviz.viz.boxes import Taken
-from winviz.viz.labels import (
-    EDGE_DX,
-    STACK_PX,
-    ElementLabel,
-    Plot,
-    _drawing_order,
-    _edge_boxes,
-    _edge_texts_off_marks,
-    _element_label_layers,
-    _guide_lines,
-    _label_room,
-    _taken_by_marks,
-    _taken_by_rules,
-)
+from winviz.viz.labels import STACK_PX, ElementLabel, Plot
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.propagation import view_paused_spans
 from winviz.viz.skew import skew_of_view
-from winviz.viz.trace_view import TraceView
+from winviz.viz.trace_view import Columns, TraceView
 from winviz.viz.validation import check_size
-from winviz.viz.window_marks import (
-    _cleanups,
-    _firing_labels,
-    _firings,
-    _joins,
-    _merges,
-    _missing,
-    _restart_boxes,
-    _restarts,
-    _Table,
-    _what_encoding,
-    _window_marks,
-    _with_category_scales,
-)
 
 VIEWS = ("auto", "timeline", "skew")
 SKEW_MIN_ELEMENTS = 1000  # view="auto" never picks the skew chart for this many elements or fewer
@@ -152,60 +122,64 @@ def _timeline(
     view: TraceView,
     operator: str | None,
     max_points: int,
-    labels: bool | None,
+    show_labels: bool | None,
     diagonal: bool | None,
     width: int,
     height: int,
-    element_labels: ElementLabel | None = None,
+    element_labels: ElementLabel | None,
 ) -> spec.ChartDict:
     view.read_parts(TIMELINE_PARTS)
     op = pick_operator(view, operator)
     every_element = fates.element_fate_columns(view, op)
-    elements = _where_present(every_element, "ts")
+    timed = ~np.isnan(every_element["ts"])  # (a float column)
+    elements = every_element if timed.all() else every_element.take(timed)
     steps = watermark_steps.watermark_step_columns(view)
     # few firings (cleanups) are drawn one by one, with their texts; many are aggregated
-    fired, cleaned = _window_marks(view, op, "fired"), _window_marks(view, op, "cleanup")
+    fired, cleaned = (window_marks._window_marks(view, op, k) for k in ("fired", "cleanup"))
     lives = window_lives.window_life_columns(view, op)  # None: no window, or session merges
     if lives is None:
         lives = window_lives.window_lives(view, op)
-
     # processing-time windows: their times are processing times, nothing on the event-time axis
     across = bool(len(lives)) and window_lives.processing_time_windows(view, op)
     horizons, derived = ({}, frozenset()) if across else window_lives.every_horizon(view, op)
-    per_window = _per_window(lives)
-    derived_at = [horizons[w] for w in derived]
     x, y, notes = _axes_and_notes(
-        view, op, every_element, elements, steps, fired, cleaned, lives, derived_at, across
+        view, op, every_element, elements, steps, fired, cleaned, lives, horizons, derived, across
     )
     if not fired.empty:
-        y = _label_room(y, height)
+        y = labels._label_room(y, height)
     plot = Plot(x, y, width, height)
-    # the firings' and cleanups' x: of processing-time windows, the right edge
-    at_x = _RightEdge(x.title, x.kind, x.lo, x.hi) if across else x
+    # the firings' and cleanups' plot: of processing-time windows, x on the right edge
+    mark_plot = Plot(_RightEdge(x.title, x.kind, x.lo, x.hi), y, width, height) if across else plot
     restarts = watermark_steps.restarts(view)
     # (the watermark's shape for the labels; drawn: lines on each other cut into runs)
     watermark_layers, watermark_drawn = _watermarks(steps, x, y, notes, restarts)
     element_layer, replay_layer = _elements(view, elements, x, y, max_points, notes, restarts)
     # what labels keep off: the marks (elements, firings, cleanups) and the watermark line;
     # where firing and cleanup marks already sit (marks at one point are drawn side by side)
-    occupied, points = piles.Grid(STACK_PX), Taken()
-    _taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, lines=False)
+    occupied, points, lines = piles.Grid(STACK_PX), Taken(), Taken()
+    labels._taken_by_marks(points, [element_layer, replay_layer, *watermark_layers], plot, False)
     occupied.avoid = points.copy()  # (a firing or cleanup moved aside keeps off them)
-    taken, lines = points.copy(), Taken()
-    _taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
+    labels._taken_by_marks(lines, watermark_layers, plot, points=False)  # (once, for both)
+    taken = points.copy()
     taken.extend(lines)
     diagonal_layers = _diagonal(elements, x, y, diagonal)
-    for seg, name in _guide_lines(diagonal_layers, plot):  # (kept off where a label has a place)
-        taken.add_segment(seg, name)
-    for box in _edge_boxes(watermark_layers, plot) + _restart_boxes(restarts, plot):
+    for layer in diagonal_layers:  # (a guide: kept off where a label has a place)
+        a, b = spec.rows(layer)
+        seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
+        taken.add_segment(seg, a["kind"])
+    for box in labels._edge_boxes(watermark_layers, plot) + window_marks._restart_boxes(
+        restarts, plot
+    ):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     chains = window_lives.merge_chains(view, op) if derived else None
-    horizon_layer = _horizon_layer(per_window, horizons, x, y, derived, chains, height)
-    _taken_by_rules(taken, horizon_layer, plot)
-    mark_plot = Plot(at_x, y, width, height) if across else plot
+    per_window = bands._per_window(lives)
+    band_layer, horizon_layer = bands._bands(
+        per_window, horizons, x, y, notes, derived, chains, across, height
+    )
+    labels._taken_by_rules(taken, horizon_layer, plot)
     layers = [
-        _bands(per_window, horizons, x, y, notes, across=across, height=height),
+        band_layer,
         horizon_layer,
         *_strip_layers(view, x, y, notes),
         *diagonal_layers,
@@ -214,26 +188,26 @@ def _timeline(
         replay_layer,
     ]
     # the cleanups are placed after the firings' marks, before their labels
-    marks, rows, offsets = _firings(fired, mark_plot, notes, taken, occupied)
-    layers += marks + _cleanups(cleaned, at_x, y, notes, mark_plot, occupied, taken)
-    layers += _firing_labels(rows, offsets, mark_plot, labels, notes, taken)
+    marks, rows, offsets = window_marks._firings(fired, mark_plot, notes, taken, occupied)
+    layers += marks + window_marks._cleanups(cleaned, mark_plot, notes, taken, occupied)
+    layers += window_marks._firing_labels(rows, offsets, mark_plot, show_labels, notes, taken)
     layers += [
         # (after the cleanups are placed) a ring round each mark others were counted on
         piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90),
-        _merges(view, op, x, y, notes),
-        *_restarts(restarts, x, y, notes),
-        _joins(view, op, x, y, notes),
+        window_marks._merges(view, op, x, y, notes),
+        *window_marks._restarts(restarts, x, y, notes),
+        window_marks._joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
     points.add_array(occupied.boxes())
     # (an edge text at its own place keeps off the marks and the lines, not off its own box)
     points.extend(lines)
-    _taken_by_rules(points, horizon_layer, plot)
-    layers = _edge_texts_off_marks(layers, plot, points, taken, notes)
+    labels._taken_by_rules(points, horizon_layer, plot)
+    layers = labels._edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
-        layers += _element_label_layers(element_layer, element_labels, plot, taken, notes)
-    layers = _drawing_order(layers)
-    _with_category_scales(layers)
+        layers += labels._element_label_layers(element_layer, element_labels, plot, taken, notes)
+    layers = labels._drawing_order(layers)
+    window_marks._with_category_scales(layers)
     chart = {
         "layer": layers,
         "width": width,
@@ -252,25 +226,17 @@ def _timeline(
     return palette.finish(chart, name="timeline", notes=notes, heading="Timeline")
 
 
-def _where_present(table: trace_view.Columns, column: str) -> trace_view.Columns:
-    """The rows with a value in ``column`` (the table itself when every row has one)."""
-    values = table[column]
-    if values.dtype.kind in "iub":
-        return table
-    present = ~np.isnan(values) if values.dtype.kind == "f" else np.asarray(pd.notna(values))
-    return table if present.all() else table.take(present)
-
-
 def _axes_and_notes(
     view: TraceView,
     op: str,
-    every_element: trace_view.Columns,
-    elements: trace_view.Columns,
-    steps: trace_view.Columns,
-    fired: trace_view.Columns,
-    cleaned: trace_view.Columns,
-    lives: _Table,
-    horizons: list[int],
+    every_element: Columns,
+    elements: Columns,
+    steps: Columns,
+    fired: Columns,
+    cleaned: Columns,
+    lives: Columns,
+    horizons: dict[tuple[int, int], int],
+    derived: frozenset[tuple[int, int]],
     across: bool,
 ) -> tuple[TimeAxis, TimeAxis, list[str]]:
     """The event-time and processing-time axes — their domains hold every element, window,
@@ -279,7 +245,7 @@ def _axes_and_notes(
     x_columns = [elements["ts"]]
     if not across:
         x_columns += [lives["window_start"], lives["window_end"], cleaned["cleanup_time"]]
-        x_columns += [fired["at"], np.array(horizons, dtype=np.int64)]
+        x_columns += [fired["at"], np.array([horizons[w] for w in derived], dtype=np.int64)]
     x_values = scale.extent(*x_columns) or scale.extent(steps["watermark"])
     y_values = scale.extent(
         elements["proc_time"],
@@ -340,7 +306,7 @@ class _RightEdge(TimeAxis):
         return [self.clip(v) for v in values]
 
 
-def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
+def _diagonal(elements: Columns, x: TimeAxis, y: TimeAxis, want: bool | None) -> list:
     """The ideal diagonal, event time = processing time: when asked, or by default when both
     axes are of one kind, overlap, and half the elements arrive at or after their timestamp."""
     lo, hi = max(x.lo, y.lo), min(x.hi, y.hi)
@@ -355,18 +321,18 @@ def _diagonal(elements: _Table, x: TimeAxis, y: TimeAxis, want: bool | None) -> 
     encoding = {
         "x": x.channel("x"),
         "y": y.channel("y"),
-        "strokeDash": _line_legend(palette.IDEAL, palette.IDEAL_DASH),
+        "strokeDash": bands._line_legend(palette.IDEAL, palette.IDEAL_DASH),
         "tooltip": [{"field": "kind", "type": "nominal"}],
     }
     return [spec.layer(rows, mark, encoding)]
 
 
 def _watermarks(
-    steps: _Table,
+    steps: Columns,
     x: TimeAxis,
     y: TimeAxis,
     notes: list[str],
-    restarts: Sequence[watermark_steps.Restart] = (),
+    restarts: Sequence[watermark_steps.Restart],
 ) -> tuple[list, list]:
     """The watermark: step vertices per operator and run attempt, the last held to the top
     edge; a dot per record; the edge texts. Returns the layers as one line (what labels keep
@@ -386,10 +352,12 @@ def _watermarks(
         notes.append(f"watermark: {len(thinned):,} of {len(shared):,} records drawn ({scale.KEPT})")
         seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
         marks, operators = thinned["watermark"].tolist(), thinned["operator"].tolist()
-    vertices, points, edges = [], [], []
+    vertices: list[dict[str, Any]] = []
+    one_dot: dict[tuple[Any, Any], dict[str, Any]] = {}
+    edges: list[dict[str, Any]] = []
     by_op: dict[Any, list[int]] = {}  # as groupby("operator", sort=False): first seen first
     for j, op in enumerate(operators):
-        if not _missing(op):
+        if not window_marks._missing(op):
             by_op.setdefault(op, []).append(j)
     for op, recs in by_op.items():
         op_marks, op_procs = [marks[j] for j in recs], [procs[j] for j in recs]
@@ -400,36 +368,35 @@ def _watermarks(
             [seqs[j] for j in recs], op_procs, restarts
         )
         for i, j in enumerate(recs):
-            wx, note = x_clipped[i]
-            t0 = y_at[i]
+            (wx, note), t0 = x_clipped[i], y_at[i]
             t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
-            attempt = attempts[i]
             vertices += [
-                {"operator": op, "attempt": attempt, "i": 2 * i, "x": wx, "y": t0},
-                {"operator": op, "attempt": attempt, "i": 2 * i + 1, "x": wx, "y": t1},
+                {"operator": op, "attempt": attempts[i], "i": 2 * i, "x": wx, "y": t0},
+                {"operator": op, "attempt": attempts[i], "i": 2 * i + 1, "x": wx, "y": t1},
             ]
-            points.append(
-                {
-                    "operator": op,
-                    "shade": op,
-                    "x": wx,
-                    "y": t0,
-                    "kind": "watermark",
-                    "seq": int(seqs[j]),
-                    "proc_time": proc_texts[i],
-                    "watermark": mark_texts[i],
-                    "note": note,
-                }
-            )
+            dot = {
+                "operator": op,
+                "shade": op,
+                "x": wx,
+                "y": t0,
+                "kind": "watermark",
+                "seq": int(seqs[j]),
+                "proc_time": proc_texts[i],
+                "watermark": mark_texts[i],
+                "note": note,
+            }
+            # one dot per point: the first one's stands for the others, naming each operator
+            first = one_dot.setdefault((wx, t0), dot)
+            if first is not dot and op not in str(first["operator"]).split("; "):
+                first["operator"] = f"{first['operator']}; {op}"
             if note:
                 text = _EDGE_TEXTS.get(note, "watermark beyond the axis")
                 edges.append({"x": wx, "y": t0, "text": text})
-    points = _one_dot_per_point(points)
     ops = list(dict.fromkeys(operators))
     xy = {"x": x.channel("x"), "y": y.channel("y")}
-    line, drawn, dots = _watermark_lines(vertices, points, ops, xy)
+    line, drawn, dots = _watermark_lines(vertices, list(one_dot.values()), ops, xy)
     texts = [
-        spec.text_layer(part, xy, align=align, baseline="top", dx=EDGE_DX[align], dy=4)
+        spec.text_layer(part, xy, align=align, baseline="top", dx=labels.EDGE_DX[align], dy=4)
         for align, part in _edge_sides(edges)
     ]
     return [line, dots, *texts], [*drawn, dots, *texts]
@@ -503,7 +470,7 @@ def _coinciding(vertices: list[dict[str, Any]]) -> coinciding.Runs | None:
 
 def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     """The edge texts, one per point (the end-of-input one where there is one, else the
-    first), by alignment (``EDGE_DX``): those at MIN left-aligned, the others right-aligned."""
+    first), by alignment (``labels.EDGE_DX``): those at MIN left-aligned, the others right."""
     one: dict[tuple[Any, Any], dict[str, Any]] = {}
     for e in edges:
         seen = one.get((e["x"], e["y"]))
@@ -535,26 +502,14 @@ def _shared_lines(
     name: dict[Any, str | None] = {}
     for ops in shared.values():
         name[ops[0]] = ops[0] if len(ops) == 1 else ", ".join(map(str, ops)) + " (same)"
-        for other in ops[1:]:
-            name[other] = None
-    kept = [i for i, op in enumerate(operators) if not _missing(name[op])]
+        name |= dict.fromkeys(ops[1:])
+    kept = [i for i, op in enumerate(operators) if not window_marks._missing(name[op])]
     return [name[operators[i]] for i in kept], kept
-
-
-def _one_dot_per_point(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One watermark dot per position: the first one's stands for the others there, its
-    tooltip naming each operator ("a; b")."""
-    seen: dict[tuple[Any, Any], dict[str, Any]] = {}
-    for p in points:
-        first = seen.setdefault((p["x"], p["y"]), p)
-        if first is not p and p["operator"] not in str(first["operator"]).split("; "):
-            first["operator"] = f"{first['operator']}; {p['operator']}"
-    return list(seen.values())
 
 
 def _elements(
     view: TraceView,
-    elements: _Table,
+    elements: Columns,
     x: TimeAxis,
     y: TimeAxis,
     max_points: int,
@@ -570,20 +525,17 @@ def _elements(
     notes.append("elements: " + ", ".join(f"{n:,} {f}" for f, n in fates_present if n))
     if len(elements) > max_points:
         return _binned_elements(elements, x, y, max_points, notes), None
-    fate_texts = elements["fate"].tolist()
-    stamps_f = np.asarray(elements["ts"])
-    off = int(((stamps_f < x.lo) | (stamps_f > x.hi)).sum())
+    off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
     seqs = np.asarray(elements["seq"])
     d = fates.element_detail_lists(view, seqs)
-    operators, keys, values = d["operator"], d["key"], d["value"]
-    marks, stamps, sources = d["watermark"], d["ts"], d["source_index"]
+    values, stamps, sources = d["value"], d["ts"], d["source_index"]
     stamp_column = view.part("ts", seqs).take(seqs)
     proc_column = view.part("proc_time", seqs).take(seqs)
     procs = proc_column.tolist()  # exact ints
     if not all(s.__class__ is int for s in sources):
-        sources = [None if _missing(s) else int(s) for s in sources]
+        sources = [None if window_marks._missing(s) else int(s) for s in sources]
     xs, x_notes = _positions(x, stamps, stamp_column)
     ys, _ = _positions(y, procs, proc_column)
     rows = [
@@ -603,20 +555,20 @@ def _elements(
             "source_index": source,
             "note": note,
         }
-        for seq, ey, fate, windows, ex, note, operator, key, value, ts, proc, mark, source in zip(
-            seqs.tolist(),
-            ys,
-            fate_texts,
-            elements["windows"].tolist(),
+        for ex, ey, fate, seq, operator, key, value, ts, proc, mark, windows, source, note in zip(
             xs,
-            x_notes,
-            operators,
-            keys,
+            ys,
+            elements["fate"].tolist(),
+            seqs.tolist(),
+            d["operator"],
+            d["key"],
             values,
             _texts(x, stamps, stamp_column),
             _texts(y, procs, proc_column),
-            x.fmt_all(marks),
+            x.fmt_all(d["watermark"]),
+            elements["windows"].tolist(),
             sources,
+            x_notes,
             strict=True,
         )
     ]
@@ -626,12 +578,12 @@ def _elements(
     mark = {"type": "point", "filled": True, "size": 70, "opacity": 0.9}
     again = replay.read_again(seqs.tolist(), sources, stamps, values, restarts)
     rows, replayed = replay.split(rows, again)
-    layer = spec.layer(rows, mark, _what_encoding(rows, x, y, ["x", "y"], types))
+    layer = window_marks._what_layer(rows, mark, x, y, [], types)
     if not replayed:
         return layer, None
     notes.append(replay.note(replayed))
-    encoding = _what_encoding(replayed, x, y, ["x", "y"], types | {replay.FIELD: "nominal"})
-    return layer, spec.layer(replayed, replay.mark(mark, mark["size"]), encoding)
+    again_mark, types = replay.mark(mark, mark["size"]), types | {replay.FIELD: "nominal"}
+    return layer, window_marks._what_layer(replayed, again_mark, x, y, [], types)
 
 
 def _inside(column: Any, lo: int, hi: int) -> bool:
@@ -677,7 +629,7 @@ the same times run after run."""
 
 
 def _binned_elements(
-    elements: _Table, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+    elements: Columns, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
 ) -> spec.ChartDict:
     """The elements binned per fate on a grid (``scale.bin_elements``), a mark per cell."""
     codes = elements["fate_code"]
@@ -691,6 +643,7 @@ def _binned_elements(
     common = (cells["fate"] == "on time").to_numpy(dtype=bool)
     order = np.lexsort((-cells["count"].to_numpy(), ~common))
     cells = cells.take(order)
+    edges = {c: cells[c].round().tolist() for c in ("x_min", "x_max", "y_min", "y_max")}
     rows = [
         {
             "x": cx,
@@ -698,37 +651,30 @@ def _binned_elements(
             "what": fate,
             "count": count,
             "kind": "elements (binned)",
-            "ts": f"{x.fmt(xa)} .. {x.fmt(xb)}",
-            "proc_time": f"{y.fmt(ya)} .. {y.fmt(yb)}",
+            "ts": ts,
+            "proc_time": proc,
         }
-        for cx, cy, fate, count, xa, xb, ya, yb in zip(
+        for cx, cy, fate, count, ts, proc in zip(
             cells["x"].round().astype("int64").tolist(),
             cells["y"].round().astype("int64").tolist(),
             cells["fate"].tolist(),
             cells["count"].astype("int64").tolist(),
-            cells["x_min"].round().tolist(),
-            cells["x_max"].round().tolist(),
-            cells["y_min"].round().tolist(),
-            cells["y_max"].round().tolist(),
+            x.fmt_ranges(edges["x_min"], edges["x_max"]),
+            y.fmt_ranges(edges["y_min"], edges["y_max"]),
             strict=True,
         )
     ]
-    encoding = _what_encoding(rows, x, y, ["x", "y"])
-    encoding["size"] = {
-        "field": "count",
-        "type": "quantitative",
-        "scale": {"type": "sqrt", "range": [8, 160]},
-        "title": "elements",
-    }
-    return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
+    size = {"field": "count", "type": "quantitative", "scale": {"type": "sqrt", "range": [8, 160]}}
+    mark = {"type": "point", "filled": True, "opacity": 0.75}
+    return window_marks._what_layer(rows, mark, x, y, [], size=size | {"title": "elements"})
 
 
 def _strip_layers(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list[Any]:
     """The idle periods of the run's inputs (``idle.idle_spans``) and watermark alignment's
     paused spans (``propagation.view_paused_spans``) as strips, named in the subtitle."""
-    spans, paused = idle.idle_spans(view), view_paused_spans(view)
-    if spans:
-        notes.append(idle.lines_text(spans))
-    if paused:
-        notes.append(idle.paused_text(paused))
-    return [idle.strip_layer(spans, x, y), idle.paused_layer(paused, x, y)]
+    layers = []
+    for kind, spans in (("idle", idle.idle_spans(view)), ("paused", view_paused_spans(view))):
+        if spans:
+            notes.append(idle.lines_text(spans, kind))
+        layers.append(idle.strip_layer(spans, x, y, kind=kind))
+    return layers

@@ -1,6 +1,6 @@
 """The timeline's window marks: the firings, cleanups, session merges, interval-join pairs
 and restarts of one operator, drawn where the trace says they happened, and the "what
-happened" legend they share (``_what_encoding``, ``_with_category_scales``). Few marks are
+happened" legend they share (``_what_layer``, ``_with_category_scales``). Few marks are
 drawn one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per window.
 """
 
@@ -17,6 +17,7 @@ import pandas as pd
 from winviz.trace import detail_names as detail_fields
 from winviz.viz import (
     firings,
+    labels,
     palette,
     piles,
     scale,
@@ -25,24 +26,13 @@ from winviz.viz import (
     watermark_steps,
     window_lives,
 )
-from winviz.viz.boxes import Taken
-from winviz.viz.labels import (
-    CHAR_PX,
-    LABEL_FONT,
-    Box,
-    Plot,
-    _offset_layer,
-    _place_labels,
-    _side_by_side,
-    label_layers,
-    label_leaders,
-)
+from winviz.viz.boxes import Box, Taken
+from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
 
 LABEL_LIMIT = 25  # firing labels drawn when there are at most this many firing marks
 DETAIL_LIMIT = 2000  # above this many firings (cleanups): one mark per window and timing
-_Table = pd.DataFrame | Columns
 
 
 def _window_marks(view: TraceView, op: str, kind: str) -> Columns:
@@ -68,20 +58,19 @@ def _restarts(
         return []
     rows = []
     for r in restarts:
-        what, source = _restart_words(r)
-        text = _restart_text(r, y)
+        text, at = _restart_text(r, y), y.clip(r.proc_time)[0]
         rows += [
-            {"x": x.lo, "y": y.clip(r.proc_time)[0], "text": text, "end": 0},
-            {"x": x.hi, "y": y.clip(r.proc_time)[0], "text": text, "end": 1},
+            {"x": x.lo, "y": at, "text": text, "end": 0},
+            {"x": x.hi, "y": at, "text": text, "end": 1},
         ]
         if r.failed_at is not None:
             notes.append(
-                f"a failure at {y.fmt(r.failed_at)}: the job {what} {source} — the clock went "
-                f"back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is drawn "
-                "over what came before"
+                f"a failure at {y.fmt(r.failed_at)}: the job {_restart_words(r)} — the clock "
+                f"went back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is "
+                "drawn over what came before"
             )
         else:
-            notes.append(f"the run {what} {source}: every watermark started at MIN")
+            notes.append(f"the run {_restart_words(r)}: every watermark started at MIN")
     xy = {"x": x.channel("x"), "y": y.channel("y")}
     encoding = xy | {
         "detail": {"field": "text", "type": "nominal"},
@@ -89,26 +78,20 @@ def _restarts(
     }
     mark = {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]}
     label = spec.text_layer(
-        [row for row in rows if row["end"] == 0],
-        xy,
-        color=palette.GUIDE_COLOR,
-        align="left",
-        baseline="bottom",
-        dx=4,
-        dy=-2,
+        rows[::2], xy, color=palette.GUIDE_COLOR, align="left", baseline="bottom", dx=4, dy=-2
     )
     return [spec.layer(rows, mark, encoding), label]
 
 
-def _restart_words(r: watermark_steps.Restart) -> tuple[str, str]:
-    what = "started from" if r.failed_at is None else "restarted from"
-    return what, "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+def _restart_words(r: watermark_steps.Restart) -> str:
+    """ "restarted from checkpoint 1"; a run from a snapshot "started from" it."""
+    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
+    return f"{'started' if r.failed_at is None else 'restarted'} from {source}"
 
 
 def _restart_text(r: watermark_steps.Restart, y: TimeAxis) -> str:
     """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
-    what, source = _restart_words(r)
-    return f"{what} {source} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+    return f"{_restart_words(r)} at {y.fmt(r.proc_time)}: watermarks back to MIN"
 
 
 def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> list[Box]:
@@ -116,9 +99,9 @@ def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> l
     their bottom 2 px above the rule), which labels and edge texts keep off."""
     boxes = []
     for r in restarts:
-        text = _restart_text(r, plot.y)
         py = plot.py(plot.y.clip(r.proc_time)[0])
-        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + CHAR_PX * len(text), py - 2))
+        width = CHAR_PX * len(_restart_text(r, plot.y))
+        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + width, py - 2))
     return boxes
 
 
@@ -143,22 +126,14 @@ def _firings(
     x, y = plot.x, plot.y
     if len(fired) > DETAIL_LIMIT:
         return [_firings_aggregated(fired, x, y, notes)], [], []
-    cols = {
-        c: fired[c].tolist()
-        for c in [
-            "seq", "result", "pane", "count", "watermark", "proc_time", "cause", "timer",
-            "firing", "late_firing",
-        ]
-    }  # fmt: skip
-    cols["key"] = value_texts.key_texts(fired["key"])
-    seqs, panes, counts = (_int_texts(cols[c]) for c in ("seq", "pane", "count"))
-    results = value_texts.shorts(cols["result"], 40)
+    seqs, panes, counts = (_int_texts(fired[c].tolist()) for c in ("seq", "pane", "count"))
+    keys, results = value_texts.key_texts(fired["key"]), value_texts.shorts(fired["result"], 40)
+    causes, timers, late_firing = (fired[c].tolist() for c in ("cause", "timer", "late_firing"))
     timings = [
         f + (", late firing" if late else "")
-        for f, late in zip(cols["firing"], cols["late_firing"], strict=True)
+        for f, late in zip(fired["firing"].tolist(), late_firing, strict=True)
     ]
-    keys, causes, timers = cols["key"], cols["cause"], cols["timer"]
-    marks, procs = x.fmt_all(cols["watermark"]), y.fmt_all(cols["proc_time"])
+    marks, procs = x.fmt_all(fired["watermark"].tolist()), y.fmt_all(fired["proc_time"].tolist())
     starts, ends = (x.fmt_all(fired[c].tolist()) for c in ("window_start", "window_end"))
     rows = []
     # a firing sits at the event time of the timer that fired it, else at its window's end
@@ -170,7 +145,7 @@ def _firings(
         shown = fired_by
         if len(distinct) == 1:
             shown = _fired_label(distinct[0], fired_by, timers[i], x)
-        late = sum(bool(cols["late_firing"][j]) for j in idx)
+        late = sum(bool(late_firing[j]) for j in idx)
         if late:
             shown += ", late firing" if late == len(idx) else f", {late} late firing(s)"
         if len(idx) == 1:
@@ -199,50 +174,40 @@ def _firings(
                 "note": note,
             }
         )
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"firings: every {k}th firing mark drawn")
-    rows, offsets = _side_by_side(rows, plot, occupied, taken, "firing", notes)
-    marks = _offset_layer(
-        rows,
-        offsets,
-        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
-        _what_encoding(rows, x, y, ["x", "y", "what", "label"]),
-    )
-    return [marks], rows, offsets
+    layer, rows, offsets = _beside(rows, plot, notes, taken, occupied, "firing")
+    return [layer], rows, offsets
 
 
 def _firing_labels(
     rows: list[dict[str, Any]],
     offsets: list[float],
     plot: Plot,
-    labels: bool | None,
+    show: bool | None,
     notes: list[str],
     taken: Taken,
 ) -> list:
     """The firing labels (``rows``: the marks drawn, ``offsets`` beside their points), placed
     off every mark, line and other label (``_place_labels``), with leader lines; none when
-    ``labels`` is False, or by default over ``LABEL_LIMIT`` marks."""
+    ``show`` is False, or by default over ``LABEL_LIMIT`` marks."""
     x, y = plot.x, plot.y
-    show = labels if labels is not None else len(rows) <= LABEL_LIMIT
-    if not show:
-        if labels is None:
-            notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
+    if show is None and len(rows) > LABEL_LIMIT:
+        notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
+    if not (len(rows) <= LABEL_LIMIT if show is None else show):
         return []
-    placed, hidden = _place_labels(rows, plot, taken, offsets)
+    placed, hidden = labels._place_labels(rows, plot, taken, offsets)
     if hidden:
         notes.append(
             f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
         )
     layers: list[Any] = []
-    leaders = label_leaders(placed)
+    leaders = labels.label_leaders(placed)
     if leaders:  # under the marks (a rule: drawn first, _drawing_order)
         ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
         mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
         encoding = {"x": x.channel("x"), "y": y.channel("y")}
         encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
         layers.append(spec.layer(leaders, mark, encoding))
-    return layers + label_layers(placed, plot)
+    return layers + labels.label_layers(placed, plot)
 
 
 CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
@@ -251,17 +216,12 @@ CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
 
 
 def _cleanups(
-    cleaned: _Table,
-    x: TimeAxis,
-    y: TimeAxis,
-    notes: list[str],
-    plot: Plot,
-    occupied: piles.Grid,
-    taken: Taken,
+    cleaned: Columns, plot: Plot, notes: list[str], taken: Taken, occupied: piles.Grid
 ) -> list[spec.ChartDict]:
     """The cleanup marks, at (cleanup time, processing time), beside the firings'."""
     if cleaned.empty:
         return []
+    x, y = plot.x, plot.y
     if len(cleaned) > DETAIL_LIMIT:
         return [_cleanups_aggregated(cleaned, x, y, notes)]
     seqs, marks = cleaned["seq"].tolist(), cleaned["watermark"].tolist()
@@ -286,18 +246,29 @@ def _cleanups(
                 "note": note,
             }
         )
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"cleanups: every {k}th cleanup mark drawn")
-    rows, offsets = _side_by_side(rows, plot, occupied, taken, "cleanup", notes)
-    layer = _offset_layer(
-        rows,
-        offsets,
-        # as large and outlined as a firing mark: seen on the watermark line it often sits on
-        {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
-    return [layer]
+    return [_beside(rows, plot, notes, taken, occupied, "cleanup")[0]]
+
+
+def _beside(
+    rows: list[dict[str, Any]],
+    plot: Plot,
+    notes: list[str],
+    taken: Taken,
+    occupied: piles.Grid,
+    what: str,
+) -> tuple[spec.ChartDict, list[dict[str, Any]], list[float]]:
+    """The layer of firing or cleanup marks (``what``; a cleanup as large and outlined as a
+    firing: seen on the watermark line it often sits on), those at one point drawn side by
+    side, ``dx`` pixels apart (``labels._side_by_side``); and the rows and offsets drawn."""
+    rows = _sampled(rows, notes, f"{what}s: every {{}}th {what} mark drawn")
+    rows, offsets = labels._side_by_side(rows, plot, occupied, taken, what, notes)
+    mark = {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK}
+    if any(offsets):
+        for row, off in zip(rows, offsets, strict=True):
+            row["dx"] = off
+        mark["xOffset"] = {"expr": "datum.dx"}
+    skip = ["what", "label", "dx"] if what == "firing" else ["what", "dx"]
+    return _what_layer(rows, mark, plot.x, plot.y, skip), rows, offsets
 
 
 def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -339,11 +310,7 @@ def _merges(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]
     )
     if len(rows) > scale.ROW_LIMIT:
         rows = _merges_binned(groups, x, y, notes)
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 160},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
+    return _what_layer(rows, {"type": "point", "filled": True, "size": 160}, x, y, ["what"])
 
 
 def _merges_binned(
@@ -364,27 +331,20 @@ def _merges_binned(
         "grid: a mark is a cell's windows merged away, at their mean position, their count "
         "in its tooltip"
     )
-    return [
+    edges = {
+        c: cells[c].round().astype("int64").tolist() for c in ("x_min", "x_max", "y_min", "y_max")
+    }
+    return _records(
         {
-            "x": cx,
-            "y": cy,
+            "x": cells["x"].round().astype("int64").tolist(),
+            "y": cells["y"].round().astype("int64").tolist(),
             "what": "merged",
             "kind": "merged (binned)",
-            "windows merged away": count,
-            "start": f"{x.fmt(xa)} .. {x.fmt(xb)}",
-            "proc_time": f"{y.fmt(ya)} .. {y.fmt(yb)}",
+            "windows merged away": cells["count"].astype("int64").tolist(),
+            "start": x.fmt_ranges(edges["x_min"], edges["x_max"]),
+            "proc_time": y.fmt_ranges(edges["y_min"], edges["y_max"]),
         }
-        for cx, cy, count, xa, xb, ya, yb in zip(
-            cells["x"].round().astype("int64").tolist(),
-            cells["y"].round().astype("int64").tolist(),
-            cells["count"].astype("int64").tolist(),
-            cells["x_min"].round().astype("int64").tolist(),
-            cells["x_max"].round().astype("int64").tolist(),
-            cells["y_min"].round().astype("int64").tolist(),
-            cells["y_max"].round().astype("int64").tolist(),
-            strict=True,
-        )
-    ]
+    )
 
 
 def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -414,14 +374,8 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
         notes.append(f"{len(at):,} {happened}")
     if not rows:
         return None
-    rows, k = _every_kth(rows)
-    if k > 1:
-        notes.append(f"joins: every {k}th mark drawn")
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 40},
-        _what_encoding(rows, x, y, ["x", "y", "what"]),
-    )
+    rows = _sampled(rows, notes, "joins: every {}th mark drawn")
+    return _what_layer(rows, {"type": "point", "filled": True, "size": 40}, x, y, ["what"])
 
 
 def groups_of(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -442,39 +396,28 @@ def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[st
     causes, names = pd.factorize(np.asarray(fired["fired_by"], dtype=object))
     rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
     order, first = groups_of(starts, ends, at, rank)
-    proc = proc[order]
-    rows = [
+    lo, hi = (f.reduceat(proc[order], first).tolist() for f in (np.fmin, np.fmax))
+    starts, ends, at = (v[order][first].tolist() for v in (starts, ends, at))
+    fired_by = np.asarray(names, dtype=object)[causes[order][first]].tolist()
+    rows = _records(
         {
-            "x": x.clip(at)[0],
-            "y": y.clip(first)[0],
-            "what": palette.FIRED_EVENT.get(fired_by, "fired: cause not traced"),
+            "x": [c[0] for c in x.clip_all(at)],
+            "y": [c[0] for c in y.clip_all(lo)],
+            "what": [palette.FIRED_EVENT.get(f, "fired: cause not traced") for f in fired_by],
             "kind": "fired (aggregated)",
-            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
+            "window": _window_texts(x, starts, ends),
             "fired by": fired_by,
-            "firings": int(n),
-            "proc_time": f"{y.fmt(first)} .. {y.fmt(last)}",
+            "firings": np.diff(np.r_[first, len(order)]).tolist(),
+            "proc_time": y.fmt_ranges(lo, hi),
         }
-        for start, end, at, fired_by, n, first, last in zip(
-            starts[order][first].tolist(),
-            ends[order][first].tolist(),
-            at[order][first].tolist(),
-            np.asarray(names, dtype=object)[causes[order][first]].tolist(),
-            np.diff(np.r_[first, len(order)]).tolist(),
-            np.fmin.reduceat(proc, first).tolist(),
-            np.fmax.reduceat(proc, first).tolist(),
-            strict=True,
-        )
-    ]
+    )
     rows, k = _every_kth(rows)
     notes.append(
         f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
         "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
     )
-    return spec.layer(
-        rows,
-        {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK},
-        _what_encoding(rows, x, y, ["x", "y"]),
-    )
+    mark = {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK}
+    return _what_layer(rows, mark, x, y, [])
 
 
 def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
@@ -482,38 +425,42 @@ def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list
     starts = np.asarray(cleaned["window_start"], dtype=np.int64)
     ends = np.asarray(cleaned["window_end"], dtype=np.int64)
     order, first = groups_of(starts, ends)
-    last = {
-        c: np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned[c]))[order], first).tolist()
-        for c in ("proc_time", "cleanup_time")
-    }
-    rows = [
+    at, proc = (
+        np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned[c]))[order], first).tolist()
+        for c in ("cleanup_time", "proc_time")
+    )
+    rows = _records(
         {
-            "x": x.clip(at)[0],
-            "y": y.clip(proc)[0],
+            "x": [c[0] for c in x.clip_all(at)],
+            "y": [c[0] for c in y.clip_all(proc)],
             "what": "cleanup",
             "kind": "cleanup (aggregated)",
-            "window": f"[{x.fmt(start)}, {x.fmt(end)})",
-            "keys": int(keys),
-            "cleanup_time": x.fmt(at),
-            "proc_time": y.fmt(proc),
+            "window": _window_texts(x, starts[order][first].tolist(), ends[order][first].tolist()),
+            "keys": np.diff(np.r_[first, len(order)]).tolist(),
+            "cleanup_time": x.fmt_all(at),
+            "proc_time": y.fmt_all(proc),
         }
-        for start, end, keys, at, proc in zip(
-            starts[order][first].tolist(),
-            ends[order][first].tolist(),
-            np.diff(np.r_[first, len(order)]).tolist(),
-            last["cleanup_time"],
-            last["proc_time"],
-            strict=True,
-        )
-    ]
+    )
     rows, k = _every_kth(rows)
     notes.append(
         f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
         + (f"; every {k}th mark" if k > 1 else "")
     )
-    return spec.layer(
-        rows, {"type": "point", "filled": True, "size": 30}, _what_encoding(rows, x, y, ["x", "y"])
-    )
+    mark = {"type": "point", "filled": True, "size": 30}
+    return _what_layer(rows, mark, x, y, [])
+
+
+def _window_texts(x: TimeAxis, starts: list[Any], ends: list[Any]) -> list[str]:
+    """Each window's text, "[start, end)"."""
+    return [f"[{a}, {b})" for a, b in zip(x.fmt_all(starts), x.fmt_all(ends), strict=True)]
+
+
+def _records(columns: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a table given as columns: lists of equal length, or one value for every
+    row."""
+    n = max(len(v) for v in columns.values() if isinstance(v, list))
+    lists = [v if isinstance(v, list) else [v] * n for v in columns.values()]
+    return [dict(zip(columns, row, strict=True)) for row in zip(*lists, strict=True)]
 
 
 def _int_texts(values: list[Any]) -> list[str]:
@@ -530,22 +477,26 @@ def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and v != v)
 
 
-def _what_encoding(
+def _what_layer(
     rows: list[dict[str, Any]],
+    mark: dict[str, Any],
     x: TimeAxis,
     y: TimeAxis,
     skip: list[str],
     types: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """Position, colour and shape by "what happened" (scales set by _with_category_scales),
-    tooltips for the other columns (``types``: as ``spec.tooltips``)."""
-    return {
+    **channels: Any,
+) -> spec.ChartDict:
+    """A layer of ``mark`` at (x, y) coloured and shaped by "what happened" (scales set by
+    ``_with_category_scales``), every other column but ``skip`` a tooltip (``types``: as
+    ``spec.tooltips``)."""
+    encoding = {
         "x": x.channel("x"),
         "y": y.channel("y"),
         "color": {"field": "what", "type": "nominal", "title": "what happened"},
         "shape": {"field": "what", "type": "nominal", "title": "what happened"},
-        "tooltip": spec.tooltips(rows, skip, types),
+        "tooltip": spec.tooltips(rows, ["x", "y", *skip], types),
     }
+    return spec.layer(rows, mark, encoding | channels)
 
 
 def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
@@ -554,6 +505,14 @@ def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
         return rows, 1
     k = math.ceil(len(rows) / scale.ROW_LIMIT)
     return rows[::k], k
+
+
+def _sampled(rows: list[Any], notes: list[str], note: str) -> list[Any]:
+    """``_every_kth`` of ``rows``, ``note`` (a format string of k) said when sampled."""
+    rows, k = _every_kth(rows)
+    if k > 1:
+        notes.append(note.format(k))
+    return rows
 
 
 def _with_category_scales(layers: list[spec.ChartDict]) -> None:
