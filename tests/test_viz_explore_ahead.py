@@ -1,4 +1,4 @@
-"""Runs computed ahead by an explorer (winviz.viz.ahead): the neighbours of the shown control
+"""Runs computed ahead by an explorer (winviz.viz.explore): the neighbours of the shown control
 values, computed when the kernel is idle and shown on the change to them.
 
 Every served run must be the run a fresh explorer draws at those values: the specs are
@@ -15,8 +15,7 @@ import weakref
 import ipywidgets as widgets
 from jobs import RECORDS, counts
 
-from winviz.viz.ahead import neighbours
-from winviz.viz.explore import Explorer, explore
+from winviz.viz.explore import Explorer, explore, neighbours
 
 
 class Recorder:
@@ -190,7 +189,7 @@ def test_on_the_event_loop_a_run_dropped_from_view_is_freed_right_after_the_chan
 
 
 def tuple_key(ex: Explorer, values: dict):
-    from winviz.viz.ahead import control_key
+    from winviz.viz.explore import control_key
 
     return control_key(ex.controls, values)
 

@@ -197,7 +197,7 @@ def test_a_slider_step_to_a_run_drawn_ahead_shows_that_runs_marks(
     lab: Lab, check_notebook: Path, page, shots: Path
 ) -> None:
     """The explorer computes the runs next to the shown one in the kernel while it is idle
-    and the page draws them out of sight (``winviz.viz.ahead``, ``ExplorerChart``): at bound
+    and the page draws them out of sight (``winviz.viz.explore``, ``ExplorerChart``): at bound
     3000 (the slider's end), bound 2000 and size 10000. A key press to bound 2000 then moves
     the views drawn ahead into place (``data-drawn="prepared"``) — and they must be the views
     of bound 2000: each chart's scenegraph is the one the page draws when the kernel sends

@@ -1,30 +1,23 @@
 """``explore``: sliders and dropdowns that re-run a pipeline and redraw its charts in place.
 
-    def clicks(records, bound=1000, lateness=0, size=5000):
-        env = wv.StreamExecutionEnvironment()
-        ...                                   # build the job from the slider values
-        return env.execute()                  # a JobExecutionResult (or a Trace)
-
-    wv.explore(clicks, records,
+    wv.explore(clicks, records,               # clicks(records, bound=1000, size=5000)
                bound=(0, 5000, 500),          # (min, max, step): an integer slider
-               lateness=(0, 10000, 1000),
                size=[1000, 5000, 10000],      # a list: a dropdown
                charts=("timeline", "scrubber"))
 
-**Engine controls** (bound, lateness, window size, trigger, idleness …) are ipywidgets. A
-change calls the pipeline with every current value as a keyword argument and sets each chart's
-new spec (``spec.chart_dict``) on its ``alt.JupyterChart`` (``ExplorerChart``). **Browser
-controls** (the scrubber's processing time *t*) are Vega parameters synced back:
-``explorer.param("t")`` reads *t*, a line under the charts follows it and a re-run starts the
-new scrubber at it.
+A change of an engine control (an ipywidget) calls the pipeline with every current value as a
+keyword argument and sets each chart's new spec on its ``ExplorerChart``; a browser control (the
+scrubber's processing time *t*, a Vega parameter) is synced back (``explorer.param("t")``). A
+control starts at the pipeline's default for its parameter when it can take it, else at its
+first value. A summary line follows every run; a run that raises shows its error in place of
+the charts (``explorer.error``).
 
-While the kernel is idle the explorer computes the runs of the neighbouring control values
-(``winviz.viz.ahead``): a change to one of them is shown at once. A control starts at the
-pipeline's default for its parameter (when in range / among the options), else at its first
-value. A summary line (firings by cause, elements by fate) follows every run. When the pipeline
-raises, the explorer shows the error in place of the charts and keeps it (``explorer.error``).
-On a lesson page (no kernel) an explorer shows its runs precomputed on a grid of its controls'
-values (``winviz.viz.grid``).
+Drawing ahead: while the kernel is idle the explorer computes, one per event-loop callback, the
+runs of the neighbouring control values (``neighbours``) into a small cache keyed on all the
+values (``Ahead``): a change to one of them is shown at once, exact because the pipeline is
+deterministic and a scrubber whose *t* moved since is redrawn (``Run.keep``). The collector is
+paused while a run is made; a dropped run is freed once the kernel is idle (``Ahead.spent``).
+A lesson page (no kernel) shows runs precomputed on a grid of the controls (``winviz.viz.grid``).
 """
 
 from __future__ import annotations
@@ -35,8 +28,8 @@ import html
 import inspect
 import secrets
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
@@ -50,20 +43,14 @@ from winviz import _charts
 from winviz.collector import paused
 from winviz.trace import Trace, vocabulary
 from winviz.viz import fates, firings, grid, pages, palette, trace_view, value_texts
-from winviz.viz.ahead import (
-    AHEAD_GAP_S,
-    KEPT_RUNS,
-    Ahead,
-    ControlKey,
-    control_key,
-    direction,
-    neighbours,
-)
 from winviz.viz.controls import (
     ControlValueError,  # noqa: F401 (imported from here too)
     check_control_value,
+    is_dropdown,
     make_control,
+    option_index,
     option_label,
+    option_values,
 )
 from winviz.viz.explorer_chart import ExplorerChart
 from winviz.viz.export import (
@@ -215,47 +202,145 @@ class AtTime:
 
 
 def state_at(trace: Any, t: int) -> AtTime:
-    """``AtTime`` of a trace's first window operator at processing time ``t``."""
+    """``AtTime`` of a trace's first window operator at processing time ``t`` (a pane: a
+    distinct (key, window) fired, keys told apart as the engine does, ``value_texts.key_texts``)."""
     view = trace_view.open_trace(trace)
     ops = trace_view.window_operators(view) or view.operators("element")
-    op = ops[0] if ops else None
-    watermark = None
-    fired = elements = 0
-    if op is not None:
-        rows = view.select("watermark", operator=op)
-        procs = view.numbers("proc_time", rows)
-        before = rows[procs <= t]
-        if len(before):
-            watermark = view.column("watermark", before[-1:])[0]
-        fired = _panes_fired(view, op, t)
-        elements = int((view.numbers("proc_time", view.select("element", operator=op)) <= t).sum())
-    return AtTime(t=int(t), operator=op, watermark=watermark, fired=fired, elements=elements)
+    if not ops:
+        return AtTime(t=int(t), operator=None, watermark=None, fired=0, elements=0)
+
+    def by_t(kind: str) -> np.ndarray:
+        rows = view.select(kind, operator=ops[0])
+        return rows[view.numbers("proc_time", rows) <= t]
+
+    marks, fired = by_t("watermark"), by_t("fired")
+    panes = 0
+    if len(fired):
+        keys = value_texts.key_texts(view.column("key", fired))
+        windows = [value_texts.short(w, 200) for w in view.column("window", fired).tolist()]
+        panes = len(set(zip(keys, windows, strict=True)))
+    return AtTime(
+        t=int(t),
+        operator=ops[0],
+        watermark=view.column("watermark", marks[-1:])[0] if len(marks) else None,
+        fired=panes,
+        elements=len(by_t("element")),
+    )
 
 
-def _panes_fired(view: trace_view.TraceView, op: str, t: int) -> int:
-    """The distinct (key, window) of ``op``'s ``fired`` records at ``t`` or before (keys told
-    apart as the engine does, ``value_texts.key_texts``)."""
-    rows = view.select("fired", operator=op)
-    rows = rows[view.numbers("proc_time", rows) <= t]
-    if not len(rows):
-        return 0
-    keys = value_texts.key_texts(view.column("key", rows))
-    windows = [value_texts.short(w, 200) for w in view.column("window", rows).tolist()]
-    return len(set(zip(keys, windows, strict=True)))
+AHEAD_GAP_S = 0.02  # before each neighbour's run: the event loop polls its sockets meanwhile
+KEPT_RUNS = 2  # runs kept besides the neighbours: the one shown and the one before it
+
+ControlKey = tuple[tuple[str, Hashable], ...]
+
+
+def control_key(
+    controls: Mapping[str, widgets.Widget], values: Mapping[str, Any]
+) -> ControlKey | None:
+    """The cache key of these control values: per control its name and, for a dropdown, the
+    index of the option (options need not be hashable), else the value; None when a value is
+    unhashable (the run is not cached)."""
+    key = []
+    for name, widget in controls.items():
+        value = values[name]
+        if is_dropdown(widget):
+            index = option_index(option_values(widget), value)
+            if index is None:
+                return None
+            key.append((name, ("option", index)))
+            continue
+        try:
+            hash(value)
+        except TypeError:
+            return None
+        key.append((name, (type(value).__name__, value)))
+    return tuple(key)
+
+
+def neighbours(
+    controls: Mapping[str, widgets.Widget],
+    values: Mapping[str, Any],
+    moved: str | None = None,
+    direction: int = 1,
+) -> list[dict[str, Any]]:
+    """The control values one step from ``values``: each slider one ``step`` down and up
+    within ``[min, max]``, each dropdown its previous and next option; the control ``moved``
+    last comes first, its ``direction`` (+1 up, -1 down) first. Other widgets have none."""
+    found: list[dict[str, Any]] = []
+    for name in sorted(controls, key=lambda name: name != moved):
+        widget, value = controls[name], values[name]
+        for step in (direction, -direction) if name == moved else (1, -1):
+            if is_dropdown(widget):
+                options = option_values(widget)
+                index = option_index(options, value)
+                at = -1 if index is None else index + step  # (options[-1:0] is empty)
+                found.extend({**values, name: v} for v in options[at : at + 1])
+            elif isinstance(widget, (widgets.IntSlider, widgets.FloatSlider)):
+                new = value + step * widget.step
+                if isinstance(widget, widgets.FloatSlider):  # on the grid, as the browser steps
+                    new = widget.min + round((new - widget.min) / widget.step) * widget.step
+                if widget.min <= new <= widget.max:
+                    found.append({**values, name: new})
+    return found
+
+
+def _direction(widget: widgets.Widget | None, change: Mapping[str, Any]) -> int:
+    """+1 when a control moved up (a larger value, a later option), else -1."""
+    old, new = change.get("old"), change.get("new")
+    if widget is not None and is_dropdown(widget):
+        values = option_values(widget)
+        old, new = option_index(values, old) or 0, option_index(values, new) or 0
+    try:
+        return 1 if new > old else -1
+    except TypeError:
+        return 1
+
+
+class Ahead:
+    """The explorer's cache of runs by control values (``control_key``), least recently used
+    first, holding at most ``limit`` runs, and the queue of values still to compute."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.ready: OrderedDict[ControlKey, Run] = OrderedDict()
+        self.queue: list[dict[str, Any]] = []
+        self.spent: list[Any] = []  # runs dropped from the cache or from view: freed when idle
+        self.computed = 0  # runs put so far (the last one's ``Run.number``)
+
+    def get(self, key: ControlKey | None) -> Run | None:
+        if key is None or key not in self.ready:
+            return None
+        self.ready.move_to_end(key)
+        return self.ready[key]
+
+    def put(self, key: ControlKey, run: Run, wanted: set[ControlKey]) -> Run:
+        """Keep ``run`` under ``key``, numbered after the runs before it, and return it; drop
+        the least recently used runs not ``wanted`` while there are more than ``limit``."""
+        self.computed += 1
+        run = self.ready[key] = dataclasses.replace(run, number=self.computed)
+        self.ready.move_to_end(key)
+        for old in list(self.ready):
+            if len(self.ready) <= self.limit:
+                break
+            if old not in wanted:
+                self.spent.append(self.ready.pop(old))
+        return run
+
+    def clear(self) -> None:
+        self.ready.clear()
+        self.queue.clear()
+        self.spent.clear()
 
 
 # -- the explorer -------------------------------------------------------------------------------
 
 
 class Explorer:
-    """Controls, summary line and charts of one ``explore(...)`` call (module docstring);
-    display it as a cell's last expression.
+    """The controls, summary line and charts of one ``explore(...)`` call (module docstring).
 
-    ``controls`` (name → widget), ``charts`` (``ExplorerChart``), ``summary``, ``status`` and
-    ``at_t`` (ipywidgets.HTML) are the live widgets; after each run ``result``, ``error`` (of a
-    failed run, else None), ``runs`` (shown), ``ahead_runs`` (computed into the cache
-    ``ahead``; ``last_ahead``: the last shown was one), ``last_values``, ``last_stages`` and
-    ``last_at`` (``state_at`` the scrubber's t)."""
+    ``controls``, ``charts``, ``summary``, ``status`` and ``at_t`` are the live widgets; after
+    each run ``result``, ``error``, ``runs`` (shown), ``ahead_runs`` (computed into ``ahead``;
+    ``last_ahead``: the last shown was one), ``last_values``, ``last_stages`` and ``last_at``."""
 
     def __init__(
         self,
@@ -288,7 +373,6 @@ class Explorer:
         self._kept_t: list[int | None] = [None] * len(self._chart_fns)
         self._holding = False
         self.summary, self.status, self.at_t = widgets.HTML(), widgets.HTML(), widgets.HTML()
-        # the neighbours of the shown values, and the shown run and the one before it
         self.ahead = Ahead(limit=2 * len(self.controls) + KEPT_RUNS)
         self._moved: tuple[str | None, int] = (None, 1)
         self._wanted: set[ControlKey] = set()
@@ -296,7 +380,6 @@ class Explorer:
         self._group = secrets.token_hex(8)  # the page switches the charts together
         self.page_changes = 0  # the controls' changes made in the page (``_on_change``)
         run = self.compute(self.values)
-        first = self._show(run)
         # the first charts are validated once, by JupyterChart's to_dict; their specs then come
         # from chart_dict like every update's (the same content, datasets named rows-N)
         self.charts = [
@@ -307,7 +390,7 @@ class Explorer:
                 _run=self.runs,
                 _call=run.call,
             )
-            for c in first
+            for c in self._show(run)
         ]
         for jc, spec in zip(self.charts, run.specs, strict=True):
             jc.spec = spec
@@ -342,7 +425,7 @@ class Explorer:
         """A control changed: re-run now (a burst of key presses in the page is computed as its
         first value and its latest: ipywidgets merges those made meanwhile)."""
         name = next((n for n, w in self.controls.items() if w is change.get("owner")), None)
-        self._moved = (name, direction(self.controls.get(name), change))
+        self._moved = (name, _direction(self.controls.get(name), change))
         if getattr(change.get("owner"), "_property_lock", None):  # (set while syncing)
             self.page_changes += 1
         if not self._holding:
@@ -368,10 +451,8 @@ class Explorer:
         self.update()
 
     def update(self) -> None:
-        """Re-run the pipeline with the current values, or take their run computed ahead
-        (``last_ahead``), and replace every chart's spec in place; then plan the neighbours
-        ahead. ``last_stages``: ``Run.stages`` and ``spec`` for a run made now, ``ahead`` for
-        one from the cache (a scrubber whose t moved redrawn), then ``widget`` and ``at_t``."""
+        """Show the run of the current values (computed now, or ahead: ``last_ahead``, its
+        scrubbers redrawn where their t moved) and plan the neighbours ahead."""
         self.ahead.spent.clear()  # (left by the last change when no event loop freed them)
         # the scrubbers' t as the learner left it (kept through a failed run's message card)
         self._kept_t = self._keep_now()
@@ -381,9 +462,21 @@ class Explorer:
             cached = self.ahead.get(key)
             self.last_ahead = cached is not None
             if cached is not None:
-                stages = Stages()
+                stages, keep = Stages(), self._kept_t
                 with stages.time("ahead"):
-                    cached = self._at_keep(key, cached, self._kept_t)
+                    redo = [
+                        i
+                        for i, (was, now) in enumerate(zip(cached.keep, keep, strict=True))
+                        if self._uses_t[i] and was != now and cached.error is None
+                    ]
+                    if redo:
+                        charts, specs = list(cached.charts), list(cached.specs)
+                        for i in redo:
+                            charts[i] = self._chart_fns[i](cached.result, cached.view, keep[i])
+                            specs[i] = chart_dict(charts[i])
+                        cached = self.ahead.ready[key] = dataclasses.replace(
+                            cached, charts=charts, specs=specs, keep=list(keep)
+                        )
                 run = dataclasses.replace(cached, stages=stages)
             else:
                 run = self.compute(self.values, self._kept_t)
@@ -406,8 +499,6 @@ class Explorer:
         now = [_scrub_t(getattr(jc.params, SCRUB_PARAM, None)) for jc in self.charts]
         return [old if t is None else t for t, old in zip(now, self._kept_t, strict=True)]
 
-    # -- computing ahead (winviz.viz.ahead) -------------------------------------------------
-
     def _remember(self, run: Run) -> Run | None:
         """Keep a run in the cache under its values: the run numbered (None: not cached)."""
         key = control_key(self.controls, run.values)
@@ -421,27 +512,8 @@ class Explorer:
             return ""
         return f"{run.number}:{i}:{run.keep[i] if self._uses_t[i] else ''}"
 
-    def _at_keep(self, key: ControlKey, run: Run, keep: list[int | None]) -> Run:
-        """The cached ``run`` with each scrubber drawn at another start time redrawn at
-        ``keep``."""
-        redo = [
-            i
-            for i, (uses, was, now) in enumerate(zip(self._uses_t, run.keep, keep, strict=True))
-            if uses and was != now and run.error is None
-        ]
-        if not redo:
-            return run
-        charts, specs = list(run.charts), list(run.specs)
-        for i in redo:
-            charts[i] = self._chart_fns[i](run.result, run.view, keep[i])
-            specs[i] = chart_dict(charts[i])
-        new = self.ahead.ready[key] = dataclasses.replace(
-            run, charts=charts, specs=specs, keep=list(keep)
-        )
-        return new
-
     def _plan_ahead(self) -> None:
-        """Queue the neighbours of the shown values (``ahead.neighbours``) and schedule them."""
+        """Queue the neighbours of the shown values and schedule them."""
         moved, direction = self._moved
         wanted = neighbours(self.controls, self.values, moved, direction)
         keys = [control_key(self.controls, v) for v in wanted]
@@ -468,36 +540,31 @@ class Explorer:
             self._ahead_handle = loop.call_later(AHEAD_GAP_S, self.work_ahead, 1)
 
     def work_ahead(self, most: int | None = None) -> int:
-        """Compute the queued neighbours (at most ``most``) now and return how many runs it
-        made (without an event loop: for scripts and tests)."""
+        """Compute the queued neighbours not cached yet (at most ``most``), cache them and send
+        them to the page; return how many runs it made (without an event loop: for scripts and
+        tests). A run whose spec cannot be written is not cached: a change to it shows the error."""
         done, queue = 0, self.ahead.queue
         for _ in range(len(queue) if most is None else min(most, len(queue))):
-            done += self._compute_ahead(queue.pop(0))
+            values = queue.pop(0)
+            cached = self.ahead.get(control_key(self.controls, values))
+            if cached is None:
+                try:
+                    with paused(), debug_mode(False):
+                        run = self.compute(values, self._keep_now())
+                except Exception:
+                    continue
+                done, self.ahead_runs = done + 1, self.ahead_runs + 1
+                cached = self._remember(run)
+            if cached is not None:  # (None: values that cannot be a key are not cached)
+                for i, (jc, spec) in enumerate(zip(self.charts, cached.specs, strict=True)):
+                    jc.prepare(self._chart_key(cached, i), spec)
         self.ahead.spent.clear()
         self._schedule_ahead()
         return done
 
-    def _compute_ahead(self, values: dict[str, Any]) -> bool:
-        """Compute the run of ``values`` unless cached (False), cache it and send it to the page.
-        A run whose spec cannot be written is not cached: a change to it shows the error."""
-        cached = self.ahead.get(control_key(self.controls, values))
-        made = cached is None
-        if made:
-            try:
-                with paused(), debug_mode(False):
-                    run = self.compute(values, self._keep_now())
-            except Exception:
-                return False
-            self.ahead_runs += 1
-            cached = self._remember(run)
-        if cached is not None:  # (None: values that cannot be a key are not cached)
-            for i, (jc, spec) in enumerate(zip(self.charts, cached.specs, strict=True)):
-                jc.prepare(self._chart_key(cached, i), spec)
-        return made
-
     def _watch_scrubbers(self) -> None:
-        """Follow the scrubber's t as the browser moves it (after each update: JupyterChart
-        makes a new ``params`` object for a new chart)."""
+        """Follow the scrubber's t as the browser moves it (again after each update: a new
+        chart may have a new ``params``)."""
         for jc in self.charts:
             if SCRUB_PARAM in jc.params.trait_names():
                 jc.params.observe(self._on_scrub, names=SCRUB_PARAM)
