@@ -1,12 +1,8 @@
 """A trace as the charts read it — the only place ``winviz.viz`` reads trace records.
 
-Input is a ``wv.Trace``, its ``to_pandas()`` DataFrame, or anything with a ``.trace``
-(a ``JobExecutionResult``). ``open_trace`` checks it and returns a ``TraceView``, a columnar
-read-only view; an input that cannot be drawn raises ``TraceInputError``, whose message the
-charts show in place of a plot.
-
-The tables derived from it live one concept a module (``fates``, ``firings``,
-``window_lives``, ``watermark_steps``, ``timer_records``), imported from there.
+``open_trace`` checks a ``wv.Trace``, its ``to_pandas()`` DataFrame or a result with a
+``.trace`` and returns a ``TraceView``, a columnar read-only view; an input that cannot be
+drawn raises ``TraceInputError``, whose message the charts show in place of a plot.
 """
 
 from __future__ import annotations
@@ -46,14 +42,12 @@ class TraceInputError(ValueError):
 
 
 class TraceView:
-    """Read-only access to a trace's columns (``TraceColumns``) by record position, for the
-    charts' tables (a ``to_pandas`` DataFrame is read back into columns first). The methods
-    that read a field of some records read the field's part for those records' kinds
-    (``TraceColumns.part``). ``c`` is the whole trace: ``c.window.codes`` go with
-    ``window_table()``, never with a part's codes."""
+    """Read-only access to a trace's columns (``TraceColumns``) by record position (a
+    ``to_pandas`` DataFrame is read back into columns first). A read of a field of some records
+    reads the field's part for those records' kinds (``TraceColumns.part``). ``c`` is the whole
+    trace: ``c.window.codes`` go with ``window_table()``, never with a part's codes."""
 
     def __init__(self, source: Trace | pd.DataFrame) -> None:
-        self.source = source
         if isinstance(source, Trace):
             self.trace = source
         else:
@@ -64,7 +58,6 @@ class TraceView:
         self._kind_names = self.c.kind.lookup()
         # per window column or part read (by id): the column and its window table
         self._tables: dict[int, tuple[Any, Any]] = {}
-        self._rows_of: dict[int, np.ndarray] = {}  # per kind code: its records, in seq order
         self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
         self._last_kinds: tuple[np.ndarray, list[str]] | None = None  # (see ``_kinds_in``)
         # ``select``'s results by (kinds, operator), and the kinds present in each (by id)
@@ -99,19 +92,17 @@ class TraceView:
         kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
         found = self._operators.get(kinds)
         if found is None:
-            found = self._operators[kinds] = self._first_operators(kinds)
+            first: dict[int, int] = {}  # operator code -> its first record of these kinds
+            operator = self.c.operator
+            for kind in kinds:
+                rows = self.select(kind)
+                codes = operator.codes[rows]
+                for op in np.flatnonzero(np.bincount(codes)).tolist():
+                    at = int(rows[int(np.argmax(codes == op))])
+                    first[op] = min(at, first.get(op, at))
+            order = sorted(first, key=first.__getitem__)
+            found = self._operators[kinds] = [operator.values[op] for op in order]
         return list(found)
-
-    def _first_operators(self, kinds: tuple[str, ...]) -> list[str]:
-        first: dict[int, int] = {}  # operator code -> its first record of these kinds
-        operator = self.c.operator
-        for kind in kinds:
-            rows = self._rows(self._code_of[kind])
-            codes = operator.codes[rows]
-            for op in np.flatnonzero(np.bincount(codes)).tolist():
-                at = int(rows[int(np.argmax(codes == op))])
-                first[op] = min(at, first.get(op, at))
-        return [operator.values[op] for op in sorted(first, key=first.__getitem__)]
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -128,41 +119,20 @@ class TraceView:
         found = self._selected.get((kinds, operator))
         if found is not None:
             return found
-        if operator is None:
-            parts = [self._rows(self._code_of[k]) for k in kinds]
-        else:
-            parts = [self._rows_at(k, operator) for k in kinds]
-        present = [k for k, p in zip(kinds, parts, strict=True) if len(p)]
-        parts = [p for p in parts if len(p)]
-        if not parts:
-            rows = np.zeros(0, dtype=np.int64)
-        elif len(parts) == 1:
-            rows = parts[0]
-        else:  # each part in seq order: one sort of their union
-            rows = np.sort(np.concatenate(parts), kind="stable")  # merges the sorted runs
+        if len(kinds) == 1 and operator is None:
+            rows = np.flatnonzero(self._codes == self._code_of[kinds[0]])
+        elif len(kinds) == 1:
+            rows = self.select(kinds[0])
+            column = self.c.operator
+            rows = rows[column.codes[rows] == column.code_of(operator)]
+        else:  # each kind's records in seq order: one sort of their union
+            parts = [p for p in (self.select(k, operator=operator) for k in kinds) if len(p)]
+            parts = parts or [np.zeros(0, dtype=np.int64)]
+            rows = parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts), kind="stable")
         rows.setflags(write=False)
+        present = [k for k in kinds if len(self._selected.get(((k,), operator), rows))]
         self._selected[(kinds, operator)] = rows
         self._kinds_of[id(rows)] = (rows, present)  # (the array kept: its id stays its own)
-        return rows
-
-    def _rows_at(self, kind: str, operator: str) -> np.ndarray:
-        """The records of one kind at one operator, found once per view."""
-        found = self._selected.get(((kind,), operator))
-        if found is None:
-            rows = self._rows(self._code_of[kind])
-            column = self.c.operator
-            found = rows[column.codes[rows] == column.code_of(operator)]
-            found.setflags(write=False)
-            self._selected[((kind,), operator)] = found
-            self._kinds_of[id(found)] = (found, [kind] if len(found) else [])
-        return found
-
-    def _rows(self, code: int) -> np.ndarray:
-        """The records of one kind (by its code), found once per view."""
-        rows = self._rows_of.get(code)
-        if rows is None:
-            rows = self._rows_of[code] = np.flatnonzero(self._codes == code)
-            rows.setflags(write=False)  # shared by every select of this kind
         return rows
 
     def read_parts(self, parts: dict[str, tuple[str, ...] | None]) -> None:
@@ -245,13 +215,11 @@ class TraceView:
         ]
         return out, column.present
 
-    def window_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(start, end, is a time window) of each distinct window of the trace, by window
-        code (``winviz.trace.columns.window_table``), made once per view."""
-        return self._window_table(self.c.window)
-
-    def _window_table(self, window: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``window_table`` of a window column or part (made once per column)."""
+    def window_table(self, window: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(start, end, is a time window) of each distinct window of a window column or part
+        (default: the whole trace's), by window code (``winviz.trace.columns.window_table``),
+        made once per column."""
+        window = self.c.window if window is None else window
         made = self._tables.get(id(window))
         if made is None:  # (the column kept alive with its table: ids stay its own)
             made = self._tables[id(window)] = (window, window_table(window.values))
@@ -264,7 +232,7 @@ class TraceView:
         window) per code, as ``window_table``), both of the window part of these records'
         kinds: compare these codes with each other, never with ``c.window.codes``."""
         window = self.part("window", rows)
-        return window.codes[rows], self._window_table(window)
+        return window.codes[rows], self.window_table(window)
 
     def bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The windows of some records as (start, end, present): int64 arrays and a mask of
@@ -299,32 +267,27 @@ def open_trace(source: Any) -> TraceView:
             )
         if isinstance(source.trace, Trace):
             source = source.trace
-    if isinstance(source, Trace):
-        return TraceView(source)
     if isinstance(source, pd.DataFrame):
-        _check_frame(source)
+        version = source.attrs.get("schema_version")
+        if version != SCHEMA_VERSION:
+            found = "no schema_version" if version is None else f"schema version {version!r}"
+            raise TraceInputError(
+                f"This DataFrame has {found} (frame.attrs['schema_version']); winviz.viz reads "
+                f"trace schema version {SCHEMA_VERSION}. Pass the Trace itself, or a frame made "
+                f"by Trace.to_pandas() of this winviz version."
+            )
+        missing = [c for c in FRAME_COLUMNS if c not in source.columns]
+        if missing:
+            raise TraceInputError(
+                f"This DataFrame lacks the trace column(s) {', '.join(missing)}; it does not "
+                "look like Trace.to_pandas() output."
+            )
+    if isinstance(source, (Trace, pd.DataFrame)):
         return TraceView(source)
     raise TraceInputError(
         f"Expected a winviz Trace or its to_pandas() DataFrame, got {type(source).__name__}. "
         "Pass result.trace or result.trace.to_pandas()."
     )
-
-
-def _check_frame(frame: pd.DataFrame) -> None:
-    version = frame.attrs.get("schema_version")
-    if version != SCHEMA_VERSION:
-        found = "no schema_version" if version is None else f"schema version {version!r}"
-        raise TraceInputError(
-            f"This DataFrame has {found} (frame.attrs['schema_version']); winviz.viz reads "
-            f"trace schema version {SCHEMA_VERSION}. Pass the Trace itself, or a frame made by "
-            f"Trace.to_pandas() of this winviz version."
-        )
-    missing = [c for c in FRAME_COLUMNS if c not in frame.columns]
-    if missing:
-        raise TraceInputError(
-            f"This DataFrame lacks the trace column(s) {', '.join(missing)}; it does not look "
-            "like Trace.to_pandas() output."
-        )
 
 
 # -- tidy frames ------------------------------------------------------------------------------
