@@ -78,8 +78,7 @@ def _view_reads(trace: Trace) -> list[Any]:
             out.append([identity(v) for v in view.column(name, rows).tolist()])
             out.append(np.nan_to_num(view.numbers(name, rows), nan=-1.5).tolist())
         for name in ("operator", "key"):
-            codes, firsts = view.codes(name, mixed)
-            out.append((codes.tolist(), [identity(v) for v in firsts]))
+            out.append([identity(v) for v in view.column(name, mixed).tolist()])
             out.append([identity(v) for v in view.column(name, rows).tolist()])
         start, end, present = view.bounds(mixed)
         out.append((start.tolist(), end.tolist(), present.tolist()))

@@ -29,11 +29,6 @@ LABELS: dict[str, str] = {
 }
 
 
-def label(name: str) -> str:
-    """The readable label of control ``name``."""
-    return LABELS.get(name, name)
-
-
 def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -> widgets.Widget:
     """The widget for one control: ``(min, max, step)`` or ``(min, max, step, value)`` → an
     integer slider (a float slider if any of them is a float); a list of values or of
@@ -41,7 +36,11 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     used as it is. ``default``: the pipeline's default for this parameter (the initial value
     when it is in range / among the options). Sliders update on release, not while dragged."""
     style = {"description_width": "initial"}
-    common = {"description": label(name), "style": style, "layout": widgets.Layout(width="420px")}
+    common = {
+        "description": LABELS.get(name, name),
+        "style": style,
+        "layout": widgets.Layout(width="420px"),
+    }
     if isinstance(spec, widgets.Widget):
         if not hasattr(spec, "value"):
             raise ControlSpecError(
@@ -105,18 +104,17 @@ class Dropdown(widgets.Dropdown):
 
 
 class ControlSpecError(InputError):
-    """A control's spec that makes no widget (``explore(job, bound=(10, 0, 1))``: min above
-    max, a step that is not positive, an empty dropdown, a widget without a value…)."""
+    """A control's spec that makes no widget (``bound=(10, 0, 1)``: min above max…)."""
 
 
 class ControlValueError(InputError):
-    """A value a control cannot take: outside its slider's ``[min, max]`` (ipywidgets would
-    clamp it silently), not a number of the slider's kind, or not among its options."""
+    """A value a control cannot take: outside its slider's range, not of its kind, or not
+    among its options."""
 
 
 def check_control_value(name: str, widget: widgets.Widget, value: Any) -> None:
-    """Raise ``ControlValueError`` naming the control, the value and the allowed range or
-    options when ``widget`` (a slider or a dropdown) cannot take ``value`` as it is."""
+    """Raise ``ControlValueError`` when ``widget`` (a slider or a dropdown) cannot take
+    ``value`` as it is (ipywidgets would clamp a slider's value silently)."""
     if is_dropdown(widget):
         if option_index(option_values(widget), value) is None:
             choices = ", ".join(repr(v) for v in option_values(widget))

@@ -532,8 +532,8 @@ class Explorer:
             self._ahead_handle.cancel()
             self._ahead_handle = None
         if not self.ahead.queue:
-            for jc in self.charts:
-                jc.done()
+            for jc in self.charts:  # the page has every run computed ahead for the shown one
+                jc.send({"type": "done"})
             return
         with suppress(RuntimeError):  # no event loop (a script): work_ahead() when asked
             loop = asyncio.get_running_loop()

@@ -1,19 +1,14 @@
-"""The widget of one of an explorer's charts in JupyterLab (``ExplorerChart``): Altair's
-``JupyterChart``, whose page side draws the runs the kernel computed ahead out of sight.
+"""The widget of one of an explorer's charts in JupyterLab: ``ExplorerChart``, Altair's
+``JupyterChart`` whose page side draws the runs computed ahead out of sight.
 
-The kernel sends each chart's spec of a run computed ahead (``winviz.viz.ahead``) under a key
-(``prepare``); the page draws it when idle, with the script exported lesson pages run
-(``winviz.viz.view_script``). On a change to such a run the kernel sends only its key (``_key``)
-and the page moves that view into place (``data-drawn="prepared"``); any other run comes with
-its spec (``"embedded"``). The latest run wins, and the charts of one explorer (``_group``)
-switch together, when each has the run ``_run`` ready (or ``GROUP_WAIT_MS`` after the first);
-the element then names its run (``data-run``, ``data-call``).
-
-Vega parameters are synced as ``JupyterChart`` syncs them, but a report reads every value from
-the view when sent and the page's own reports are not applied back to the view (a replay tick's
-report must not re-tick "play"). Everything is offline: the script is bundled with Vega by
-vl-convert, held once per kernel by a ``Bundle`` widget and imported once per page by each
-model's small module (``LOADER``: anywidget gives a model 2 s to load its module).
+The kernel sends each chart's spec of a run computed ahead under a key (``prepare``); the page
+draws it when idle, with the script exported lesson pages run (``view_script``). On a change to
+such a run only its key is sent (``_key``, ``data-drawn="prepared"``), any other run comes with
+its spec (``"embedded"``). The latest run wins; the charts of one explorer (``_group``) switch
+together once each has the run ``_run`` ready (or ``GROUP_WAIT_MS`` after the first). Vega
+parameters are synced as ``JupyterChart`` syncs them, but a report reads every value from the
+view, and the page's own reports are not applied back to it. The script is bundled with Vega by
+vl-convert, held once per kernel by a ``Bundle`` widget and imported once per page (``LOADER``).
 """
 
 from __future__ import annotations
@@ -44,10 +39,6 @@ function debounce(fn, wait, maxWait) {
     if (maxWait && now - first >= wait) { run(); return; }
     timer = setTimeout(run, wait);
   };
-}
-
-function clean(value) {
-  return JSON.parse(JSON.stringify(value ?? null));
 }
 
 // The charts of one explorer switch together (``_group``, module docstring).
@@ -149,7 +140,8 @@ async function render({ model, el }) {
     const paramNames = Object.keys(model.get("_params") ?? {});
     const state = () => ({
       _vl_selections: Object.fromEntries(selectionNames.map((name) => [name, {
-        value: clean(view.signal(name) ?? {}), store: clean(view.data(name + "_store") ?? [])
+        value: JSON.parse(JSON.stringify(view.signal(name) ?? {})),
+        store: JSON.parse(JSON.stringify(view.data(name + "_store") ?? [])),
       }])),
       _params: Object.fromEntries(paramNames.map((name) => [name, view.signal(name) ?? null])),
     });
@@ -292,11 +284,6 @@ class Bundle(widgets.Widget):
     code = traitlets.Unicode("").tag(sync=True)
 
 
-def _param_trait(value: Any) -> type:
-    """The traitlet type ``altair.jupyter.Params`` gives a parameter of this initial value."""
-    return type(Params({"p": value}).traits()["p"])
-
-
 class ExplorerChart(alt.JupyterChart):
     """The ``alt.JupyterChart`` of one of an explorer's charts, whose spec (``spec.chart_dict``:
     datasets ``rows-1``, ``rows-2``, …) the explorer sets on a slider move (``show``): when
@@ -350,10 +337,6 @@ class ExplorerChart(alt.JupyterChart):
 
     def _should_send_property(self, key: str, value: Any) -> bool:
         return key not in self._unsent and super()._should_send_property(key, value)
-
-    def done(self) -> None:
-        """Tell the page every run computed ahead for the shown one has been sent."""
-        self.send({"type": "done"})
 
     def prepare(self, key: str, spec: dict[str, Any]) -> None:
         """Send ``spec`` to the page to be drawn out of sight under ``key`` (once per key)."""
@@ -426,6 +409,8 @@ class ExplorerChart(alt.JupyterChart):
         shown = set(self.params.trait_names()) - set(traitlets.HasTraits().trait_names())
         if set(initial) != shown or set(initial) != set(self._params):
             return None
-        if any(type(traits[k]) is not _param_trait(v) for k, v in initial.items()):
+        if any(
+            type(traits[k]) is not type(Params({"p": v}).traits()["p"]) for k, v in initial.items()
+        ):
             return None
         return initial

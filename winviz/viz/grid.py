@@ -1,10 +1,9 @@
-"""The slider grid: an explorer's runs precomputed for a static page (``make lessons``).
+"""The slider grid: an explorer's runs precomputed for a page without a kernel (``make lessons``).
 
-A lesson page has no kernel, so every point of a grid over an explorer's controls is run
-through its own pipeline and charts (``Explorer.compute``), and the page's controls switch
-between those runs. A slider offers ``min, min + step, …, max`` (and the lesson's value if off
-that grid), a dropdown its options, any other widget its current value; the grid is their
-product (the first control varies slowest). Above ``MAX_RUNS`` runs it is thinned:
+Every point of a grid over the explorer's controls is run (``Explorer.compute``) and the page's
+controls switch between those runs. A slider offers ``min, min + step, …, max`` (and the lesson's
+value if off that grid), a dropdown its options, any other widget its current value; the grid is
+their product (the first control varies slowest). Above ``MAX_RUNS`` runs it is thinned:
 
 1. dropdowns keep every option; if they alone make more than ``MAX_RUNS`` runs, the page keeps
    the explorer at the lesson's values, with a note saying so;
@@ -14,10 +13,9 @@ product (the first control varies slowest). Above ``MAX_RUNS`` runs it is thinne
    included (``round(j·(n−1)/(k−1))``), the lesson's value in place of the nearest inner one;
    at ``k = 1`` it is fixed at the lesson's value.
 
-Each run (its specs and status line) is gzip-compressed JSON in base64, identical runs stored
-once. Past ``MAX_BYTES`` the run limit is scaled down by the overshoot (at least one run fewer)
-and the grid thinned again; below 2 runs the page keeps the lesson's values with a note giving
-the sizes.
+Each run (specs and status line) is gzip-compressed JSON in base64, identical runs stored once.
+Past ``MAX_BYTES`` the run limit is scaled down by the overshoot (at least one run fewer) and the
+grid thinned again; below 2 runs the page keeps the lesson's values with a note giving the sizes.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from winviz.viz.controls import is_dropdown, label, option_values
+from winviz.viz.controls import LABELS, is_dropdown, option_values
 
 if TYPE_CHECKING:
     from winviz.viz.explore import Explorer
@@ -146,14 +144,8 @@ def _payload(
     return {
         "format": FORMAT,
         "call": call,
-        "controls": [
-            {
-                "name": c.name,
-                "label": c.label,
-                "kind": c.kind,
-                "labels": list(c.labels),
-                "initial": c.initial,
-            }
+        "controls": [  # (each field but the values: the page shows their labels)
+            {k: list(v) if k == "labels" else v for k, v in vars(c).items() if k != "values"}
             for c in controls
         ],
         "runs": runs,
@@ -176,7 +168,7 @@ def export_grid(
 ) -> dict[str, Any]:
     """Precompute ``explorer``'s runs on its slider grid (module docstring): the explorer block
     of its page (``_payload``)."""
-    controls = [control_of(name, w, label(name)) for name, w in explorer.controls.items()]
+    controls = [control_of(n, w, LABELS.get(n, n)) for n, w in explorer.controls.items()]
     initial = {c.name: c.values[c.initial] for c in controls}
     call = explorer.call(initial)
     first = _run_blob(explorer, initial)

@@ -59,7 +59,6 @@ class TraceView:
         # per window column or part read (by id): the column and its window table
         self._tables: dict[int, tuple[Any, Any]] = {}
         self.memo: dict[Any, Any] = {}  # tables derived from this view (see ``memoized``)
-        self._last_kinds: tuple[np.ndarray, list[str]] | None = None  # (see ``_kinds_in``)
         # ``select``'s results by (kinds, operator), and the kinds present in each (by id)
         self._selected: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
         self._kinds_of: dict[int, tuple[np.ndarray, list[str]]] = {}
@@ -154,18 +153,12 @@ class TraceView:
         return self.c.part(name, self._kinds_in(rows))
 
     def _kinds_in(self, rows: np.ndarray) -> list[str]:
-        """The kinds of these records, remembered for the last array asked about and for the
-        arrays ``select`` made (position arrays are never changed in place)."""
-        last = self._last_kinds
-        if last is not None and last[0] is rows:
-            return last[1]
+        """The kinds of these records (remembered for the arrays ``select`` made)."""
         known = self._kinds_of.get(id(rows))
-        if known is not None and known[0] is rows:  # an array ``select`` made
+        if known is not None and known[0] is rows:
             return known[1]
         present = np.bincount(self._codes[rows], minlength=len(self._kind_names))
-        kinds = self._kind_names[np.flatnonzero(present)].tolist()
-        self._last_kinds = (rows, kinds)
-        return kinds
+        return self._kind_names[np.flatnonzero(present)].tolist()
 
     def column(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A base column (kind, proc_time, watermark, operator, key, window, ts) for rows, as
@@ -195,13 +188,6 @@ class TraceView:
         """A time column as float64 (NaN where absent) — for vectorised arithmetic only;
         values beyond 2**53 are approximate (they are drawn clipped anyway)."""
         return _numbers(*self.ints(name, rows))
-
-    def codes(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, list[Any]]:
-        """A coded base column (operator, key) of some records as integer codes and the
-        distinct values, in order of first appearance."""
-        column = self.part(name, rows)
-        codes, firsts = pd.factorize(column.codes[rows])
-        return codes, [column.values[i] for i in firsts.tolist()]
 
     def ints(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A time column (proc_time, watermark, ts) as exact int64 values and a mask of where
