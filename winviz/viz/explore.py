@@ -676,14 +676,10 @@ def explore(
     charts: Sequence[str | Callable[[Any], alt.TopLevelMixin]] = ("timeline",),
     **controls: Any,
 ) -> Explorer:
-    """Controls for a pipeline's parameters, re-running it and redrawing its charts on every
-    change (module docstring).
-
-    ``pipeline``: called as ``pipeline(data, **values)`` (``pipeline(**values)`` without
-    ``data``), returns ``env.execute()``'s result or a Trace. ``charts``: names
-    (``CHART_NAMES``) or functions result → chart. ``controls``: one keyword per parameter —
-    ``(min, max, step)`` (or ``(min, max, step, value)``) for a slider, a list or dict of
-    options for a dropdown, or an ipywidgets widget. Bad controls raise ValueError at once."""
+    """An ``Explorer`` (module docstring): ``pipeline(data, **values)`` (without ``data``:
+    ``pipeline(**values)``) returns ``env.execute()``'s result or a Trace; ``charts``: names
+    (``CHART_NAMES``) or functions result → chart; ``controls``: per parameter ``(min, max,
+    step[, value])`` (a slider), a list or dict (a dropdown) or a widget; bad ones raise at once."""
     return Explorer(pipeline, data, controls, charts)
 
 
@@ -695,14 +691,13 @@ def _defaults(pipeline: Callable[..., Any], names: list[str], with_data: bool) -
     except (TypeError, ValueError):  # a builtin without a signature: take it on trust
         return {}
     params = list(sig.parameters.values())
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
     by_name = {
         p.name: p
         for p in params[1 if with_data else 0 :]
         if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     }
-    unknown = [n for n in names if n not in by_name and not takes_any]
-    if unknown:
+    unknown = [n for n in names if n not in by_name]
+    if unknown and all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in params):
         raise ValueError(
             f"explore: {_name(pipeline)} has no parameter {unknown[0]!r} for the control of "
             f"that name; its parameters are {', '.join(by_name) or '(none)'}"

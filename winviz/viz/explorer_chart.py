@@ -150,14 +150,6 @@ async function render({ model, el }) {
     save(state());
   }
 
-  function drawOutOfSight(spec) {  // a Promise of {div, result}, in the holder of views ahead
-    const div = document.createElement("div");
-    ahead.holder.appendChild(div);
-    return embedView(div, spec, options()).then(function (result) {
-      return {div: div, result: result};
-    }, function (error) { div.remove(); throw error; });
-  }
-
   // the run the model names, made ready out of sight and offered to the group; placed by it
   async function show() {
     const key = model.get("_key"), run = model.get("_run"), call = model.get("_call");
@@ -180,8 +172,11 @@ async function render({ model, el }) {
       if (a) spec = a.specs()[0];
       else if (model.get("_spec_key") === key) spec = structuredClone(model.get("spec"));
       else { model.send({type: "need"}); return; }  // sent ahead before this view started
-      if (spec != null) {
-        try { view = await drawOutOfSight(spec); } catch (error) { failed = error; }
+      if (spec != null) {  // drawn in the holder of views ahead
+        const div = document.createElement("div");
+        ahead.holder.appendChild(div);
+        try { view = {div: div, result: await embedView(div, spec, options())}; }
+        catch (error) { div.remove(); failed = error; }
       }
     }
     const discard = () => { if (view) finalizeViews([view]); };
