@@ -91,16 +91,9 @@ class TraceView:
         kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
         found = self._operators.get(kinds)
         if found is None:
-            first: dict[int, int] = {}  # operator code -> its first record of these kinds
-            operator = self.c.operator
-            for kind in kinds:
-                rows = self.select(kind)
-                codes = operator.codes[rows]
-                for op in np.flatnonzero(np.bincount(codes)).tolist():
-                    at = int(rows[int(np.argmax(codes == op))])
-                    first[op] = min(at, first.get(op, at))
-            order = sorted(first, key=first.__getitem__)
-            found = self._operators[kinds] = [operator.values[op] for op in order]
+            column = self.c.operator
+            codes = pd.unique(column.codes[self.select(*kinds)]).tolist()
+            found = self._operators[kinds] = [column.values[c] for c in codes]
         return list(found)
 
     def __len__(self) -> int:
