@@ -274,8 +274,7 @@ def open_trace(source: Any) -> TraceView:
 
 class Columns:
     """A table as named numpy arrays of equal length (cheaper than a DataFrame for a chart's
-    few hundred rows): ``table[name]`` a column, ``len(table)`` its row count, ``frame()``
-    the DataFrame."""
+    few hundred rows): ``table[name]`` a column, ``len(table)`` its row count."""
 
     __slots__ = ("_data", "_n")
 
@@ -301,15 +300,6 @@ class Columns:
     def columns(self) -> list[str]:
         """The column names, in order."""
         return list(self._data)
-
-    def frame(self) -> pd.DataFrame:
-        """The table as a DataFrame (object columns kept as objects)."""
-        return pd.DataFrame(
-            {
-                name: pd.Series(values, dtype=object) if values.dtype == object else values
-                for name, values in self._data.items()
-            }
-        )
 
 
 def memoized(view: TraceView, name: str, operator: str, build: Any) -> Any:
