@@ -35,12 +35,8 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     ``(label, value)`` pairs, or a dict label → value → a dropdown; an ipywidgets widget is
     used as it is. ``default``: the pipeline's default for this parameter (the initial value
     when it is in range / among the options). Sliders update on release, not while dragged."""
-    style = {"description_width": "initial"}
-    common = {
-        "description": LABELS.get(name, name),
-        "style": style,
-        "layout": widgets.Layout(width="420px"),
-    }
+    style, layout = {"description_width": "initial"}, widgets.Layout(width="420px")
+    common = {"description": LABELS.get(name, name), "style": style, "layout": layout}
     if isinstance(spec, widgets.Widget):
         if not hasattr(spec, "value"):
             raise ControlSpecError(

@@ -130,31 +130,6 @@ def decode(blob: str) -> Any:
     return json.loads(gzip.decompress(base64.b64decode(blob, validate=True)).decode("utf-8"))
 
 
-def _payload(
-    call: str,
-    controls: list[Control],
-    runs: list[int],
-    blobs: list[str],
-    combinations: int,
-    fallback: str = "",
-) -> dict[str, Any]:
-    """The explorer block a page carries, as plain JSON data (``pages.script_json`` writes it):
-    the precomputed runs (``runs``: the blob of each grid point, first control slowest) or the
-    lesson's run alone (``blobs[0]``) and why (``fallback``)."""
-    return {
-        "format": FORMAT,
-        "call": call,
-        "controls": [  # (each field but the values: the page shows their labels)
-            {k: list(v) if k == "labels" else v for k, v in vars(c).items() if k != "values"}
-            for c in controls
-        ],
-        "runs": runs,
-        "blobs": blobs,
-        "combinations": combinations,
-        "fallback": fallback,
-    }
-
-
 def _run_blob(explorer: Explorer, values: dict[str, Any]) -> str:
     """A run's charts (``Run.specs`` without ``$schema``: identical runs, identical blobs) and
     status line, as a page reads them."""
@@ -167,32 +142,47 @@ def export_grid(
     explorer: Explorer, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES
 ) -> dict[str, Any]:
     """Precompute ``explorer``'s runs on its slider grid (module docstring): the explorer block
-    of its page (``_payload``)."""
+    its page carries, as plain JSON data (``pages.script_json`` writes it)."""
     controls = [control_of(n, w, LABELS.get(n, n)) for n, w in explorer.controls.items()]
     initial = {c.name: c.values[c.initial] for c in controls}
-    call = explorer.call(initial)
     first = _run_blob(explorer, initial)
-    cache = {tuple(c.initial for c in controls): first}
     combinations = math.prod(len(c.values) for c in controls)
+
+    def payload(
+        kept: list[Control], runs: list[int], blobs: list[str], fallback: str = ""
+    ) -> dict[str, Any]:
+        """The block: ``runs`` the blob of each grid point (first control slowest), or the
+        lesson's run alone (``blobs[0]``) and why (``fallback``)."""
+        return {
+            "format": FORMAT,
+            "call": explorer.call(initial),
+            "controls": [  # (each field but the values: the page shows their labels)
+                {k: list(v) if k == "labels" else v for k, v in vars(c).items() if k != "values"}
+                for c in kept
+            ],
+            "runs": runs,
+            "blobs": blobs,
+            "combinations": combinations,
+            "fallback": fallback,
+        }
+
+    cache = {tuple(c.initial for c in controls): first}
     limit = min(max_runs, max(1, max_bytes // max(1, len(first))))
     tried = (1, len(first))  # (runs, bytes) of the last grid that was too large
     while (positions := plan(controls, limit) if limit >= 2 else None) is not None:
-        blobs: list[str] = []
-        index: dict[str, int] = {}
+        index: dict[str, int] = {}  # each distinct blob's number, in order of first use
         runs: list[int] = []
         for point in itertools.product(*positions):
             blob = cache.get(point)
             if blob is None:
                 values = {c.name: c.values[i] for c, i in zip(controls, point, strict=True)}
                 blob = cache[point] = _run_blob(explorer, values)
-            if blob not in index:
-                index[blob] = len(blobs)
-                blobs.append(blob)
-            runs.append(index[blob])
+            runs.append(index.setdefault(blob, len(index)))
+        blobs = list(index)
         size = sum(map(len, blobs))  # (bytes on the page: base64 text)
         if size <= max_bytes:
             thinned = [c.keep(p) for c, p in zip(controls, positions, strict=True)]
-            return _payload(call, thinned, runs, blobs, combinations)
+            return payload(thinned, runs, blobs)
         tried = (len(runs), size)
         limit = min(len(runs) - 1, int(len(runs) * max_bytes / size))
     dropdowns = math.prod(len(c.values) for c in controls if c.kind != "slider")
@@ -208,4 +198,4 @@ def export_grid(
             f"MB), so not even 2 runs fit in the {max_bytes / 1e6:g} MB a page may hold"
         )
     lesson = [c.keep([c.initial]) for c in controls]
-    return _payload(call, lesson, [0], [first], combinations, why)
+    return payload(lesson, [0], [first], why)
