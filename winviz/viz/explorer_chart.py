@@ -368,9 +368,9 @@ class ExplorerChart(alt.JupyterChart):
 
     def show(
         self, chart: Any, spec: dict[str, Any], key: str = "", run: int = 0, call: str = ""
-    ) -> bool:
+    ) -> None:
         """Show ``chart`` (``spec``: its ``chart_dict``; ``key``: the key it was sent ahead
-        under, ``prepare``) as the explorer's run ``run``; True when the parameters were kept."""
+        under, ``prepare``) as the explorer's run ``run``."""
         initial = self._same_params(chart, spec)
         if initial is not None and key in self._sent:  # the page has it: its key is enough
             self._sent.discard(key)
@@ -387,7 +387,6 @@ class ExplorerChart(alt.JupyterChart):
                     self._params = initial  # JupyterChart._on_change_params sets self.params
         finally:
             self._unsent, self._quiet = frozenset(), False
-        return initial is not None
 
     def _same_params(self, chart: alt.TopLevelMixin, spec: dict[str, Any]) -> dict | None:
         """The new chart's parameters' initial values when they match the shown chart's."""
