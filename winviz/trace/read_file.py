@@ -19,7 +19,6 @@ import pyarrow.parquet as pq
 from winviz.collector import paused
 from winviz.errors import TraceFileError
 from winviz.trace import codec
-from winviz.trace.bitmaps import bits_at, null_flags, nulls_at, valid_flags
 from winviz.trace.coded import (
     CodedColumn,
     TimeColumn,
@@ -37,6 +36,10 @@ from winviz.trace.files import (
     META_LAYOUT,
     META_VERSION,
     READS_LAYOUTS,
+    bits_at,
+    null_flags,
+    nulls_at,
+    valid_flags,
 )
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
