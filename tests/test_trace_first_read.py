@@ -13,10 +13,15 @@ from jobs import bounded, sum_pipeline
 import winviz as wv
 from winviz.trace import Packed, Trace, pieces, store
 from winviz.trace.coded import encode, encode_runs, identity, time_column
-from winviz.trace.columns import from_flat
+from winviz.trace.columns import TraceColumns, from_fields
 from winviz.trace.pieces import Deferred, Plain, Slots, sliced
 
 FIELDS = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
+
+
+def from_flat(data: list[object]) -> TraceColumns:
+    """Columns of a flat buffer of eight values per record."""
+    return from_fields([data[f::8] for f in range(8)])
 
 
 class _Pair(Packed):
