@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import numbers
 import reprlib
-import sys
 from collections.abc import Iterable, Iterator
 from difflib import get_close_matches
 from pathlib import Path
@@ -59,7 +58,6 @@ class Trace:
         "_packed_slots",
         "_runs",
         "_view",
-        "extend",
         "writer",
     )
 
@@ -69,7 +67,6 @@ class Trace:
 
     def __init__(self, *, view: bool = False) -> None:
         self._buffer: list[Any] = _ReadOnlyBuffer() if view else []
-        self.extend = self._buffer.extend  # the writer's append
         self._chunks: list[TraceColumns] = []
         # the declared runs of packed entries: (first slot, marker, entries), in buffer order
         self._runs: list[tuple[int, Packed, int]] = []
@@ -140,7 +137,6 @@ class Trace:
         kinds = sliced(data, plain_spans, 0, width)
         if ((after - before) % width).any() or not set(map(type, kinds)) <= {str}:
             raise ValueError("trace write buffer: a record whose kind is not a str")
-        del data  # (a reference of its own: ``_take`` counts them)
         data = self._take()
         plain = Plain(data, plain_spans, width, kinds)
         if not markers:
@@ -162,23 +158,13 @@ class Trace:
         return TraceColumns.pending(seq, pieces.decode, pieces.part)
 
     def _take(self) -> list[Any]:
-        """The write buffer's values, the buffer (and its runs) left empty: the list itself
-        when only the trace holds it and its ``extend`` (reference counts, ``_sole_refs``),
-        else a copy, the list cleared in place (a writer holding ``extend`` keeps writing)."""
-        if self._refs() == _sole_refs():
-            data = self._buffer
-            self._buffer = []
-            self.extend = self.writer._extend = self._buffer.extend
-        else:
-            data = self._buffer[:]
-            self._buffer.clear()
+        """The write buffer's values, a new empty buffer (without runs) in its place."""
+        data = self._buffer
+        self._buffer = []
+        self.writer._extend = self._buffer.extend
         self._runs.clear()
         self._packed_slots = self._packed_records = 0
         return data
-
-    def _refs(self) -> tuple[int, int]:
-        """The reference counts of the write buffer and of its ``extend`` (see ``_take``)."""
-        return sys.getrefcount(self._buffer), sys.getrefcount(self.extend)
 
     def _unpacked(self) -> list[Any]:
         """The write buffer record by record (packed entries through ``Packed.unpack``)."""
@@ -458,16 +444,6 @@ class Trace:
 
 
 load_trace = Trace.load
-_SOLE: list[tuple[int, int]] = []
-
-
-def _sole_refs() -> tuple[int, int]:
-    """``Trace._refs()`` of a trace whose buffer nothing else holds (measured once)."""
-    if not _SOLE:
-        probe = Trace()
-        probe.extend((None,))
-        _SOLE.append(probe._refs())
-    return _SOLE[0]
 
 
 def _names(field: str, want: Any) -> set[str]:

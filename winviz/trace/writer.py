@@ -36,7 +36,7 @@ class TraceWriter:
 
     def __init__(self, trace: Trace) -> None:
         self._trace = weakref.proxy(trace)  # (the trace holds its writer: no cycle)
-        self._extend = trace.extend  # (the store's append: ``Trace._take`` renews it)
+        self._extend = trace._buffer.extend  # (``Trace._take`` renews it)
         # event-time namespace -> its ``shared_timer_details``, kept until ``forget``
         self._timers: dict[Any, tuple[tuple[Any, ...], ...]] = {}
         # (operator, source, whether a cleanup timer) -> the marker of such packed entries
