@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -22,6 +22,24 @@ from winviz.trace.coded import (
 from winviz.trace.pieces import Pieces
 
 _WHOLE = ("kind", "operator")  # (``TraceColumns.part``: always read whole)
+T = TypeVar("T")
+
+
+class _Decoded(Generic[T]):
+    """A ``TraceColumns`` field, decoded the first time it is read (``pending``)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, c: TraceColumns | None, owner: type | None = None) -> T:
+        if c is None:  # (the class's attribute)
+            return self  # type: ignore[return-value]
+        value = getattr(c, self.slot)
+        if value is None:
+            value = c._decode(self.name)  # type: ignore[misc]
+            setattr(c, self.slot, value)
+            c._parts.pop(self.name, None)
+        return value
 
 
 class TraceColumns:
@@ -42,6 +60,15 @@ class TraceColumns:
         "_window",
         "seq",
     )
+
+    kind = _Decoded[CodedColumn]()
+    proc_time = _Decoded[TimeColumn]()
+    watermark = _Decoded[TimeColumn]()
+    operator = _Decoded[CodedColumn]()
+    key = _Decoded[CodedColumn]()
+    window = _Decoded[CodedColumn]()
+    ts = _Decoded[TimeColumn]()
+    detail = _Decoded[np.ndarray]()
 
     def __init__(
         self,
@@ -75,12 +102,6 @@ class TraceColumns:
         columns = cls(seq, *([None] * 8))  # type: ignore[arg-type]
         columns._decode, columns._part = decode, part
         return columns
-
-    def _field(self, name: str) -> Any:
-        value = self._decode(name)  # type: ignore[misc]
-        setattr(self, "_" + name, value)
-        self._parts.pop(name, None)
-        return value
 
     def part(self, name: str, kinds: Iterable[str]) -> Any:
         """Field ``name``'s column for a reader of these ``kinds``' records only: full length,
@@ -119,38 +140,6 @@ class TraceColumns:
                 return pieces.detail_items()
             return pieces.kept_details(self._detail)
         return [(None, np.arange(len(self)), self.detail)]
-
-    @property
-    def kind(self) -> CodedColumn:
-        return self._kind if self._kind is not None else self._field("kind")
-
-    @property
-    def proc_time(self) -> TimeColumn:
-        return self._proc_time if self._proc_time is not None else self._field("proc_time")
-
-    @property
-    def watermark(self) -> TimeColumn:
-        return self._watermark if self._watermark is not None else self._field("watermark")
-
-    @property
-    def operator(self) -> CodedColumn:
-        return self._operator if self._operator is not None else self._field("operator")
-
-    @property
-    def key(self) -> CodedColumn:
-        return self._key if self._key is not None else self._field("key")
-
-    @property
-    def window(self) -> CodedColumn:
-        return self._window if self._window is not None else self._field("window")
-
-    @property
-    def ts(self) -> TimeColumn:
-        return self._ts if self._ts is not None else self._field("ts")
-
-    @property
-    def detail(self) -> np.ndarray:
-        return self._detail if self._detail is not None else self._field("detail")
 
     def __repr__(self) -> str:
         return f"TraceColumns({len(self)} records)"
