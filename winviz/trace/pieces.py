@@ -65,15 +65,6 @@ class Tuples:
         fields = [_python(f) for f in self.fields]
         return np.fromiter(zip(*fields, strict=True), dtype=object, count=n)
 
-    def pick(self, entries: np.ndarray) -> np.ndarray:
-        """The tuples of some entries, as an object array."""
-        at = entries.tolist()
-        fields = [
-            _python(f[entries]) if isinstance(f, np.ndarray) else list(map(f.__getitem__, at))
-            for f in self.fields
-        ]
-        return np.fromiter(zip(*fields, strict=True), dtype=object, count=len(at))
-
 
 def _python(values: Any) -> Any:
     """A ``Tuples`` field as Python values (an ``int64`` array's as ints)."""
