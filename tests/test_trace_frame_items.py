@@ -263,14 +263,14 @@ def test_columns_written_entry_block_by_block_are_the_same(
 
 def test_a_few_records_details_read_from_the_items_are_the_columns() -> None:
     """``values_at`` of packed arrival and timer_registered records (a ``Tuples`` item, the
-    offsets an ``int64`` array, and a coded one) reads their kind's part only: the same
+    offsets an ``int64`` array, and a coded one) reads only those entries' values: the same
     objects' values and types as the decoded detail column."""
     trace, whole = JOBS["kernel"]().trace, JOBS["kernel"]().trace
     c, expected = trace.columns(), whole.columns().detail
     for kind in ("arrival", "timer_registered"):
         rows = np.flatnonzero(c.kind.codes == c.kind.code_of(kind))[::37]
         assert len(rows) > 10
-        got = c.values_at("detail", rows, (kind,)).tolist()
+        got = c.values_at("detail", rows).tolist()
         assert [(type(v), repr(v)) for v in got] == [
             (type(v), repr(v)) for v in expected[rows].tolist()
         ]

@@ -125,10 +125,19 @@ class TraceColumns:
     def values_at(
         self, name: str, rows: np.ndarray, kinds: Collection[str] | None = None
     ) -> np.ndarray:
-        """Field ``name`` (a coded field or ``detail``) of the records at these positions (of
-        these ``kinds``, when given: read from their ``part``), as an object array."""
-        column = getattr(self, name) if kinds is None else self.part(name, kinds)
+        """Field ``name`` (coded or ``detail``) of the records at these positions, as objects:
+        while not decoded, read from only these records when few (``Pieces.values_at``), else
+        from their ``kinds``' part (when given)."""
         rows = np.asarray(rows, dtype=np.int64)
+        pieces = getattr(self._part, "__self__", None)
+        if getattr(self, "_" + name) is None and isinstance(pieces, Pieces) and pieces.left:
+            have = self._parts.get(name)
+            few = len(rows) * 8 <= len(self)
+            if kinds is None or ((have is None or not have[0].issuperset(kinds)) and few):
+                return pieces.values_at(name, rows, self.kind)
+            column = self.part(name, kinds)
+            return column[rows] if name == "detail" else column.decode(rows)
+        column = getattr(self, name)
         return column[rows] if name == "detail" else column.decode(rows)
 
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:

@@ -65,6 +65,15 @@ class Tuples:
         fields = [_python(f) for f in self.fields]
         return np.fromiter(zip(*fields, strict=True), dtype=object, count=n)
 
+    def pick(self, entries: np.ndarray) -> np.ndarray:
+        """The tuples of some entries, as an object array."""
+        at = entries.tolist()
+        fields = [
+            _python(f[entries]) if isinstance(f, np.ndarray) else list(map(f.__getitem__, at))
+            for f in self.fields
+        ]
+        return np.fromiter(zip(*fields, strict=True), dtype=object, count=len(at))
+
 
 def _python(values: Any) -> Any:
     """A ``Tuples`` field as Python values (an ``int64`` array's as ints)."""
@@ -321,6 +330,14 @@ class Pieces:
                 assert base is not None
                 return self.part(name, frozenset(kinds) | frozenset(base[0]), kind)
 
+    def values_at(self, name: str, rows: np.ndarray, kind: CodedColumn) -> np.ndarray:
+        """Field ``name`` (coded or ``detail``) of the records ``rows`` only, as objects."""
+        f = BASE_NAMES.index(name)
+        out = np.empty(len(rows), dtype=object)
+        for hit, e, item in self._found(rows, kind, f):
+            out[hit] = object_array(item) if e is None else _entry_values(item, e)
+        return out
+
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
         """The detail field as the buffer holds it (``TraceColumns.detail_items``)."""
         f = BASE_NAMES.index("detail")
@@ -356,6 +373,35 @@ class Pieces:
                 if not isinstance(item, (list, np.ndarray, Tuples)):
                     kept.append((group.kinds[r], group.at(r), item))
         return kept
+
+    def _found(
+        self, rows: np.ndarray, kind: CodedColumn, f: int
+    ) -> Iterator[tuple[np.ndarray, np.ndarray | None, Any]]:
+        """Where the records ``rows`` are: (mask, None, values) of the plain ones, and (mask,
+        entries, item) per packed record slot holding some."""
+        if not len(rows):
+            return
+        present = np.bincount(kind.codes[rows], minlength=len(kind.values))
+        kinds = {kind.values[k] for k in np.flatnonzero(present).tolist()}
+        with paused():
+            if self.flat is not None:
+                if self.plain_at is None:
+                    at, hit = rows, np.ones(len(rows), dtype=bool)
+                else:
+                    at = np.searchsorted(self.plain_at, rows)
+                    hit = self.plain_at[np.minimum(at, len(self.plain_at) - 1)] == rows
+                if hit.any():
+                    yield hit, None, self.flat.gather(at[hit], f)
+            for group in self._items():
+                for r in range(group.count):
+                    slot = group.at(r)  # (each entry's record r, in order)
+                    k = group.kinds[r]
+                    if not len(slot) or (k is not None and k not in kinds):
+                        continue
+                    e = np.searchsorted(slot, rows)
+                    hit = slot[np.minimum(e, len(slot) - 1)] == rows
+                    if hit.any():
+                        yield hit, e[hit], group.item(f, r)
 
     def _pick(self, kinds: Collection[str], kind: CodedColumn) -> _Pick:
         codes = [i for i, k in enumerate(kind.values) if k in kinds]
@@ -518,6 +564,21 @@ class Pieces:
             for r, at in read:
                 out[at] = entry_objects(group.item(f, r), group.n)
         return out
+
+
+def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
+    """A coded or object field's ``Packed.fields`` item's values of some entries."""
+    if isinstance(item, CodedColumn):
+        return item.decode(entries)
+    if isinstance(item, Tuples):
+        return item.pick(entries)
+    if isinstance(item, np.ndarray):
+        return item[entries] if item.dtype == object else object_array(item[entries].tolist())
+    if isinstance(item, list):
+        return object_array(list(map(item.__getitem__, entries.tolist())))
+    out = np.empty(len(entries), dtype=object)
+    out.fill(item)
+    return out
 
 
 def _entry_times(item: Any) -> tuple[Any, Any]:
