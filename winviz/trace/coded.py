@@ -190,10 +190,6 @@ def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
 _FAMILIES = (numbers.Number, tuple, str, bytes, frozenset)
 
 
-def _one_per_family(types: set[type] | frozenset[type]) -> bool:
-    return all(sum(1 for t in types if issubclass(t, family)) <= 1 for family in _FAMILIES)
-
-
 def identity(value: Any) -> Any:
     """What tells a trace value apart: ``(type, value)``, tuples element by element, an
     unhashable value by its tagged JSON text (``repr`` when it contains itself)."""
@@ -389,4 +385,4 @@ def _types_exact(types: frozenset[type]) -> bool:
     """One type, or plain scalars and tuples at most one per family (``type_signature``)."""
     if len(types) > 1 and not all(t in _SCALARS or issubclass(t, tuple) for t in types):
         return False  # (another type among others: its equality may cross types)
-    return _one_per_family(types)
+    return all(sum(1 for t in types if issubclass(t, family)) <= 1 for family in _FAMILIES)

@@ -103,7 +103,8 @@ def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Pat
     """The file's columns: ``seq`` and ``kind`` now, the others when first read."""
     kinds = _coded(table, "kind")
     layout = _layout_of(schema)
-    used = _present(kinds.codes, len(kinds.values))
+    used = np.zeros(len(kinds.values), dtype=bool)
+    used[kinds.codes] = True
     needed: dict[str, bytes] = {}
     for k, kind in enumerate(kinds.values):
         if not used[k]:
@@ -445,13 +446,6 @@ def _time(table: pa.Table, name: str) -> TimeColumn:
     else:
         values = np.where(present, values, 0)  # 0 where absent
     return TimeColumn(values, present)
-
-
-def _present(codes: np.ndarray, count: int) -> np.ndarray:
-    """Whether each of ``count`` codes is used."""
-    used = np.zeros(count, dtype=bool)
-    used[codes] = True
-    return used
 
 
 def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn:
