@@ -419,21 +419,6 @@ class Trace:
 
         return to_arrow(self.columns())
 
-    @staticmethod
-    def load(path: str | Path) -> Trace:
-        """``winviz.load_trace``: the trace saved at ``path`` by ``save``, read-only
-        (``winviz.trace.read_file``; a file that is not one raises ``TraceFileError``)."""
-        from winviz.trace.read_file import load  # pyarrow, imported when a file is read
-
-        if not isinstance(path, (str, Path)):
-            raise ArgumentTypeError(
-                f"load_trace() takes the path of a trace file, not {type(path).__name__}",
-                field="path",
-                value=path,
-                expected="a str or pathlib.Path of a trace file",
-            )
-        return Trace.from_columns(load(path), view=True)
-
     def save(self, path: str | Path) -> Path:
         """Write the trace to a Parquet file (data only, ``winviz.trace.files``); the path."""
         from winviz.trace.files import save
@@ -443,7 +428,19 @@ class Trace:
         return save(self.columns(), Path(path))
 
 
-load_trace = Trace.load
+def load_trace(path: str | Path) -> Trace:
+    """``winviz.load_trace``: the trace saved at ``path`` by ``Trace.save``, read-only
+    (``winviz.trace.read_file``; a file that is not one raises ``TraceFileError``)."""
+    from winviz.trace.read_file import load  # pyarrow, imported when a file is read
+
+    if not isinstance(path, (str, Path)):
+        raise ArgumentTypeError(
+            f"load_trace() takes the path of a trace file, not {type(path).__name__}",
+            field="path",
+            value=path,
+            expected="a str or pathlib.Path of a trace file",
+        )
+    return Trace.from_columns(load(path), view=True)
 
 
 def _names(field: str, want: Any) -> set[str]:
