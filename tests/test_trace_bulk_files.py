@@ -18,7 +18,6 @@ from jobs import bounded, sum_pipeline
 
 import winviz as wv
 from winviz.trace import Trace, codec
-from winviz.trace.bitmaps import bits_at, null_flags, nulls_at, valid_flags
 from winviz.trace.coded import (
     CodedColumn,
     all_same,
@@ -29,7 +28,7 @@ from winviz.trace.coded import (
     type_signature,
     value_codes,
 )
-from winviz.trace.files import json_texts
+from winviz.trace.files import bits_at, json_texts, null_flags, nulls_at, valid_flags
 from winviz.trace.read_file import _windows, decode_texts
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 

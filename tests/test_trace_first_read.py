@@ -13,10 +13,15 @@ from jobs import bounded, sum_pipeline
 import winviz as wv
 from winviz.trace import Packed, Trace, pieces, store
 from winviz.trace.coded import encode, encode_runs, identity, time_column
-from winviz.trace.columns import from_flat
+from winviz.trace.columns import TraceColumns, from_fields
 from winviz.trace.pieces import Deferred, Plain, Slots, sliced
 
 FIELDS = ("kind", "proc_time", "watermark", "operator", "key", "window", "ts", "detail")
+
+
+def from_flat(data: list[object]) -> TraceColumns:
+    """Columns of a flat buffer of eight values per record."""
+    return from_fields([data[f::8] for f in range(8)])
 
 
 class _Pair(Packed):
@@ -252,15 +257,14 @@ def test_the_first_read_takes_the_write_buffer_itself_and_writing_goes_on() -> N
     ]
 
 
-def test_a_writer_holding_extend_keeps_writing_to_the_trace_after_a_read() -> None:
+def test_the_writer_keeps_writing_to_the_trace_after_a_read() -> None:
     trace, pair = Trace(), _Pair()
-    write = trace.extend  # (as a hot loop does)
-    write(("first", 0, 0, "op", None, None, None, None))
+    writer = trace.writer  # (as an operator holds it)
+    writer.emit("first", 0, 0, "op", None, None, None, None)
     trace.append_run(pair, [pair, 1, 2], 1)
-    buffer = trace._buffer
     assert [r.kind for r in trace] == ["first", "x", "y"]
-    assert trace._buffer is buffer and buffer == []  # copied and cleared: the writer's list
-    write(("second", 5, 0, "op", None, None, None, None))
+    assert trace._buffer == []  # taken
+    writer.emit("second", 5, 0, "op", None, None, None, None)
     assert [(r.seq, r.kind, r.proc_time) for r in trace] == [
         (0, "first", 0),
         (1, "x", 1),

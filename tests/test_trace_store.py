@@ -61,8 +61,8 @@ def test_where_filters_by_kind_operator_key_and_window_keeping_seq() -> None:
     assert set(both.kinds()) == {"fired", "cleanup"}
     with pytest.raises(TypeError, match="read-only"):
         both.writer.emit("clock", 0, None, "op", None, None, None)
-    with pytest.raises(TypeError, match="read-only"):  # the bulk append the engine writes with
-        both.extend(("clock", 0, None, "op", None, None, None, None))
+    with pytest.raises(TypeError, match="read-only"):  # a kind method, as the engine writes
+        both.writer.clock(0, None, "op", "tick")
     assert len(both) == len(trace.where(kind=["fired", "cleanup"], operator="window"))
     assert trace.records("fired", key="b")[0].window == wv.TimeWindow(0, 5_000)
 

@@ -59,7 +59,7 @@ from winviz.operators.simple import Record
 from winviz.runtime import JobExecutionResult
 from winviz.time import MAX, MIN, TimestampNormalizer, hours, minutes, seconds, to_millis
 from winviz.trace import SCHEMA_VERSION, Trace, TraceRecord
-from winviz.trace.load import load_trace
+from winviz.trace.store import load_trace
 from winviz.valve import StatusWatermarkValve
 from winviz.watermarks import (
     BoundedOutOfOrdernessWatermarks,

@@ -1,14 +1,10 @@
 """What made a window fire, read off the trace (the one place this rule lives).
 
-By the schema's order rule 4, a timer's ``timer_fired`` record comes before the ``trigger``
-call and the ``fired`` records of its window. So for a ``fired`` record: the latest ``trigger``
-record of its operator before it names the call (``on_element``, ``on_event_time``,
-``on_processing_time``, ``on_merge``); for a timer call, the latest ``timer_fired`` record of
-that operator before the call is the timer that fired it, when it is of the same key and
-window. Nothing is guessed: no trigger record gives no call, a timer of another key or window
-gives no timer. ``fired_by`` then puts each firing in one category of
-``vocabulary.FIRED_BY`` — the one rule ``winviz.viz`` (firing marks, legends, the explorer's
-summary) and ``winviz.why`` (``why_fired``) both call.
+By the schema's order rule 4, for a ``fired`` record the latest ``trigger`` record of its
+operator before it names the call; for a timer call, the latest ``timer_fired`` record of
+that operator before the call is its timer, when of the same key and window. Nothing is
+guessed. ``fired_by`` puts each firing in one category of ``vocabulary.FIRED_BY`` (for
+``winviz.viz`` and ``winviz.why`` alike).
 """
 
 from __future__ import annotations
@@ -27,11 +23,8 @@ CALL_CAUSES = {"on_element": words.ELEMENT, "on_merge": words.SESSION_MERGE}
 
 
 def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each ``fired`` record at these positions: its trigger call (an object array, None
-    where there is no trigger record) and the position of the ``timer_fired`` record of the
-    timer that fired it (-1 where none). Reads the operator of the ``fired``, ``trigger``
-    and ``timer_fired`` records (``TraceColumns.part``), and the detail, key and window of
-    the records found only (``TraceColumns.values_at``)."""
+    """For each ``fired`` record at these positions: its trigger call (None where there is
+    no trigger record) and the position of its timer's ``timer_fired`` record (-1: none)."""
     fired_rows = np.asarray(fired_rows, dtype=np.int64)
     calls = np.full(len(fired_rows), None, dtype=object)
     timers = np.full(len(fired_rows), -1, dtype=np.int64)
@@ -82,10 +75,8 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.ndarray) -> np.ndarray:
-    """Whether field ``name`` of each ``timer_fired`` record is that of the ``fired`` record
-    beside it, by type and value (Java's ``equals``: ``1`` and ``True`` differ; compared by
-    ``coded.same_values``), both read for these records only unless the field's part of
-    their kind is read already (``TraceColumns.values_at``)."""
+    """Whether field ``name`` of each ``timer_fired`` record is its ``fired`` record's, by
+    type and value (``coded.same_values``)."""
     a = c.values_at(name, timer_rows, ("timer_fired",))
     return same_values(a, c.values_at(name, fired_rows, ("fired",)))
 
@@ -93,11 +84,8 @@ def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.nda
 def timer_domains(
     c: TraceColumns, timer_rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The domain of the timer that fired each firing (``timer_rows``: its ``timer_fired``
-    record's position, -1 where none, as ``firing_causes`` gives them): the domains (an
-    object array: the first item of the timer's detail, "event" or "processing"; None where
-    no timer fired it), where a domain is named (not None) and where it is "event". Each
-    distinct detail is read once (a window's timer details repeat)."""
+    """The domain of the timer that fired each firing (``timer_rows`` from ``firing_causes``):
+    the domains ("event", "processing" or None), where one is named and where it is "event"."""
     timer_rows = np.asarray(timer_rows, dtype=np.int64)
     timed = timer_rows >= 0
     domains = np.full(len(timer_rows), None, dtype=object)
@@ -117,21 +105,10 @@ def timer_domains(
 def fired_by(
     calls: np.ndarray, named: np.ndarray, event: np.ndarray, watermarks: np.ndarray
 ) -> np.ndarray:
-    """The category of each firing's cause (one of ``vocabulary.FIRED_BY``; an object array),
-    from ``firing_causes``' trigger calls and ``timer_domains``' masks (``named``: a timer of
-    a named domain fired it; ``event``: an event-time timer) and the watermark each ``fired``
-    record carries (int64; any value but MAX where absent):
-
-    * an event-time timer (``WindowOperator.onEventTime``) is "event-time timer", or "end of
-      input" when it fired while the operator's watermark was MAX (``Long.MAX_VALUE``, which
-      a source emits when it finishes);
-    * a processing-time timer (``onProcessingTime``) is "processing-time timer";
-    * otherwise the trigger call names it: ``onElement`` "element", ``onMerge`` "session
-      merge" (``CALL_CAUSES``);
-    * anything else — no trigger record, or a timer call whose timer the trace does not
-      give — is "cause not traced" (nothing is guessed).
-
-    Each distinct call is looked up once."""
+    """The category of each firing's cause (``vocabulary.FIRED_BY``) from its trigger call,
+    timer domain (``named``, ``event``) and watermark: an event-time timer
+    (``WindowOperator.onEventTime``), "end of input" when the watermark was MAX; a
+    processing-time timer; else the call (``CALL_CAUSES``); else "cause not traced"."""
     numbers, distinct = distinct_values(np.asarray(calls, dtype=object))
     names = [CALL_CAUSES.get(c, "") if isinstance(c, str) else "" for c in distinct]
     out = object_array([n or words.CAUSE_NOT_TRACED for n in names])[numbers]

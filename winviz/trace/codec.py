@@ -1,12 +1,9 @@
-"""Values of a trace as JSON: the one place a trace value becomes JSON, in two forms.
+"""The trace's JSON codec: the one place a trace value becomes JSON, in two forms.
 
-* **The plain form** (``jsonable``) — what ``Trace.to_json`` and ``to_rows`` write and the
-  charts' tooltips show: deterministic and readable, a value as JSON says it (a tuple as a
+* **plain** (``jsonable``): what ``Trace.to_json`` writes and tooltips show (a tuple as a
   list, a window as ``[start, end]``); not meant to be read back.
-* **The tagged form** (``encode`` / ``to_text``; ``from_text`` reads it) — what
-  a trace file holds (``winviz.trace.files``). A trace file must never run code when it is
-  read (no pickle), so each value is written as JSON text, with a tag for what JSON cannot
-  say by itself:
+* **tagged** (``encode`` / ``to_text``, read by ``from_text``): what a trace file holds, data
+  only (no pickle), with a tag for what JSON cannot say by itself:
 
 | value | written as |
 |---|---|
@@ -19,10 +16,9 @@
 | any other dict | ``{"$dict": [[key, value], ...]}`` |
 | anything else (a dataclass, an enum, an object) | ``{"$text": …, "$type": …, "$json": …}`` |
 
-Reading gives back the same values, except the last row (its ``repr``, type name and plain
-form): an ``OpaqueValue`` that shows the original's text and keeps its plain form, so
-``to_json()`` of a loaded trace is byte for byte the original's. ``decode`` accepts only
-these shapes and raises ``ValueError`` on anything else.
+Reading gives back the same values, but the last row's: an ``OpaqueValue`` keeping its text
+and plain form (``to_json()`` of a loaded trace is the original's); any other shape raises
+``ValueError``.
 """
 
 from __future__ import annotations
@@ -41,9 +37,8 @@ from winviz.windows.window import GLOBAL_WINDOW, GlobalWindow, TimeWindow
 
 @dataclass(frozen=True, slots=True)
 class OpaqueValue:
-    """A value read from a trace file that was not plain data when it was saved (a dataclass,
-    an enum, an object): its ``repr`` text, its type's name, and the JSON form ``jsonable``
-    gave it then. Never turned back into the object (no code runs when a file is read)."""
+    """A value read from a trace file that was not plain data when saved: its ``repr`` text,
+    type name and ``jsonable`` form (never turned back into the object)."""
 
     text: str
     type_name: str
@@ -54,20 +49,11 @@ class OpaqueValue:
 
 
 def jsonable(value: Any) -> Any:
-    """A deterministic JSON-ready form of any value the engine carries (what ``to_json``,
-    ``to_rows`` and the charts' tooltips write): None, bools, ints and strings as they are, a
-    finite float as itself (NaN and infinities as their ``repr`` text), lists and tuples as
-    lists, a window as ``[start, end]``, a dataclass as the dict of its fields, anything else
-    as its ``repr`` text.
-
-    A dict becomes a JSON object whose member names are the keys' ``str()``, in that order —
-    unless two of its keys have the same ``str()`` (``1`` and ``"1"``, ``True`` and
-    ``"True"``): one object cannot hold both, so such a dict becomes a list of ``[key,
-    value]`` pairs instead, each key and value in its own JSON form, in the order of the
-    keys' ``str()``, then their types' names (module and qualified name), then the JSON
-    texts of key and value — the same dict, whatever the order of its entries, gives the
-    same list. ``{1: "a", "1": "b"}`` -> ``[[1, "a"], ["1", "b"]]``; a dict whose keys'
-    ``str()`` are all distinct keeps the object form (``{2: "x"}`` -> ``{"2": "x"}``)."""
+    """The plain JSON form of a value: scalars as they are (NaN and infinities as ``repr``),
+    lists and tuples as lists, a window as ``[start, end]``, a dataclass as its fields' dict,
+    anything else as ``repr``. A dict is an object keyed by the keys' ``str()`` in order,
+    unless two keys share a ``str()`` (``1`` and ``"1"``): then its ``[key, value]`` pairs,
+    in a deterministic order (``_pairs``)."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, OpaqueValue):
@@ -89,8 +75,7 @@ def jsonable(value: Any) -> Any:
 
 
 def _pairs(value: dict[Any, Any]) -> list[list[Any]]:
-    """``jsonable``'s form of a dict two of whose keys have the same ``str()``: its ``[key,
-    value]`` pairs in a deterministic order (see ``jsonable``)."""
+    """A dict's ``[key, value]`` pairs, ordered by the keys' ``str()``, types, then texts."""
     entries = []
     for k, v in value.items():
         cls = k.__class__
@@ -102,8 +87,7 @@ def _pairs(value: dict[Any, Any]) -> list[list[Any]]:
 
 
 def _text(value: Any) -> str:
-    """The canonical JSON text of a plain form (compact, keys sorted): what the tagged form
-    keeps of an opaque value, and what ``_pairs`` orders by."""
+    """The canonical JSON text of a plain form (compact, keys sorted)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
@@ -122,17 +106,12 @@ def from_text(text: str) -> Any:
 
 
 def to_texts(values: list[Any]) -> list[str]:
-    """``to_text`` of each value, the same texts: a list of plain scalars (None, bool, int,
-    str, finite float), tuples of them and time windows — the values a trace is mostly made
-    of — by one call of the C encoder per kind (``_flat_texts``); any other list value by
-    value."""
+    """``to_text`` of each value (plain scalars, flat tuples and time windows at once)."""
     flat = _flat_texts(values)
     return [to_text(v) for v in values] if flat is None else flat
 
 
-# JSON escapes every control character inside a string, so a raw NUL or SOH in the encoder's
-# output can only be a separator the encoder put there
-# (no containers inside a flat value: no cycle to check for)
+# JSON escapes every control character inside a string: a raw NUL or SOH is a separator
 _JSON_NUL = json.JSONEncoder(
     separators=("\x00", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
 ).encode
@@ -142,10 +121,8 @@ _GROUP = {**dict.fromkeys(_SCALARS, 0), tuple: 1, TimeWindow: 2}
 
 
 def _flat_texts(values: list[Any]) -> list[str] | None:
-    """The texts of a list of plain scalars, tuples of plain scalars and time windows, each
-    kind encoded at once (scalars and tuples by one call of the C encoder with NUL between
-    items, split there) and put back in order; None for any other list (or a non-finite
-    float, which is tagged)."""
+    """The texts of plain scalars, flat tuples and time windows, each sort encoded at once
+    (by the C encoder, NUL between items); None for any other list."""
     if not values:
         return []
     types = list(map(type, values))  # each value touched once (a cache miss on a big trace)
@@ -192,8 +169,7 @@ def _tuple_texts(values: list[tuple[Any, ...]]) -> list[str] | None:
         text = _JSON_NUL(values)[1:-1]
     except ValueError:  # a non-finite float: the general way
         return None
-    # "[a\0b]\0[c]": a tuple's items end with a scalar, never "]", so "]\0[" is always
-    # between two tuples
+    # "[a\0b]\0[c]": "]\0[" is always between two tuples
     text = text.replace("]\x00[", ']}\x01{"$tuple":[').replace("\x00", ",")
     return ('{"$tuple":' + text + "}").split("\x01")
 

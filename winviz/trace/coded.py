@@ -1,10 +1,7 @@
-"""Coded columns: a field's values as ``int32`` codes into its distinct values
-(``CodedColumn``: ``kind``, ``operator``, ``key``, ``window``) or as ``int64`` times with a mask
-of where a value is present (``TimeColumn``), and the encoders that build them.
-
-Values are told apart as Java would (``identity``): by type as well as value (``1`` and
-``True`` are two keys, a ``TimeWindow`` and a plain tuple differ), floats as ``Double.equals``
-(``0.0`` and ``-0.0`` differ, every NaN is one), and never by which objects hold them.
+"""Coded columns: ``int32`` codes into a field's distinct values (``CodedColumn``) or ``int64``
+times with a presence mask (``TimeColumn``), and their encoders. Values are told apart as
+Java's ``equals`` would (``identity``): by type and value, floats as ``Double.equals``, never
+by which objects hold them.
 """
 
 from __future__ import annotations
@@ -26,15 +23,15 @@ LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 @dataclass(frozen=True, slots=True)
 class TimeColumn:
-    """A time field: ``values`` (``int64``, 0 where absent; an object array of the values as
-    written when one is not an int in Java's long range) and ``present`` (a bool mask)."""
+    """A time field: ``values`` (``int64``, 0 where absent; objects when one is not a long)
+    and ``present``."""
 
     values: np.ndarray
     present: np.ndarray
 
     @property
     def exact(self) -> bool:
-        """True when ``values`` is ``int64`` (every present value an int in the long range)."""
+        """True when ``values`` is ``int64``."""
         return self.values.dtype != object
 
     def take(self, rows: np.ndarray) -> TimeColumn:
@@ -59,8 +56,7 @@ class TimeColumn:
 
 @dataclass(frozen=True, slots=True)
 class CodedColumn:
-    """A field with few distinct values: ``codes`` (``int32``) into ``values`` (the distinct
-    values in order of first appearance)."""
+    """``codes`` (``int32``) into ``values`` (distinct, in order of first appearance)."""
 
     codes: np.ndarray
     values: list[Any]
@@ -70,8 +66,7 @@ class CodedColumn:
         return CodedColumn(self.codes[rows], self.values, self._lookup)
 
     def lookup(self) -> np.ndarray:
-        """``values`` as an object array (made once, element by element: tuples stay
-        scalars)."""
+        """``values`` as an object array (made once)."""
         if not self._lookup:
             self._lookup.append(object_array(self.values))
         return self._lookup[0]
@@ -91,8 +86,7 @@ class CodedColumn:
 
 
 class Merged:
-    """One dictionary that coded columns are merged into: ``values`` in order of first
-    appearance, told apart by ``identity``."""
+    """One dictionary coded columns are merged into (values told apart by ``identity``)."""
 
     __slots__ = ("_index", "values")
 
@@ -137,8 +131,7 @@ def object_array(values: Any) -> np.ndarray:
 
 
 def time_column(values: list[Any]) -> TimeColumn:
-    """A ``TimeColumn`` of ints and Nones; a value of another type (a float, a bool) or
-    beyond the long range keeps the column as written (an object column)."""
+    """A ``TimeColumn`` of ints and Nones (objects when a value is not a long)."""
     n = len(values)
     types = set(map(type, values))
     if types <= {int}:
@@ -157,8 +150,7 @@ def time_column(values: list[Any]) -> TimeColumn:
 
 
 def ints_column(values: list[int]) -> TimeColumn:
-    """A ``TimeColumn`` of values known to be ints (``int`` itself: the engine's times), an
-    object column when one is beyond the long range."""
+    """A ``TimeColumn`` of values known to be ``int``s (objects when one is not a long)."""
     n = len(values)
     try:
         return TimeColumn(np.fromiter(values, dtype=np.int64, count=n), np.ones(n, dtype=bool))
@@ -167,9 +159,8 @@ def ints_column(values: list[int]) -> TimeColumn:
 
 
 def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
-    """Dictionary-encode a column: ``value_codes``, the values in order of first appearance.
-    ``fast``: the values are known to be told apart by equality alone (strings; windows,
-    whose bounds the engine made ints)."""
+    """Dictionary-encode a column (``value_codes``); ``fast``: equality alone tells the values
+    apart (strings; the engine's windows)."""
     if fast:
         # one pass: a value not seen before gets the next code (``__missing__``), at C speed
         code_of: defaultdict[Any, int] = defaultdict(count().__next__)
@@ -183,8 +174,7 @@ def encode(values: list[Any], *, fast: bool = False) -> CodedColumn:
 
 
 def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
-    """``encode`` for values that come in runs of one value (an open window's elements): with
-    ``fast``, only the first value of each run is looked up."""
+    """``encode`` of values in runs (with ``fast``: only each run's first looked up)."""
     n = len(values)
     if n < 64 or not fast:
         return encode(values, fast=fast)
@@ -200,14 +190,9 @@ def encode_runs(values: list[Any], *, fast: bool = False) -> CodedColumn:
 _FAMILIES = (numbers.Number, tuple, str, bytes, frozenset)
 
 
-def _one_per_family(types: set[type] | frozenset[type]) -> bool:
-    return all(sum(1 for t in types if issubclass(t, family)) <= 1 for family in _FAMILIES)
-
-
 def identity(value: Any) -> Any:
-    """What tells a trace value apart, type included: ``(type, value)`` for hashable
-    scalars, element by element for tuples, the canonical tagged JSON text
-    (``codec.to_text``) for unhashable values (``repr`` when it contains itself)."""
+    """What tells a trace value apart: ``(type, value)``, tuples element by element, an
+    unhashable value by its tagged JSON text (``repr`` when it contains itself)."""
     if isinstance(value, tuple):
         return (type(value), tuple(identity(v) for v in value))
     if value.__class__ is float:  # as Double.equals: 0.0 and -0.0 differ, every NaN is one
@@ -228,8 +213,7 @@ def is_none(values: np.ndarray | list[Any]) -> np.ndarray:
 
 
 def first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of ``values`` (a typed array: numbered in order of first appearance, by
-    pandas' hash table) and the position of each code's first value."""
+    """Codes of a typed array (in order of first appearance) and each code's first position."""
     import pandas as pd
 
     codes, uniques = pd.factorize(values)
@@ -248,8 +232,7 @@ _FEW_CODES = 16
 
 
 def rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
-    """The positions of each code's values in ``codes`` (codes below ``count``), in order,
-    for the codes present (ascending): the records of each kind, say."""
+    """The positions of each present code's values in ``codes`` (codes below ``count``)."""
     if count <= 256:  # a stable sort of small ints is a radix sort: one pass
         codes = codes.astype(np.uint8)
     if count <= _FEW_CODES:  # a pass per code over the (one-byte) codes: no sort
@@ -266,10 +249,8 @@ def rows_by_code(codes: np.ndarray, count: int) -> list[tuple[int, np.ndarray]]:
 
 
 def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Dictionary codes of some values (one code exactly per ``identity``), numbered in order
-    of first appearance, and the position of each code's first value. Values whose equality
-    alone tells them apart (``equality_is_exact``) are looked up in one C-speed dict pass;
-    any others through ``identity``."""
+    """Codes of some values (one per ``identity``, in order of first appearance) and each
+    code's first position (one dict pass when ``equality_is_exact``)."""
     listed = values.tolist() if isinstance(values, np.ndarray) else values
     n = len(listed)
     codes = None
@@ -286,9 +267,7 @@ def value_codes(values: np.ndarray | list[Any]) -> tuple[np.ndarray, np.ndarray]
 
 
 def repeated(values: np.ndarray, sample: int = 1024) -> bool:
-    """True when some values repeat (``value_codes``) in a sample of rows drawn by a fixed
-    seed (an even stride can step in time with the records), or when they are few: whether
-    telling them apart pays (only the work depends on it, never a result)."""
+    """Whether telling values apart pays: some repeat in a seeded sample, or they are few."""
     n = len(values)
     if n < 4 * sample:
         return True
@@ -307,9 +286,8 @@ def distinct_values(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
 def same_values(
     a: np.ndarray | list[Any], b: np.ndarray | list[Any], signature_of_a: Any = None
 ) -> np.ndarray:
-    """Where ``a[i]`` and ``b[i]`` are one value (``identity``'s rule), as a bool array:
-    ``==`` (one C-speed pass), then ``identity`` for the pairs ``==`` holds equal unless the
-    two have one ``type_signature`` (``signature_of_a``: ``a``'s, when the caller has it)."""
+    """Where ``a[i]`` and ``b[i]`` are one value (``identity``): ``==``, then ``identity`` for
+    equal pairs unless both have one ``type_signature`` (``signature_of_a``, if known)."""
     a = a.tolist() if isinstance(a, np.ndarray) else a
     b = b.tolist() if isinstance(b, np.ndarray) else b
     try:
@@ -345,17 +323,14 @@ _DEPTH = 4  # nested tuples looked into this deep; deeper ones go through ``iden
 
 
 def equality_is_exact(values: list[Any]) -> bool:
-    """True when ``==`` tells these values apart exactly as ``identity`` does
-    (``type_signature``)."""
+    """True when ``==`` tells these values apart as ``identity`` does."""
     return type_signature(values) is not None
 
 
 def type_signature(values: list[Any]) -> Any:
-    """The types of some values as far as ``==`` needs them to tell the values apart as
-    ``identity`` does, or None when it cannot: one type only, or plain scalars and tuples
-    with at most one type per family that compares equal across types (``1 == True ==
-    1.0``), no float 0.0 / -0.0 or NaN, and tuples likewise position by position. Two lists
-    of one signature: where ``==`` holds two values equal, they are one value."""
+    """The values' types as far as ``==`` needs them to agree with ``identity`` (one type per
+    family that compares across types, ``1 == True == 1.0``; no 0.0 or NaN; tuples position
+    by position), or None when it cannot."""
     return _signature(lambda: iter(values), frozenset(map(type, values)), 0)
 
 
@@ -410,4 +385,4 @@ def _types_exact(types: frozenset[type]) -> bool:
     """One type, or plain scalars and tuples at most one per family (``type_signature``)."""
     if len(types) > 1 and not all(t in _SCALARS or issubclass(t, tuple) for t in types):
         return False  # (another type among others: its equality may cross types)
-    return _one_per_family(types)
+    return all(sum(1 for t in types if issubclass(t, family)) <= 1 for family in _FAMILIES)

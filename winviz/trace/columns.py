@@ -1,14 +1,12 @@
 """The trace as columns (``TraceColumns``, what every reader reads: ``Trace.columns()``):
-``seq`` and the three time fields as ``int64`` arrays (``TimeColumn``), ``kind``, ``operator``,
-``key`` and ``window`` as codes into their distinct values (``CodedColumn``), ``detail`` as an
-object array. A run's columns are decoded from its write buffer when first read
-(``winviz.trace.pieces``).
+``seq`` and the times as ``int64`` (``TimeColumn``), ``kind``, ``operator``, ``key`` and
+``window`` coded (``CodedColumn``), ``detail`` as objects.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -24,12 +22,29 @@ from winviz.trace.coded import (
 from winviz.trace.pieces import Pieces
 
 _WHOLE = ("kind", "operator")  # (``TraceColumns.part``: always read whole)
+T = TypeVar("T")
+
+
+class _Decoded(Generic[T]):
+    """A ``TraceColumns`` field, decoded the first time it is read (``pending``)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, c: TraceColumns | None, owner: type | None = None) -> T:
+        if c is None:  # (the class's attribute)
+            return self  # type: ignore[return-value]
+        value = getattr(c, self.slot)
+        if value is None:
+            value = c._decode(self.name)  # type: ignore[misc]
+            setattr(c, self.slot, value)
+            c._parts.pop(self.name, None)
+        return value
 
 
 class TraceColumns:
-    """A trace, column by column (see the module docstring); ``len()`` its record count. A
-    first read's columns are decoded each the first time a reader asks for it (``pending``);
-    a reader of a few kinds' records asks for a field's ``part`` instead."""
+    """A trace, column by column; a first read's columns are each decoded when first asked
+    for (``pending``), or in ``part``s of some kinds' records."""
 
     __slots__ = (
         "_decode",
@@ -45,6 +60,15 @@ class TraceColumns:
         "_window",
         "seq",
     )
+
+    kind = _Decoded[CodedColumn]()
+    proc_time = _Decoded[TimeColumn]()
+    watermark = _Decoded[TimeColumn]()
+    operator = _Decoded[CodedColumn]()
+    key = _Decoded[CodedColumn]()
+    window = _Decoded[CodedColumn]()
+    ts = _Decoded[TimeColumn]()
+    detail = _Decoded[np.ndarray]()
 
     def __init__(
         self,
@@ -73,27 +97,17 @@ class TraceColumns:
         decode: Callable[[str], Any],
         part: Callable[..., Any] | None = None,
     ) -> TraceColumns:
-        """Columns whose fields ``decode(name)`` gives (each asked once, when first read);
-        ``part(name, kinds, kind_column, base)``, when given, a field's column on the records
-        of some kinds only, ``base`` (kinds, column) the part it extends (see ``part``;
-        ``Pieces.part``)."""
+        """Columns whose fields ``decode(name)`` gives when first read; ``part``: a field's
+        column on some kinds' records (``Pieces.part``)."""
         columns = cls(seq, *([None] * 8))  # type: ignore[arg-type]
         columns._decode, columns._part = decode, part
         return columns
 
-    def _field(self, name: str) -> Any:
-        value = self._decode(name)  # type: ignore[misc]
-        setattr(self, "_" + name, value)
-        self._parts.pop(name, None)
-        return value
-
     def part(self, name: str, kinds: Iterable[str]) -> Any:
-        """Field ``name``'s column for a reader of the records of these ``kinds`` only: full
-        length, the column's values on those records (elsewhere -1 codes, absent times, None
-        details). Only those records are decoded (``Pieces.part``); a coded part has a
-        dictionary of its own (never compare its codes with another column's). A part is kept
-        and grows with the kinds asked for; the whole column when it is decoded already, for
-        every kind, for ``kind`` and ``operator``, or when the columns cannot decode parts."""
+        """Field ``name``'s column for a reader of these ``kinds``' records only: full length,
+        decoded on those records (a coded part has a dictionary of its own). A part is kept
+        and grows; the whole column when decoded already, for every kind, for ``kind`` and
+        ``operator``, or when the columns cannot decode parts."""
         if self._part is None or name in _WHOLE or getattr(self, "_" + name) is not None:
             return getattr(self, name)
         wanted = frozenset(kinds)
@@ -111,10 +125,9 @@ class TraceColumns:
     def values_at(
         self, name: str, rows: np.ndarray, kinds: Collection[str] | None = None
     ) -> np.ndarray:
-        """Field ``name`` (a coded field or ``detail``) of the records at these positions, as an
-        object array (the whole column's ``decode(rows)``): while the column is not decoded,
-        only these records when they are few (``Pieces.values_at``), else the part of their
-        ``kinds`` (when known)."""
+        """Field ``name`` (coded or ``detail``) of the records at these positions, as objects:
+        while not decoded, read from only these records when few (``Pieces.values_at``), else
+        from their ``kinds``' part (when given)."""
         rows = np.asarray(rows, dtype=np.int64)
         pieces = getattr(self._part, "__self__", None)
         if getattr(self, "_" + name) is None and isinstance(pieces, Pieces) and pieces.left:
@@ -128,48 +141,14 @@ class TraceColumns:
         return column[rows] if name == "detail" else column.decode(rows)
 
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
-        """The detail field in pieces of records (``winviz.trace.frame.detail_fields``): per
-        piece its kind (None where it varies), its records' positions (ascending) and their
-        details (a list or object array, a ``CodedColumn``, a ``Tuples``, or one value for all),
-        as the write buffer holds them (``Pieces.detail_items`` / ``kept_details``)."""
+        """The detail field in pieces as the write buffer holds them: (kind or None, rows,
+        a ``Packed.fields`` item) each (``winviz.trace.frame.detail_fields``)."""
         pieces = getattr(self._part, "__self__", None)
         if isinstance(pieces, Pieces):
             if self._detail is None:
                 return pieces.detail_items()
             return pieces.kept_details(self._detail)
         return [(None, np.arange(len(self)), self.detail)]
-
-    @property
-    def kind(self) -> CodedColumn:
-        return self._kind if self._kind is not None else self._field("kind")
-
-    @property
-    def proc_time(self) -> TimeColumn:
-        return self._proc_time if self._proc_time is not None else self._field("proc_time")
-
-    @property
-    def watermark(self) -> TimeColumn:
-        return self._watermark if self._watermark is not None else self._field("watermark")
-
-    @property
-    def operator(self) -> CodedColumn:
-        return self._operator if self._operator is not None else self._field("operator")
-
-    @property
-    def key(self) -> CodedColumn:
-        return self._key if self._key is not None else self._field("key")
-
-    @property
-    def window(self) -> CodedColumn:
-        return self._window if self._window is not None else self._field("window")
-
-    @property
-    def ts(self) -> TimeColumn:
-        return self._ts if self._ts is not None else self._field("ts")
-
-    @property
-    def detail(self) -> np.ndarray:
-        return self._detail if self._detail is not None else self._field("detail")
 
     def __repr__(self) -> str:
         return f"TraceColumns({len(self)} records)"
@@ -192,8 +171,7 @@ class TraceColumns:
         )
 
     def window_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(start, end, present) per record: ``int64`` arrays (0 where absent) and a mask of the
-        records whose window is a time window (``window_table`` by their codes)."""
+        """(start, end, is a time window) per record (``window_table`` by their codes)."""
         codes = self.window.codes
         starts, ends, has = (gather(t, codes) for t in window_table(self.window.values))
         return starts, ends, has
@@ -212,15 +190,9 @@ def window_table(windows: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return starts, ends, has
 
 
-def from_flat(data: list[Any], first_seq: int = 0, width: int = 8) -> TraceColumns:
-    """Columns of the records in a flat buffer (``width`` values each, ``BASE_FIELDS``
-    order), numbered from ``first_seq``."""
-    return from_fields([data[f::width] for f in range(8)], first_seq)
-
-
 def from_fields(fields: list[Any], seq: np.ndarray | int = 0) -> TraceColumns:
-    """Columns of records given field by field (eight sequences of equal length, in
-    ``BASE_FIELDS`` order), numbered ``seq`` (an ``int64`` array), or from ``seq`` on."""
+    """Columns of records given field by field (``BASE_FIELDS`` order), numbered ``seq`` (an
+    ``int64`` array) or from ``seq`` on."""
     kind, proc, wm, op, key, window, ts, detail = (
         f.tolist() if isinstance(f, np.ndarray) else f for f in fields
     )
@@ -271,4 +243,4 @@ def _concat_coded(columns: list[CodedColumn]) -> CodedColumn:
 
 def empty() -> TraceColumns:
     """The columns of a trace with no record."""
-    return from_flat([])
+    return from_fields([[]] * 8)

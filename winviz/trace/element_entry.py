@@ -1,9 +1,8 @@
-"""Packed trace entries: a marker (``Packed``) whose ``width`` values after it in the trace's
-write buffer stand for ``count`` records — how the store keeps a run of similar records
-compactly (Flink has no such thing: it is winviz's own trace layout). ``ElementEntry`` is the
-one the writer uses (``TraceWriter.open_window_elements``): the six records Flink's
-``WindowOperator.processElement`` writes for a source record going into an open window
-with an ``EventTimeTrigger``, byte for byte those the general path writes.
+"""Packed trace entries, the store's compact encoding of a run of similar records (winviz's
+own): a marker (``Packed``) whose ``width`` values after it in the write buffer stand for
+``count`` records. ``ElementEntry`` (``TraceWriter.open_window_elements``) stands for the
+records ``WindowOperator.processElement`` writes for an element into an open window with an
+``EventTimeTrigger``, byte for byte the general path's.
 """
 
 from __future__ import annotations
@@ -21,10 +20,8 @@ from winviz.trace.schema import BASE_FIELDS
 
 
 class Packed:
-    """A marker for packed entries: the ``width`` values that follow it in the write buffer
-    stand for ``count`` records. ``unpack`` defines them (eight values per record, as the
-    writer's kind methods would have written them); ``fields`` builds the same records field
-    by field for many entries at once, which is how a read converts them."""
+    """A marker for packed entries: ``unpack`` defines the ``count`` records of an entry's
+    ``width`` values; ``fields`` builds them field by field for many entries (a read's way)."""
 
     width: int = 0
     count: int = 0
@@ -34,11 +31,9 @@ class Packed:
         raise NotImplementedError
 
     def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
-        """The records of ``n`` entries, given slot by slot (``slots[f][e]``: value ``f`` of
-        entry ``e``), field by field: per ``BASE_FIELDS`` field a tuple with one item per
-        record of an entry — the value every entry's record has, or the ``n`` entries'
-        values (a list, a coded column, or a ``Deferred`` that makes one). This default
-        unpacks entry by entry."""
+        """The records of the entries given slot by slot (``slots[f][e]``), per ``BASE_FIELDS``
+        field a tuple with one item per record of an entry: one value for all entries, or
+        their values (a list, coded column or ``Deferred``). By default: entry by entry."""
         rows: list[Any] = []
         for values in zip(*slots, strict=True):
             self.unpack(list(values), 0, rows)
@@ -48,8 +43,7 @@ class Packed:
         ]
 
 
-# ``open_window_elements``' per-element bits: whether the window's timer at max_timestamp,
-# and its cleanup timer, already existed when the element registered them (deduplicated)
+# ``open_window_elements``' per-element bits: the window's max_timestamp / cleanup timer existed
 MAX_TIMESTAMP_TIMER_EXISTED = 1
 CLEANUP_TIMER_EXISTED = 2
 BOTH_TIMERS_EXISTED = MAX_TIMESTAMP_TIMER_EXISTED | CLEANUP_TIMER_EXISTED
@@ -58,15 +52,13 @@ ON_ELEMENT_CONTINUE = ("on_element", "CONTINUE")  # trigger records' details (sh
 
 
 def shared_timer_details(namespace: Any, domain: str = "event") -> tuple[tuple[Any, ...], ...]:
-    """A timer namespace's details, shared by its records: ``(domain, namespace, flag)`` with
-    flag False and True (timer_registered's deduplicated, timer_deleted's existed), then
-    timer_fired's ``(domain, namespace)``."""
+    """A timer namespace's details: ``(domain, namespace, flag)`` with flag False and True
+    (deduplicated / existed), then ``(domain, namespace)`` (timer_fired's)."""
     return ((domain, namespace, False), (domain, namespace, True), (domain, namespace))
 
 
 class _Run:
-    """What the entries of one run (``ElementEntry.entries``) share: the watermarks and the
-    run's columns as the kernel hands them over (source offsets from ``first_index`` on)."""
+    """What one run's entries share: the watermarks and the kernel's columns."""
 
     __slots__ = (
         "first_index", "n", "proc_times", "source_stamps", "source_wm", "stamps", "values", "wm",
@@ -82,19 +74,16 @@ class _Run:
 
 
 def _whole_runs(runs: list[_Run]) -> list[_Run] | None:
-    """The distinct runs of entries' ``runs`` slot, in order, when the entries are all of
-    each (a first read's); else None."""
+    """The distinct runs of the entries, when the entries are all of each; else None."""
     distinct = list(dict.fromkeys(runs))
     return distinct if sum(run.n for run in distinct) == len(runs) else None
 
 
 class ElementEntry(Packed):
-    """The packed entry of a source record going into an open window: its ``arrival``, then
-    the window's ``element``, ``assigned``, ``timer_registered`` (max_timestamp),
-    ``trigger`` (on_element CONTINUE) and, unless the window has no cleanup timer of its
-    own, ``timer_registered`` (cleanup time). Values: its run (``_Run``), its place in the
-    run, key, window and the two timers' bits (``MAX_TIMESTAMP_TIMER_EXISTED``,
-    ``CLEANUP_TIMER_EXISTED``). One marker per operator, source and cleanup timer."""
+    """A source record going into an open window: ``arrival``, ``element``, ``assigned``,
+    ``timer_registered`` (max_timestamp), ``trigger`` (on_element CONTINUE) and, with a
+    cleanup timer of its own, ``timer_registered`` (cleanup time). Values: its ``_Run``, its
+    place in it, key, window, the timers' bits. One marker per operator, source, cleanup."""
 
     width = 5
 
@@ -130,8 +119,7 @@ class ElementEntry(Packed):
         windows: Sequence[Any],
         deduplicated: Sequence[int],
     ) -> list[Any]:
-        """The write buffer's slots of ``len(keys)`` entries given column by column (the
-        marker, then its ``width`` values, per entry), laid out with one slice per column."""
+        """The write buffer's slots of ``len(keys)`` entries given column by column."""
         n = len(keys)
         run = _Run(
             watermark, source_watermark, n, (proc_times, source_stamps, first_index, values, stamps)
@@ -168,10 +156,8 @@ class ElementEntry(Packed):
             )  # fmt: skip
 
     def fields(self, slots: Sequence[list[Any]]) -> list[tuple[Any, ...]]:
-        """``unpack`` for many entries at once, field by field (``Packed.fields``), each item
-        made when its field is decoded (``Deferred``): keys and windows coded once for all
-        records, the timers' times and details looked up per distinct window. (``slots``:
-        run, place in the run, key, window, existed.)"""
+        """``unpack`` for many entries, field by field, each item made when its field is
+        decoded (``Deferred``); timer times and details looked up per distinct window."""
         windows = Deferred(lambda: encode_runs(slots[3], fast=True))
         bits = Deferred(lambda: np.fromiter(slots[4], dtype=np.int8))
         runs = Deferred(lambda: _whole_runs(slots[0]))
@@ -202,9 +188,7 @@ class ElementEntry(Packed):
                 return [of_window(w) for w in slots[3]]
 
         def registered(bit: Callable[[np.ndarray], np.ndarray]) -> CodedColumn:
-            """timer_registered's detail: its window's, deduplicated as ``bit`` says (coded:
-            each window's two shared tuples, the entry's code its window's twice plus the
-            bit)."""
+            """timer_registered's detail, coded: each window's two tuples, picked by ``bit``."""
             coded = windows.get()
             table: list[Any] = []
             for w in coded.values:
@@ -213,9 +197,7 @@ class ElementEntry(Packed):
             return CodedColumn(codes.astype(np.int32, copy=False), table)
 
         def arrivals() -> Tuples:
-            """arrival's detail: (value, source offset) of each entry (said field by field:
-            the tuples are made when the detail column is read; the offsets, the engine's
-            ints, as ``int64``)."""
+            """arrival's detail: (value, source offset), said field by field."""
             return Tuples((value.get(), ints_column(joined(_Run.positions)).values))
 
         name, source = self.name, self.source

@@ -1,10 +1,9 @@
 """A trace in one Parquet file: the layout, and ``Trace.save(path)`` that writes it
 (``winviz.load_trace(path)`` reads it: ``winviz.trace.read_file``).
 
-The file holds data only (nothing in it is ever run when it is read); its metadata names the
-schema (``winviz.schema_version``) and the file layout (``winviz.file_layout``: 3; layout 2,
-whose JSON detail columns were dictionaries, is read as well). Columns, one row per record in
-``seq`` order (docs/trace.md says more):
+Data only (nothing in it is ever run); its metadata names the schema
+(``winviz.schema_version``) and the file layout (``winviz.file_layout``: 3; layout 2, whose
+JSON detail columns were dictionaries, reads the same). One row per record in ``seq`` order:
 
 | column | type | what |
 |---|---|---|
@@ -19,12 +18,10 @@ whose JSON detail columns were dictionaries, is read as well). Columns, one row 
 | ``detail_str``, ``detail_str_2``, … | dictionary of strings | detail values that are strings |
 | ``detail_bool`` | bool | detail values that are bools |
 
-A kind's detail field goes to the column of its values' type within that kind (``bool``,
-``int`` in Java's long range, ``str``, else ``json``): its first field of a type to
-``detail_<type>``, its second to ``detail_<type>_2``; the metadata ``winviz.detail_columns``
-says where each field is (``{kind: {field: column}}``), and each column's field metadata
-``winviz.encoding`` says ``plain`` or ``json``. A column is null on the rows of kinds without
-a field in it; on a kind's rows a null is None.
+A kind's detail field goes to the column of its values' type (``bool``, ``int`` in Java's
+long range, ``str``, else ``json``), its n-th field of a type to ``detail_<type>_n``; the
+metadata ``winviz.detail_columns`` says where each field is (``{kind: {field: column}}``),
+each column's ``winviz.encoding`` ``plain`` or ``json``. A null on a kind's rows is None.
 """
 
 from __future__ import annotations
@@ -43,7 +40,6 @@ import pyarrow.parquet as pq
 from winviz.collector import paused
 from winviz.errors import InputError, TraceFileError
 from winviz.trace import codec
-from winviz.trace.bitmaps import null_flags, where_valid, with_valid
 from winviz.trace.coded import (
     LONG_MAX,
     LONG_MIN,
@@ -78,8 +74,7 @@ COLUMNS = {
     "ts": pa.int64(),
 }
 ENCODING = b"winviz.encoding"
-# no column statistics, snappy pages, dictionary pages as large as the dictionaries (so they
-# stay dictionaries), batches of 64k values
+# no statistics, snappy, dictionary pages as large as the dictionaries, batches of 64k
 WRITE_OPTIONS: dict[str, Any] = {
     "compression": "snappy",
     "write_statistics": False,
@@ -88,11 +83,54 @@ WRITE_OPTIONS: dict[str, Any] = {
 }
 
 
+def where_valid(values: np.ndarray, kind: pa.DataType, valid: np.ndarray) -> pa.Array:
+    """An Arrow array of a numpy array (int32, int64 or bool), null where ``valid`` is False."""
+    if valid.all():
+        return pa.array(values, kind)
+    return with_valid(values, kind, valid)
+
+
+def with_valid(values: np.ndarray, kind: pa.DataType, valid: np.ndarray) -> pa.Array:
+    """``where_valid`` built from buffers: the values as they are, the flags packed to bits."""
+    count = len(values) - int(np.count_nonzero(valid))
+    data = np.packbits(values, bitorder="little") if kind == pa.bool_() else values
+    buffers = [pa.py_buffer(np.packbits(valid, bitorder="little")), pa.py_buffer(data)]
+    return pa.Array.from_buffers(kind, len(values), buffers, null_count=count)
+
+
+def valid_flags(array: pa.Array) -> np.ndarray:
+    """True where the array is not null, unpacked from its validity bitmap."""
+    n = len(array)
+    bitmap = array.buffers()[0]
+    if not array.null_count or bitmap is None:
+        return np.ones(n, dtype=bool)
+    bits = np.frombuffer(bitmap, dtype=np.uint8)
+    return np.unpackbits(bits, count=array.offset + n, bitorder="little")[array.offset :].view(bool)
+
+
+def null_flags(array: pa.Array) -> np.ndarray:
+    """True where the array is null."""
+    return ~valid_flags(array)
+
+
+def nulls_at(array: pa.Array, rows: np.ndarray) -> np.ndarray:
+    """True where the array is null, at these rows only (read from its validity bitmap)."""
+    if not array.null_count or array.buffers()[0] is None:
+        return np.zeros(len(rows), dtype=bool)
+    return ~bits_at(array.buffers()[0], array.offset, rows)
+
+
+def bits_at(bitmap: pa.Buffer, offset: int, rows: np.ndarray) -> np.ndarray:
+    """The bits of an Arrow bitmap (least significant bit first) at these rows, as bools."""
+    at = rows + offset
+    bits = np.frombuffer(bitmap, dtype=np.uint8)
+    return ((bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1).astype(bool)
+
+
 def to_arrow(c: TraceColumns) -> pa.Table:
-    """The Arrow table ``save`` writes (see the module docstring). A record the file cannot
-    hold exactly — a time or a time window's bound that is not an int in Java's long range,
-    a key or detail that contains itself — raises ``InputError`` naming the record (its
-    ``seq``), the field and the value."""
+    """The Arrow table ``save`` writes. A record the file cannot hold exactly (a time or
+    window bound that is not a long, a value that contains itself) raises ``InputError``
+    naming its ``seq``, the field and the value."""
     _check_windows(c)
     try:
         with paused():  # many new objects, no cycles: no collection passes over the trace
@@ -102,8 +140,7 @@ def to_arrow(c: TraceColumns) -> pa.Table:
 
 
 def _check_windows(c: TraceColumns) -> None:
-    """Every time window's bounds are ints in the long range (the file's ``window_start`` /
-    ``window_end`` are int64: a float bound would be cut)."""
+    """Every time window's bounds are longs (a float bound would be cut)."""
     for code, w in enumerate(c.window.values):
         if getattr(w, "end", None) is None:
             continue
@@ -176,15 +213,13 @@ def _to_arrow(c: TraceColumns) -> pa.Table:
     return pa.Table.from_arrays(list(columns.values()), schema=schema)
 
 
-# a detail column's piece, and its values listed once when its type was told (ints converted),
-# else None (``_value_type``)
+# a detail column's piece, and its values as ``_value_type`` listed them (or None)
 Listed = tuple[DetailPiece, Any]
 
 
 def _detail_layout(c: TraceColumns) -> tuple[dict[str, dict[str, str]], dict[str, list[Listed]]]:
     """Which column holds each detail field of each kind present (``{kind: {field:
-    column}}``, kinds in order of first appearance; see the module docstring) and each
-    column's pieces (with their values as ``_value_type`` listed them)."""
+    column}}``) and each column's pieces."""
     kind_of = c.kind.values
     typed: dict[str, dict[str, tuple[str, list[Listed]]]] = {}  # kind -> field -> typed pieces
     for name, pieces in detail_fields(c).items():
@@ -216,10 +251,8 @@ _TYPED = (bool, int, str, type(None))
 
 
 def _value_type(pieces: list[DetailPiece]) -> tuple[str, list[Any]]:
-    """``bool``, ``int`` (every int in Java's long range), ``str`` or ``json`` (anything
-    else): the type of a kind's values of one field (in these pieces), None aside (all None:
-    ``str``), and each piece's values as listed to tell it (None: not listed, a piece whose
-    first value is none of these makes it ``json`` unscanned)."""
+    """The type of a kind's values of one field, None aside: ``bool``, ``int`` (longs),
+    ``str`` (also all None) or ``json``; and each piece's values as listed to tell it."""
     for p in pieces:
         first = p.table[p.rows[0]] if p.whole else p.table[0]
         if first.__class__ not in _TYPED:
@@ -252,8 +285,7 @@ def save(c: TraceColumns, path: Path) -> Path:
             table,
             path,
             use_dictionary=[f.name for f in table.schema if pa.types.is_dictionary(f.type)],
-            # int64 columns as deltas (times rise slowly), but the watermark: its first jump
-            # from Long.MIN_VALUE makes its deltas wide
+            # int64 as deltas (times rise slowly), but the watermark (its jump from MIN)
             column_encoding={
                 f.name: "DELTA_BINARY_PACKED"
                 for f in table.schema
@@ -269,8 +301,7 @@ def save(c: TraceColumns, path: Path) -> Path:
 
 
 def _times(c: TraceColumns, name: str) -> pa.Array:
-    """A time field as int64 (null where absent); a value that is not an int in the long
-    range raises ``InputError`` naming the first such record."""
+    """A time field as int64 (null where absent); a non-long raises ``InputError``."""
     column: TimeColumn = getattr(c, name)
     if not column.exact:
         for row in np.flatnonzero(column.present).tolist():
@@ -291,8 +322,7 @@ def _times(c: TraceColumns, name: str) -> pa.Array:
 
 
 def _dictionary(codes: np.ndarray, values: list[Any]) -> pa.DictionaryArray:
-    """A dictionary array of strings, every record's (a None among the values becomes a
-    null)."""
+    """A dictionary array of strings, every record's (None: null)."""
     return _texts_array(len(codes), None, codes, values)
 
 
@@ -302,9 +332,8 @@ def _texts_array(
     codes: np.ndarray | list[np.ndarray],
     texts: list[str | None] | pa.Array,
 ) -> pa.DictionaryArray:
-    """A dictionary array of ``n`` strings: the records ``rows[i]`` have
-    ``texts[codes[i]]`` (null where that is None), the others null; every record has
-    ``texts[codes]`` when ``rows`` is None. Each distinct string is once in the dictionary."""
+    """A dictionary array of ``n`` strings: records ``rows[i]`` have ``texts[codes[i]]``
+    (``rows`` None: every record ``texts[codes]``), the others null."""
     strings = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.string())
     encoded = strings.fill_null("").dictionary_encode()
     null = null_flags(strings) if strings.null_count else None
@@ -333,9 +362,8 @@ def _texts_array(
 
 
 def _detail_array(n: int, listed: list[Listed], typ: str) -> tuple[pa.Array, bytes]:
-    """A detail column (null where absent) of values of one type (``_value_type``) and its
-    encoding: ``bool`` and ``int`` typed, ``str`` a dictionary of the strings (equal strings
-    once), ``json`` tagged JSON text per record (``_json_column``)."""
+    """A detail column of one type (``_value_type``) and its encoding: ``bool`` and ``int``
+    typed, ``str`` a dictionary, ``json`` tagged JSON text per record (``_json_column``)."""
     pieces = [p for p, _ in listed]
     values = [v if v is not None else p.distinct().tolist() for p, v in listed]
     if typ in ("bool", "int"):
@@ -347,8 +375,7 @@ def _detail_array(n: int, listed: list[Listed], typ: str) -> tuple[pa.Array, byt
         typ = "json"
     if typ == "json":
         return _json_column(n, pieces), b"json"
-    # each piece's strings one after another (a kind's whole detail: its records'), each
-    # record's code among them (``_texts_array`` keeps each distinct string once)
+    # each piece's strings in turn, each record's code among them
     rows, codes, texts = [], [], []
     for p, strings in zip(pieces, values, strict=True):
         local = np.arange(len(texts), len(texts) + len(strings))
@@ -359,11 +386,9 @@ def _detail_array(n: int, listed: list[Listed], typ: str) -> tuple[pa.Array, byt
 
 
 def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
-    """A JSON detail column: each record's value as tagged JSON text (null where absent),
-    each value encoded once as far as the pieces tell cheaply: a piece whose values are, row
-    by row, an earlier piece's (an element's payload in its ``arrival``, ``element`` and
-    ``assigned`` records) takes its texts; a piece whose values do not repeat (``repeated``)
-    is encoded value by value; any other is told apart by value first (``value_codes``)."""
+    """A JSON detail column: each record's value as tagged JSON text, each value encoded once
+    as far as cheaply told: a piece whose values are an earlier piece's (an element's payload
+    in ``element`` and ``assigned``) takes its texts, a repeating piece is coded first."""
     # (values, codes, type signature when told) of the pieces so far
     done: list[list[Any]] = []
     texts: list[pa.Array] = []  # each piece's new values' texts, in the order of their codes
@@ -396,9 +421,7 @@ def _json_column(n: int, pieces: list[DetailPiece]) -> pa.StringArray:
 
 
 def json_texts(values: list[Any]) -> pa.Array:
-    """``codec.to_texts`` of some values as an Arrow array of strings, the same texts: many
-    tuples of one shape of plain scalars (a kind's payloads) joined column by column by Arrow
-    (``_tuple_texts``), any other values by ``codec.to_texts``."""
+    """``codec.to_texts`` as an Arrow array (many flat tuples joined by Arrow, ``_tuple_texts``)."""
     if len(values) >= _COLUMNWISE and set(map(type, values)) == {tuple}:
         texts = _tuple_texts(values)
         if texts is not None:
@@ -409,8 +432,7 @@ def json_texts(values: list[Any]) -> pa.Array:
 def _dense_texts(
     n: int, rows: list[np.ndarray], codes: list[np.ndarray], texts: pa.Array
 ) -> pa.StringArray:
-    """A column of ``n`` strings (plain, not a dictionary: mostly distinct): the records
-    ``rows[i]`` have ``texts[codes[i]]``, the others null."""
+    """A plain column of ``n`` strings: records ``rows[i]`` have ``texts[codes[i]]``."""
     indices = np.zeros(n, dtype=np.int32)
     valid = np.zeros(n, dtype=bool)
     for at, code in zip(rows, codes, strict=True):
@@ -428,8 +450,7 @@ _UNESCAPED = r'^[^"\\\x00-\x1f]*$'
 
 
 def _unescaped(strings: list[str]) -> bool:
-    """Whether JSON writes each of these strings as itself between quotes (the distinct
-    strings checked when a sample says they are few, else every string by Arrow)."""
+    """Whether JSON writes each of these strings as itself between quotes."""
     if len(set(strings[:_SAMPLE])) * 4 <= min(len(strings), _SAMPLE):
         return all(map(_UNESCAPED_MATCH, set(strings)))
     return pc.all(pc.match_substring_regex(pa.array(strings, pa.string()), _UNESCAPED)).as_py()
@@ -440,10 +461,8 @@ _UNESCAPED_MATCH = re.compile(r'[^"\\\x00-\x1f]*').fullmatch  # (``_UNESCAPED`` 
 
 
 def _tuple_texts(values: list[tuple[Any, ...]]) -> pa.Array | None:
-    """The ``{"$tuple":[...]}`` texts of tuples (``tuple`` itself) of one width whose items
-    at each position are all of one type — ``str`` (needing no JSON escape), ``int`` (in
-    Java's long range), ``bool`` or None — joined by Arrow column by column, as
-    ``codec.to_text`` writes them; None for any other tuples."""
+    """``codec.to_text`` of tuples of one width whose items at each position are of one type
+    (unescaped ``str``, long ``int``, ``bool`` or None), joined by Arrow; else None."""
     if not values:
         return None
     width = len(values[0])

@@ -1,12 +1,9 @@
 """The trace as a pandas DataFrame (``to_pandas``), and back (``from_pandas``).
 
-One row per record: ``FRAME_COLUMNS`` (``kind``, ``operator``, ``key`` categorical unless the
-keys cannot be categories; times and window bounds nullable ``Int64``), then one column per
-detail field of the kinds present, in ``DETAIL_FIELDS`` order, typed by its values
-(``detail_column``), missing on the rows of other kinds; ``attrs["schema_version"]`` names
-the schema. Built column by column from the trace's codes and typed arrays, the detail from
-the pieces the trace holds it in (``detail_fields``: a tuple many records share is split
-once). Each column owns its arrays: setting a cell changes the frame, never the trace.
+One row per record: ``FRAME_COLUMNS`` (``kind``, ``operator``, ``key`` categorical; times and
+window bounds nullable ``Int64``), then one column per detail field of the kinds present, in
+``DETAIL_FIELDS`` order, typed by its values (``detail_column``), missing on other kinds'
+rows. Each column owns its arrays: setting a cell never changes the trace.
 """
 
 from __future__ import annotations
@@ -66,18 +63,16 @@ def to_pandas(c: TraceColumns) -> pd.DataFrame:
 
 
 def nullable_ints(column: TimeColumn) -> Any:
-    """A time column as a nullable ``Int64`` array (an object array if it is not exact), of
-    arrays of its own (not the trace's column: see ``to_pandas``)."""
+    """A time column as a nullable ``Int64`` array of its own (objects if not exact)."""
     if column.exact:
         return pd.arrays.IntegerArray(column.values.copy(), ~column.present)
     return column.values.copy()
 
 
 def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
-    """A coded column as a pandas Categorical whose categories are its values in order of
-    first appearance (None is a missing value, code -1; a value no record has is no
-    category), or its values as objects when they cannot be categories. ``strings``: values
-    known to be strings (kind, operator): a ``Coded``, made into a Categorical later."""
+    """A coded column as a Categorical, categories in order of first appearance (None is
+    missing), or objects when they cannot be categories. ``strings`` (kind, operator): a
+    ``Coded``, made a Categorical later."""
     values = column.lookup()
     order = appearance_order(column.codes, len(values))
     keep = order[np.not_equal(values[order], None)] if len(order) else order
@@ -97,9 +92,8 @@ def categorical(column: CodedColumn, *, strings: bool = False) -> Any:
 
 
 def appearance_order(codes: np.ndarray, count: int) -> np.ndarray:
-    """The codes (of ``0 .. count-1``; -1: none) that occur in ``codes``, in order of their
-    first occurrence: read chunk by chunk, up to the chunk where the last one first occurs
-    (usually the first chunk)."""
+    """The codes (``0 .. count-1``; -1: none) that occur in ``codes``, in order of first
+    occurrence (read chunk by chunk until all are found)."""
     found = np.zeros(count, dtype=bool)
     order: list[np.ndarray] = []
     left = count
@@ -121,8 +115,7 @@ def appearance_order(codes: np.ndarray, count: int) -> np.ndarray:
 
 
 def _recoded(codes: np.ndarray, keep: np.ndarray, count: int) -> np.ndarray:
-    """``codes`` (of ``0 .. count-1``) as codes into the values ``keep`` (-1 for the others),
-    in the narrowest type pandas keeps."""
+    """``codes`` as codes into the values ``keep`` (-1 for the others)."""
     remap = np.full(count, -1, dtype=_code_type(len(keep)))
     remap[keep] = np.arange(len(keep))
     return gather(remap, codes)
@@ -136,8 +129,7 @@ def from_codes(codes: np.ndarray, categories: Any) -> pd.Categorical:
 
 @dataclass(frozen=True, slots=True)
 class Coded:
-    """A categorical column not made yet: codes made here (-1 for missing) into the
-    ``categories`` (see ``to_pandas``)."""
+    """A categorical column not made yet: codes (-1: missing) into ``categories``."""
 
     codes: np.ndarray
     categories: Any
@@ -148,10 +140,8 @@ class Coded:
 
 @dataclass(frozen=True, slots=True)
 class DetailPiece:
-    """One kind's values of one detail field, for its records ``rows``: record ``rows[i]``
-    has ``table[codes[i]]``, or ``table[i]`` when ``codes`` is None, or (``whole``: ``table``
-    is the whole detail column) ``table[rows[i]]``. For a kind with several fields ``table``
-    holds that field of each distinct detail tuple (``value_codes``), each split once."""
+    """One kind's values of one detail field on its records ``rows``: record ``rows[i]`` has
+    ``table[codes[i]]``, ``table[i]`` (``codes`` None) or ``table[rows[i]]`` (``whole``)."""
 
     rows: np.ndarray
     table: np.ndarray
@@ -165,14 +155,12 @@ class DetailPiece:
         return self.table if self.codes is None else self.table[self.codes]
 
     def distinct(self) -> np.ndarray:
-        """The piece's values without repeats of a shared tuple's field, one per row when
-        ``codes`` is None (what to tell the field's types by)."""
+        """The piece's values, without repeats where coded (what its types are told by)."""
         return self.values() if self.whole else self.table
 
 
 def _field_names(kinds: Any) -> list[str]:
-    """The detail fields of these kinds, in ``DETAIL_FIELDS`` order (``detail`` last, for a
-    kind the schema lacks)."""
+    """The detail fields of these kinds, in ``DETAIL_FIELDS`` order (``detail`` last)."""
     names: list[str] = []
     for kind, fields in DETAIL_FIELDS.items():
         if kind in kinds:
@@ -183,9 +171,8 @@ def _field_names(kinds: Any) -> list[str]:
 
 
 def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
-    """Each detail field of the kinds present (``_field_names``) as pieces, one or more per
-    kind that has it (kinds in order of first appearance), from the pieces the trace holds
-    the detail in (``TraceColumns.detail_items``)."""
+    """Each detail field of the kinds present as pieces (``TraceColumns.detail_items``), kinds
+    in order of first appearance."""
     kind = c.kind
     by_kind: list[tuple[str, np.ndarray, Any]] = []
     for k, rows, item in c.detail_items():
@@ -224,9 +211,7 @@ class _Picked:
 def _item_pieces(
     c: TraceColumns, kind: str, rows: np.ndarray, item: Any, width: int
 ) -> list[Piece]:
-    """The pieces (``DetailPiece``'s rows, table, codes) of each of a kind's
-    ``width`` detail fields, for its records ``rows`` whose details ``item`` gives (see
-    ``detail_fields``)."""
+    """The pieces (rows, table, codes) of a kind's ``width`` detail fields on ``rows``."""
     if isinstance(item, CodedColumn) or not isinstance(item, (list, np.ndarray, Tuples, _Picked)):
         # a table of distinct details and each record's code in it (one value: code 0)
         if isinstance(item, CodedColumn):
@@ -258,9 +243,8 @@ def _item_pieces(
 
 
 def _referenced(table: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A coded item's table with each value no record refers to replaced by one a record
-    does (the field's types and categories are those of the records' values), and the
-    codes into it as they are (no full-length copy of them renumbered)."""
+    """A coded item's table, each value no record refers to replaced by one a record does
+    (types and categories are the records' values'), and its codes as they are."""
     used = np.bincount(codes, minlength=len(table)) > 0
     if used.all() or not len(codes):
         return table, codes
@@ -270,17 +254,14 @@ def _referenced(table: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _split(details: list[Any], width: int) -> list[np.ndarray] | None:
-    """The fields of some details that are all tuples (or lists) of ``width`` values, field
-    by field; None when one is not."""
+    """The fields of some tuples (or lists) of ``width`` values; None when one is not."""
     if not all(isinstance(d, (tuple, list)) and len(d) == width for d in details):
         return None
     return [object_array([d[i] for d in details]) for i in range(width)]
 
 
 def _typed(values: Any) -> np.ndarray:
-    """Values given one per record as an ``int64`` array when every one is an ``int`` in the
-    long range (an ``int64`` array as it is; a list: one pass for their types, one to convert
-    them), else as objects."""
+    """Values one per record as ``int64`` when all are ``int``s in the long range, else objects."""
     if isinstance(values, np.ndarray) and values.dtype == np.int64:
         return values
     if isinstance(values, list) and set(map(type, values)) == {int}:
@@ -288,22 +269,14 @@ def _typed(values: Any) -> np.ndarray:
             return np.fromiter(values, dtype=np.int64, count=len(values))
         except OverflowError:
             pass
-    return _objects_of(values)
-
-
-def _objects_of(values: Any) -> np.ndarray:
-    """Values given one per record (a list or an array) as an object array."""
-    if isinstance(values, np.ndarray):
-        return values if values.dtype == object else object_array(values.tolist())
-    return object_array(values)
+    return entry_objects(values, len(values))
 
 
 def split_fields(
     c: TraceColumns, kind: str, rows: np.ndarray, details: list[Any], width: int
 ) -> list[np.ndarray]:
-    """The fields of some detail tuples (of the records ``rows``), field by field (an object
-    array each); a detail that is not a tuple (or list) of ``width`` values is refused
-    naming its record (a sequence of ``width`` values of another type is taken as is)."""
+    """The fields of some detail tuples (of the records ``rows``) as object arrays; a detail
+    that is not a sequence of ``width`` values is refused naming its record."""
     try:  # one pass over the tuples for their lengths, one per field
         if set(map(len, details)) <= {width}:
             return [
@@ -322,8 +295,7 @@ def split_fields(
 
 
 def detail_columns(c: TraceColumns, *, defer: bool = False) -> dict[str, Any]:
-    """One column per detail field of the kinds present, missing on the rows of other kinds
-    (see ``detail_column``; ``defer``: a categorical as its ``Coded`` codes)."""
+    """One column per detail field of the kinds present (``detail_column``)."""
     fields = detail_fields(c)
     return {name: detail_column(len(c), pieces, defer=defer) for name, pieces in fields.items()}
 
@@ -335,11 +307,9 @@ _TYPED = frozenset({str, int, bool, _NONE})
 
 
 def detail_column(n: int, pieces: list[DetailPiece], *, defer: bool = False) -> Any:
-    """A detail field's column of ``n`` rows from its pieces (missing on the other rows): a
-    Categorical when every value is a ``str`` (categories in order of first appearance);
-    nullable ``Int64`` when every value is an ``int`` in Java's long range or None, at least
-    one int; nullable ``boolean`` likewise for bools; else objects, None where missing.
-    ``defer``: a categorical as its ``Coded`` codes and categories."""
+    """A detail field's column of ``n`` rows from its pieces (missing elsewhere): Categorical
+    when every value is a ``str``; nullable ``Int64`` when all are longs or None; nullable
+    ``boolean`` likewise; else objects. ``defer``: a categorical as its ``Coded``."""
     if all(_first(p).__class__ in _TYPED for p in pieces):
         tables = [p.distinct() for p in pieces]
         types = set().union(*map(_types, tables))
@@ -374,7 +344,7 @@ def _types(table: np.ndarray) -> set[type]:
 
 
 def _code_type(categories: int) -> type:
-    """The narrowest codes pandas keeps for that many categories (no copy in ``from_codes``)."""
+    """The narrowest codes pandas keeps for that many categories."""
     for dtype in (np.int8, np.int16, np.int32):
         if categories < np.iinfo(dtype).max:
             return dtype
@@ -382,8 +352,7 @@ def _code_type(categories: int) -> type:
 
 
 def _strings(n: int, pieces: list[DetailPiece], tables: list[np.ndarray]) -> Coded:
-    """The categorical codes of a field whose values are all strings (``tables``: each piece's
-    ``distinct`` values); categories in order of first appearance among all the rows."""
+    """The categorical codes of an all-strings field (``tables``: the pieces' ``distinct``)."""
     local, uniques = pd.factorize(tables[0] if len(tables) == 1 else np.concatenate(tables))
     local = local.astype(_code_type(len(uniques)), copy=False)
     codes = np.full(n, -1, dtype=local.dtype)
@@ -406,8 +375,7 @@ _BLOCK_ROWS = 1 << 15
 
 
 def _put_all(out: np.ndarray, pieces: list[DetailPiece]) -> None:
-    """Each piece's values (``DetailPiece.table`` at its ``codes``) on its rows, block of
-    rows by block (each block written while it is in cache; no full-length gather)."""
+    """Each piece's values on its rows, block of rows by block (in cache)."""
     pieces = [p for p in pieces if len(p.rows)]
     bounds = np.arange(0, len(out) + _BLOCK_ROWS, _BLOCK_ROWS)
     cuts = [np.searchsorted(p.rows, bounds).tolist() for p in pieces]
@@ -428,9 +396,8 @@ def _put_all(out: np.ndarray, pieces: list[DetailPiece]) -> None:
 def masked(
     n: int, pieces: list[DetailPiece], tables: list[np.ndarray], dtype: type
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The values (0 where missing) and missing mask of a field whose values are all ints
-    (or all bools) or None (``tables``: each piece's ``distinct`` values) as ``dtype``; None
-    when an int is beyond Java's long range."""
+    """The values (0 where missing) and missing mask of an ints (or bools) field as ``dtype``;
+    None when an int is beyond Java's long range."""
     values_of: list[DetailPiece] = []  # each piece's values, and where they are missing
     missing_of: list[DetailPiece] = []
     present = np.zeros(1, dtype=bool)  # (one value for all the rows of a piece: none missing)
@@ -471,11 +438,9 @@ def _objects(n: int, pieces: list[DetailPiece]) -> pd.Series:
 
 
 def from_pandas(frame: pd.DataFrame) -> TraceColumns:
-    """Columns of a frame made by ``to_pandas`` (integer columns pandas widened to floats
-    read back as ints), owning their arrays, the records in ``seq`` order (two rows of one
-    ``seq`` are refused). A missing trace column, a row without a kind, or a time, window
-    bound or ``seq`` that is no whole number raises ``InputError`` naming the frame row, its
-    ``seq``, the column and the value."""
+    """Columns of a frame made by ``to_pandas`` (widened float columns read as ints), in
+    ``seq`` order. A missing trace column, a repeated ``seq``, a row without a kind, or a
+    time, bound or ``seq`` that is no whole number raises ``InputError`` naming the cell."""
     missing = [name for name in _NEEDED if name not in frame.columns]
     if missing:
         raise InputError(
@@ -555,8 +520,7 @@ def _seq(frame: pd.DataFrame) -> np.ndarray:
 
 
 class _Rows:
-    """Where a frame's cell is, for ``from_pandas``'s errors: its row (the frame's own
-    position, ``order[i]`` once the rows are put in seq order) and ``seq``."""
+    """Where a frame's cell is, for ``from_pandas``'s errors: its row and ``seq``."""
 
     def __init__(
         self, seq: np.ndarray, order: np.ndarray | None = None, *, with_seq: bool = True
@@ -573,8 +537,7 @@ class _Rows:
     def ints(
         self, frame: pd.DataFrame, name: str, expected: str = "int milliseconds or missing"
     ) -> list[int | None]:
-        """A time / bound column's cells as ints, None where missing; a cell that is no
-        whole number raises, naming it."""
+        """A time / bound column's cells as ints (None: missing), else raises naming it."""
         out: list[int | None] = []
         append = out.append
         for i, v in enumerate(frame[name].tolist()):
@@ -593,9 +556,8 @@ def _missing(v: Any) -> bool:
 
 
 def _int_or_none(v: Any) -> int | None:
-    """An int from a frame cell; floats at the ends of the long range (MIN / MAX widened to
-    float64 by pandas) snap back to MIN / MAX. A cell that is no whole number (a fraction, a
-    str, a bool) raises ``ValueError`` / ``TypeError``: it is never cut to an int."""
+    """An int from a frame cell (floats beyond the long range snap to MIN / MAX); a cell
+    that is no whole number raises ``ValueError`` / ``TypeError``."""
     if _missing(v):
         return None
     if isinstance(v, (bool, np.bool_)):
@@ -612,8 +574,7 @@ def _int_or_none(v: Any) -> int | None:
 
 
 def _cell(v: Any, *, widened: bool) -> Any:
-    """A detail cell: missing as None; in a float column (pandas widened an older frame's
-    int column) whole floats as int. A float among objects stays a float."""
+    """A detail cell: missing as None; whole floats of a widened column as ints."""
     if _missing(v):
         return None
     return int(v) if widened and isinstance(v, float) and v.is_integer() else v

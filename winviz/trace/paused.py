@@ -1,9 +1,5 @@
-"""Paused spans: when watermark alignment held a source reader or partition back, read from
-the trace's ``paused`` / ``resumed`` records (written by ``winviz.operators.aligned_input``).
-
-One rule for every reader (the propagation chart, ``why_not_fired``): a span runs from a
-``paused`` record to the next ``resumed`` record of the same operator and input, or to the end
-of the trace (``end`` None: still paused when the trace ends).
+"""Paused spans: when watermark alignment held a source reader or partition back, from a
+``paused`` record to the next ``resumed`` of the same operator and input (or the trace's end).
 """
 
 from __future__ import annotations
@@ -17,10 +13,8 @@ PAUSE_KINDS = ("paused", "resumed")
 
 @dataclass(frozen=True)
 class PausedSpan:
-    """``input`` (a source reader or ``source[p]``) of ``operator`` was paused from processing
-    time ``start`` to ``end`` (None: to the end of the trace); ``watermark`` is its oldest
-    sample that was ahead of ``max_allowed``, the max desired watermark announced for
-    ``group``."""
+    """``input`` of ``operator`` paused from ``start`` to ``end`` (None: the trace's end), its
+    oldest ``watermark`` sample ahead of ``group``'s ``max_allowed``."""
 
     operator: str
     input: str
@@ -32,8 +26,7 @@ class PausedSpan:
 
 
 def paused_spans(records: Iterable[tuple[Any, ...]]) -> list[PausedSpan]:
-    """Spans from ``(kind, proc_time, operator, ts, input, max_allowed, group)`` tuples of
-    ``paused`` / ``resumed`` records in seq order, in the order they start."""
+    """Spans of ``(kind, proc_time, operator, ts, input, max_allowed, group)`` records."""
     open_: dict[tuple[str, str], tuple[int, int, int, str, int]] = {}
     spans: list[tuple[int, PausedSpan]] = []
     for n, (kind, proc, op, ts, name, max_allowed, group) in enumerate(records):
@@ -49,17 +42,14 @@ def paused_spans(records: Iterable[tuple[Any, ...]]) -> list[PausedSpan]:
 
 
 def still_paused(trace: Any) -> list[PausedSpan]:
-    """The spans of ``trace`` still open when it ends: what is paused for watermark alignment
-    then."""
+    """The spans of ``trace`` still open when it ends."""
     records = trace.records(*PAUSE_KINDS)
     spans = paused_spans((r.kind, r.proc_time, r.operator, r.ts, *r.detail) for r in records)
     return [s for s in spans if s.end is None]
 
 
 def paused_note(spans: Iterable[PausedSpan]) -> str:
-    """The sentence naming the paused ``spans`` ("" for none): none of their records are read
-    until they resume, so a window waiting for their records, or for their watermark, waits
-    for that."""
+    """The sentence naming the paused ``spans`` ("" for none)."""
     parts = [
         f"{s.input} is paused for watermark alignment since processing time {s.start} (its "
         f"watermark {s.watermark} is ahead of {s.max_allowed}, the max allowed in group "

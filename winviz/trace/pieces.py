@@ -1,9 +1,6 @@
-"""A trace's write buffer read as columns, each decoded the first time a reader asks for it.
-
-A read slices the buffer field by field (``Pieces``): one C-speed pass per field over the
-plain records, the marker's ``fields`` for the packed entries. ``part`` decodes a field on
-the records of some kinds only (a chart's); the whole columns are the same whatever parts
-were read first.
+"""A trace's write buffer read as columns (``Pieces``), each field decoded when first asked
+for: sliced from the plain records, built by the markers' ``fields`` for packed entries;
+``part`` decodes a field on some kinds' records only.
 """
 
 from __future__ import annotations
@@ -38,9 +35,8 @@ class NotExact(Exception):
 
 
 def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
-    """One field of the records of ``n`` packed entries, entry by entry, as Python objects:
-    ``per_record[r]`` is record ``r``'s item (``Packed.fields``: one value for every entry,
-    or a list, ``CodedColumn``, ``TimeColumn`` or array with one per entry)."""
+    """One field of the records of ``n`` packed entries, entry by entry, as objects
+    (``per_record[r]``: record ``r``'s ``Packed.fields`` item)."""
     out = np.empty((n, len(per_record)), dtype=object)
     for r, values in enumerate(per_record):
         if isinstance(values, CodedColumn):
@@ -59,8 +55,7 @@ def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
 @dataclass(frozen=True, slots=True)
 class Tuples:
     """A packed detail item of tuples said field by field: entry ``e``'s detail is
-    ``tuple(f[e] for f in fields)`` (each a list, an object array or an ``int64`` array),
-    made only when the detail column is read; ``to_pandas`` reads ``fields`` as they are."""
+    ``tuple(f[e] for f in fields)``, made only when the detail column is read."""
 
     fields: tuple[Any, ...]
 
@@ -88,8 +83,7 @@ def _python(values: Any) -> Any:
 
 
 def entry_objects(item: Any, n: int) -> np.ndarray:
-    """The values of ``n`` records given as one detail item (a list or array with one per
-    record, a ``Tuples``, a ``CodedColumn``, else one value for all) as an object array."""
+    """The values of ``n`` records given as one ``Packed.fields`` item, as an object array."""
     if isinstance(item, np.ndarray):
         return item if item.dtype == object else object_array(item.tolist())
     if isinstance(item, list):
@@ -118,8 +112,7 @@ class Deferred:
 
 class Slots:
     """A marker's entries value by value: ``slots[f]`` is value ``f`` of every entry, sliced
-    from ``flat`` when asked for; ``spans``: the runs' slot ranges ``(start, stop)`` in
-    ``flat``, each starting at a marker (None: ``flat`` is one run)."""
+    from ``flat``'s slot ranges ``spans`` (None: ``flat`` is one run)."""
 
     __slots__ = ("_flat", "_spans", "_step", "_width")
 
@@ -139,8 +132,8 @@ class Slots:
 
 
 class Plain:
-    """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``, whole
-    records of ``width`` values each; ``kinds``: field 0 when the caller has it already."""
+    """The plain records of a write buffer, in place: ``data``'s slot ranges ``spans``
+    (``kinds``: field 0, when the caller has it)."""
 
     __slots__ = ("_counts", "_data", "_fields", "_n", "_spans", "_table", "_width")
 
@@ -171,15 +164,13 @@ class Plain:
         return values
 
     def gather(self, rows: np.ndarray, f: int) -> list[Any]:
-        """Field ``f`` of the plain records ``rows``, in that order (a few records: picked
-        from the buffer, ``pick``; more: from the field sliced whole and kept)."""
+        """Field ``f`` of the plain records ``rows`` (a few: ``pick``ed from the buffer)."""
         if f not in self._fields and len(rows) * 8 < self._n:
             return self.pick(rows, f)
         return list(map(self.field(f).__getitem__, rows.tolist()))
 
     def pick(self, rows: np.ndarray, f: int) -> list[Any]:
-        """``gather`` without slicing the field of every record first (nothing is kept but
-        where the spans start): the records' slots in the buffer, found span by span."""
+        """``gather`` without slicing the whole field: each record's slot found by its span."""
         values = self._fields.get(f)
         if values is not None:
             return list(map(values.__getitem__, rows.tolist()))
@@ -209,10 +200,7 @@ def sliced(data: list[Any], ranges: list[tuple[int, int]], offset: int, step: in
 
 
 def spans(starts: np.ndarray, lengths: np.ndarray, step: int = 1) -> np.ndarray:
-    """``start, start + step, ...`` (``length`` numbers) for each start and length, one
-    after another: the records of some pieces (``step`` 1), their entries' first records
-    (``step`` = the records of an entry) or their records' first slots (``step`` = the
-    record width)."""
+    """``start, start + step, ...`` (``length`` numbers) for each start and length, in turn."""
     total = int(lengths.sum())
     offsets = np.cumsum(lengths) - lengths  # where each span starts in the result
     return np.repeat(starts - offsets * step, lengths) + np.arange(total, dtype=np.int64) * step
@@ -220,9 +208,8 @@ def spans(starts: np.ndarray, lengths: np.ndarray, step: int = 1) -> np.ndarray:
 
 @dataclass(slots=True)
 class _Group:
-    """A marker's entries in a first read: ``n`` entries of ``count`` records, record ``r`` of
-    entry ``e`` at position ``first[e] + r`` (``at(r)``); ``fields`` the marker's
-    ``Packed.fields``; ``kinds`` each record slot's kind when the same for every entry."""
+    """A marker's ``n`` entries of ``count`` records (record ``r`` of entry ``e`` at
+    ``first[e] + r``), its ``Packed.fields`` and each slot's kind (None: it varies)."""
 
     n: int
     count: int
@@ -244,8 +231,7 @@ class _Group:
         return item.get() if item.__class__ is Deferred else item
 
     def put(self, out: np.ndarray, slots: list[tuple[int, Any]]) -> None:
-        """``out[at(r)] = values`` for each ``(r, values)`` (an array, or one value for all);
-        into an output bigger than the caches entry block by entry block."""
+        """``out[at(r)] = values`` for each ``(r, values)``; a big output block by block."""
         if out.nbytes < _BLOCKED_BYTES or len(slots) < 2:
             for r, values in slots:
                 out[self.at(r)] = values
@@ -267,8 +253,7 @@ _BLOCK_ENTRIES = 8192
 
 @dataclass(frozen=True, slots=True)
 class _Pick:
-    """The records a part reads: the plain records ``plain`` (indices among them) at positions
-    ``plain_at``, and per marker group the record slots read."""
+    """The records a part reads: plain ones (indices, positions) and each group's slots."""
 
     plain: np.ndarray
     plain_at: np.ndarray
@@ -276,12 +261,9 @@ class _Pick:
 
 
 class Pieces:
-    """The records of a trace's write buffer, not yet decoded: the plain records (``plain``)
-    at positions ``plain_at`` (None: all plain, in order), and per marker its entries slot
-    by slot, each entry's records one after another from position ``first[e]``.
-    ``decode(name)`` builds a field's column straight into its typed array and drops what
-    that field alone needed; ``part(name, kinds, kind)`` builds it on the records of some
-    kinds only (a slot whose kind varies is read whole), dropping nothing."""
+    """A write buffer's records, not yet decoded: the plain records at positions ``plain_at``
+    (None: all plain) and per marker its entries (``_Group``). ``decode(name)`` builds a
+    field's column; ``part(name, kinds, kind)`` builds it on some kinds' records only."""
 
     def __init__(
         self,
@@ -294,11 +276,8 @@ class Pieces:
         self.flat = plain if plain is not None and len(plain) else None
         self.left = len(BASE_NAMES)  # fields not decoded yet
         self.groups = groups  # (marker, slots, each entry's first record's position)
-        # per marker: its entries' fields (``_Group``), made when the first field is asked
-        self.items: list[_Group] = []
-        # once the detail column is decoded: the packed details the writer numbered
-        # (``kept_details``)
-        self.kept: list[tuple[str | None, np.ndarray, Any]] = []
+        self.items: list[_Group] = []  # made from ``groups`` when a field is first asked
+        self.kept: list[tuple[str | None, np.ndarray, Any]] = []  # (``kept_details``)
         # (parts) the plain records' kind codes, and the plain records of each kind code
         self._plain_kinds: np.ndarray | None = None
         self._plain_of: dict[int, np.ndarray] = {}
@@ -336,9 +315,8 @@ class Pieces:
         kind: CodedColumn,
         base: tuple[Collection[str], Any] | None = None,
     ) -> Any:
-        """Field ``name``'s part for these ``kinds`` (``TraceColumns.part``; ``kind``: the kind
-        column); ``base``: (its kinds, a part) to extend with these kinds' records in place
-        (a coded part gets a new ``CodedColumn`` with the dictionary extended)."""
+        """Field ``name``'s part for these ``kinds`` (``kind``: the kind column); ``base``:
+        (its kinds, a part) to extend with these kinds' records."""
         f = BASE_NAMES.index(name)
         column = None if base is None else base[1]
         if column is not None and name in TIMES and not column.exact:
@@ -353,8 +331,7 @@ class Pieces:
                 return self.part(name, frozenset(kinds) | frozenset(base[0]), kind)
 
     def values_at(self, name: str, rows: np.ndarray, kind: CodedColumn) -> np.ndarray:
-        """Field ``name`` (coded or ``detail``) of the records at positions ``rows``, as an
-        object array, reading only these records (``kind``: the kind column)."""
+        """Field ``name`` (coded or ``detail``) of the records ``rows`` only, as objects."""
         f = BASE_NAMES.index(name)
         out = np.empty(len(rows), dtype=object)
         for hit, e, item in self._found(rows, kind, f):
@@ -362,8 +339,7 @@ class Pieces:
         return out
 
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
-        """The detail field as the buffer holds it (``TraceColumns.detail_items``): the plain
-        records first, then each marker's record slots; nothing is kept."""
+        """The detail field as the buffer holds it (``TraceColumns.detail_items``)."""
         f = BASE_NAMES.index("detail")
         out: list[tuple[str | None, np.ndarray, Any]] = []
         with paused():
@@ -377,9 +353,8 @@ class Pieces:
         return out
 
     def kept_details(self, column: np.ndarray) -> list[tuple[str | None, np.ndarray, Any]]:
-        """``detail_items`` once the detail column is decoded (``column``): the packed details
-        that are one value or coded (timer and trigger details) as they were, every other
-        record's read from the column (one piece of varying kinds)."""
+        """``detail_items`` once the detail column is decoded: the packed details that are
+        one value or coded as they were, the other records' from ``column``."""
         if not self.kept:
             return [(None, np.arange(self.n), column)]
         rest = np.ones(self.n, dtype=bool)
@@ -390,8 +365,7 @@ class Pieces:
     def _coded_details(
         self, items: list[_Group], f: int
     ) -> list[tuple[str | None, np.ndarray, Any]]:
-        """The packed detail items ``kept_details`` keeps: those that are not one value per
-        record (a list, an array, ``Tuples``), with their kind and records."""
+        """The packed detail items ``kept_details`` keeps (not one value per record)."""
         kept = []
         for group in items:
             for r in range(group.count):
@@ -403,8 +377,8 @@ class Pieces:
     def _found(
         self, rows: np.ndarray, kind: CodedColumn, f: int
     ) -> Iterator[tuple[np.ndarray, np.ndarray | None, Any]]:
-        """Where the records at positions ``rows`` are: (mask, None, field ``f`` values) of the
-        plain ones, and (mask, entries, field ``f`` item) per packed record slot holding some."""
+        """Where the records ``rows`` are: (mask, None, values) of the plain ones, and (mask,
+        entries, item) per packed record slot holding some."""
         if not len(rows):
             return
         present = np.bincount(kind.codes[rows], minlength=len(kind.values))
@@ -458,7 +432,7 @@ class Pieces:
         return _Pick(plain, plain_at, slots)
 
     def _plain_of_kind(self, code: int, kind: CodedColumn) -> np.ndarray:
-        """The plain records of a kind (indices among the plain records), found once."""
+        """The plain records of a kind (indices among them), found once."""
         found = self._plain_of.get(code)
         if found is None:
             if self._plain_kinds is None:
@@ -470,8 +444,7 @@ class Pieces:
     def _column(
         self, name: str, f: int, plain: list[Any] | None, pick: _Pick | None, base: Any = None
     ) -> Any:
-        """Field ``f``'s column of the records picked (all when ``pick`` is None), into the
-        part ``base`` when given."""
+        """Field ``f``'s column of the records picked (all: None), into ``base`` if given."""
         if name in CODED:
             return self._coded(plain, f, name, pick, base)
         if name in TIMES:
@@ -484,8 +457,7 @@ class Pieces:
         return self._objects(plain, f, pick, base)
 
     def _read(self, pick: _Pick | None) -> Iterator[tuple[_Group, list[tuple[int, np.ndarray]]]]:
-        """Each marker group with the record slots read, each with its records' positions
-        (entry by entry)."""
+        """Each marker group with the record slots read and their records' positions."""
         if pick is None:
             for group in self.items:
                 yield group, [(r, group.at(r)) for r in range(group.count)]
@@ -610,8 +582,7 @@ def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
 
 
 def _entry_times(item: Any) -> tuple[Any, Any]:
-    """A time field's item's (values, present) for all entries; ``NotExact`` for a value that
-    is not an int in the long range."""
+    """A time item's (values, present) for all entries; ``NotExact`` unless longs."""
     if item.__class__ is int:
         if not LONG_MIN <= item <= LONG_MAX:
             raise NotExact(item)

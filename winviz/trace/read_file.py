@@ -1,7 +1,6 @@
-"""Reading a trace file (``winviz.load_trace``; the layout: ``winviz.trace.files``): the
-file's bytes read once, the metadata and every column's type checked, ``seq`` and ``kind``
-decoded, each other column decoded from those bytes when a reader first asks for it
-(``TraceColumns.pending``). A damaged column raises ``TraceFileError`` when first read.
+"""Reading a trace file (``winviz.load_trace``; layout: ``winviz.trace.files``): metadata and
+column types checked, ``seq`` and ``kind`` decoded, each other column when first read (a
+damaged one raises ``TraceFileError`` then).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import pyarrow.parquet as pq
 from winviz.collector import paused
 from winviz.errors import TraceFileError
 from winviz.trace import codec
-from winviz.trace.bitmaps import bits_at, null_flags, nulls_at, valid_flags
 from winviz.trace.coded import (
     CodedColumn,
     TimeColumn,
@@ -37,14 +35,17 @@ from winviz.trace.files import (
     META_LAYOUT,
     META_VERSION,
     READS_LAYOUTS,
+    bits_at,
+    null_flags,
+    nulls_at,
+    valid_flags,
 )
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow
 
 
 def load(path: str | Path) -> TraceColumns:
-    """The columns of a trace file written by ``save``; ``TraceFileError`` names the file and
-    what is wrong when it is not one."""
+    """The columns of a trace file (``TraceFileError`` says what is wrong when it is not one)."""
     path = Path(path)
     if path.is_dir():
         raise TraceFileError(f"{path}: a directory; expected a trace file written by Trace.save")
@@ -99,11 +100,11 @@ def load(path: str | Path) -> TraceColumns:
 
 
 def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
-    """The file's columns: ``seq`` and ``kind`` now, the others when first read; the metadata
-    and the detail columns' types checked now."""
+    """The file's columns: ``seq`` and ``kind`` now, the others when first read."""
     kinds = _coded(table, "kind")
     layout = _layout_of(schema)
-    used = _present(kinds.codes, len(kinds.values))
+    used = np.zeros(len(kinds.values), dtype=bool)
+    used[kinds.codes] = True
     needed: dict[str, bytes] = {}
     for k, kind in enumerate(kinds.values):
         if not used[k]:
@@ -182,8 +183,7 @@ def _details(
     kinds: list[Any],
     layout: dict[str, dict[str, str]],
 ) -> np.ndarray:
-    """Every record's detail, built from the detail columns kind by kind (``per_kind``: the
-    records of each code of ``kinds``)."""
+    """Every record's detail, from the detail columns kind by kind (``per_kind``: code, rows)."""
     details = np.empty(n, dtype=object)
     columns: dict[str, _DetailColumn] = {}
     for code, rows in per_kind:
@@ -222,7 +222,7 @@ def _layout_of(schema: pa.Schema) -> dict[str, dict[str, str]]:
 
 
 def _seq(column: pa.Array) -> np.ndarray:
-    """The records' ``seq``: present and strictly increasing, else the file is refused."""
+    """The records' ``seq``, refused unless present and increasing."""
     if column.null_count:
         raise ValueError(f"record {int(np.argmax(null_flags(column)))} has no seq")
     seq = _raw_values(column, np.int64)
@@ -239,8 +239,7 @@ def _seq(column: pa.Array) -> np.ndarray:
 
 
 def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
-    """Every time window has a positive size (``has_positive_size`` over whole columns, in
-    Java's long arithmetic), else the first such record is named."""
+    """Every time window has a positive size (in Java's long arithmetic), else names one."""
     n = len(starts)
     if not n or len(ends) != n:
         return
@@ -260,8 +259,8 @@ def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
 
 
 class _DetailColumn:
-    """A detail column as read from the file: ``values(rows)`` (an object array, None where
-    null) and ``codes(rows)`` (int64, equal where the values are, -1 where null)."""
+    """A detail column: ``values(rows)`` (objects, None where null) and ``codes(rows)``
+    (equal where the values are, -1 where null)."""
 
     def __init__(self, column: pa.Array, table_values: np.ndarray, codes: np.ndarray) -> None:
         self.column, self.table_values, self._codes = column, table_values, codes
@@ -303,8 +302,7 @@ class _PlainColumn(_DetailColumn):
 
 
 def _mostly_distinct(fields: list[_DetailColumn], rows: np.ndarray, sample: int = 256) -> bool:
-    """True when evenly spread sample rows all have different combinations of the fields'
-    values (then grouping the rows would not pay)."""
+    """True when sample rows all differ in the fields' values (grouping would not pay)."""
     if len(rows) < 4 * sample:
         return False
     picked = rows[:: len(rows) // sample]
@@ -313,8 +311,7 @@ def _mostly_distinct(fields: list[_DetailColumn], rows: np.ndarray, sample: int 
 
 
 def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Group ids of rows by several code columns (each -1 or more; numbered in order of
-    first appearance) and each group's first row."""
+    """Group ids of rows by several code columns (each >= -1) and each group's first row."""
     combined = codes[0] + 1
     width = int(combined.max()) + 1 if len(combined) else 1
     for column in codes[1:]:
@@ -328,8 +325,7 @@ def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_detail(schema: pa.Schema, name: str) -> bytes:
-    """A detail column's encoding, checked with its type: texts (``plain`` or ``json``; strings
-    or a dictionary of strings), or bools or int64s (``plain``)."""
+    """A detail column's encoding, checked with its type (texts, or plain bools / int64s)."""
     field = schema.field(name)
     encoding = (field.metadata or {}).get(ENCODING)
     if encoding not in (b"plain", b"json"):
@@ -363,17 +359,15 @@ def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
     return _PlainColumn(column)
 
 
-# a text that is one tuple of plain scalars / one plain scalar: no bracket or brace outside
-# a string, strings without escapes (so each text's strings end inside it)
+# a flat tuple / plain scalar text: no bracket or brace outside a string, no escapes
 _FLAT_TUPLE = r'^\{"\$tuple":\[(?:[^\[\]{}\\"]|"[^"\\]*")*\]\}$'
 _FLAT_SCALAR = r'^(?:[^\[\]{}\\"]|"[^"\\]*")*$'
 _TUPLE_HEAD = len('{"$tuple":')
 
 
 def decode_texts(texts: pa.Array) -> np.ndarray:
-    """``codec.from_text`` of each of an array of texts, as an object array: the texts of flat
-    tuples and of plain scalars (found by a regular expression) each parsed by one
-    ``json.loads`` of them all (the count of values parsed checked), the others one by one."""
+    """``codec.from_text`` of each text, as objects: flat tuples and plain scalars parsed by
+    one ``json.loads`` of them all, the others one by one."""
     out = np.empty(len(texts), dtype=object)
     if not len(texts):
         return out
@@ -398,8 +392,7 @@ def decode_texts(texts: pa.Array) -> np.ndarray:
 
 
 def _loads_all(texts: pa.Array) -> list[Any]:
-    """The JSON values of these texts (each one value), parsed as one array (the texts
-    joined by Arrow, never made Python strings one by one)."""
+    """The JSON values of these texts (one each), parsed as one array joined by Arrow."""
     whole = pa.ListArray.from_arrays(pa.array([0, len(texts)], pa.int32()), texts)
     values = json.loads("[" + pc.binary_join(whole, ",")[0].as_py() + "]")
     if len(values) != len(texts):
@@ -413,8 +406,7 @@ def _whole(column: pa.ChunkedArray) -> pa.Array:
 
 
 def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
-    """The values buffer of a fixed-width array as numpy (whatever a null slot holds: the
-    caller masks nulls), without a copy."""
+    """The values buffer of a fixed-width array as numpy, without a copy (nulls unmasked)."""
     if array.type.bit_width != np.dtype(dtype).itemsize * 8:
         raise ValueError(f"expected {np.dtype(dtype).name} values, found {array.type}")
     buffer = array.buffers()[1]
@@ -456,17 +448,8 @@ def _time(table: pa.Table, name: str) -> TimeColumn:
     return TimeColumn(values, present)
 
 
-def _present(codes: np.ndarray, count: int) -> np.ndarray:
-    """Whether each of ``count`` codes is used (``bincount``'s nonzero, without its copy of
-    the codes as intp)."""
-    used = np.zeros(count, dtype=bool)
-    used[codes] = True
-    return used
-
-
 def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn:
-    """Each record's window, dictionary-encoded (no window and the global window first, then
-    the time windows in order of first appearance)."""
+    """Each record's window, coded (None and the global window first, then time windows)."""
     lookup = np.zeros(len(kind.values), dtype=np.int32)  # the code of each kind's window
     values: list[Any] = []
     time_code = -1
@@ -491,8 +474,7 @@ def _windows(kind: CodedColumn, starts: pa.Array, ends: pa.Array) -> CodedColumn
     if missing.any():
         row = int(np.argmax(missing))
         raise ValueError(f"record {row}: a time window without window_start / window_end")
-    # each time window's (start, end) as one 16-byte value (null on the other records),
-    # numbered by Arrow's hash table in order of first appearance
+    # each time window's (start, end) as one 16-byte value, numbered by Arrow's hash table
     n = len(is_time)
     pairs = np.empty((n, 2), dtype=np.int64)
     pairs[:, 0] = _raw_values(starts, np.int64)

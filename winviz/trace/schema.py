@@ -52,16 +52,12 @@ SCHEMA_VERSION = 1
 DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "element": ("value",),  # a record arrived at the operator
     "arrival": ("value", "index"),  # a source record entered the job (input index)
-    # the operator's watermark advanced (input name), or went back to MIN after a restore
-    # (input "restore": watermarks are not checkpointed, winviz.checkpoints)
+    # the operator's watermark advanced (input name), or went back to MIN (input "restore")
     "watermark": ("input",),
     "watermark_generated": ("generator",),  # a watermark generator emitted a watermark
     "watermark_dropped": ("reason",),  # a non-increasing watermark was ignored
     "idle": ("input",),  # a source/channel was marked idle
-    # the watermark strategy of a timestamps-and-watermarks operator (input: its name) has
-    # ``with_idleness(timeout)``: written when the run starts, only for such a strategy (so
-    # a job without idleness writes none; a trace from before this kind has none either)
-    "idleness": ("timeout", "input"),
+    "idleness": ("timeout", "input"),  # a strategy's ``with_idleness(timeout)``, at the start
     "active": ("input",),  # ... and active again
     "channel_watermark": ("channel", "input"),  # a watermark of one input channel / partition
     "channel_idle": ("channel", "input"),  # one input channel / partition became idle
@@ -76,37 +72,30 @@ DETAIL_FIELDS: dict[str, tuple[str, ...]] = {
     "purged": ("reason",),
     "merged": ("merged_windows", "state_window"),
     "cleanup": ("cleanup_time",),
-    "late_dropped": ("value",),  # a window operator counts it in num_late_records_dropped (an
-    # interval join drops a late record without counting it, as Flink)
+    "late_dropped": ("value",),  # a late record dropped (counted by a window operator)
     "side_output": ("tag", "value"),
     "evicted": ("when", "values"),
     "emitted": ("value",),  # a record left the operator (main output)
-    # an interval join (winviz.operators.interval_join): an element put into its side's
-    # buffer; a pair joined (ts: the output's); a cleanup timer removed a bucket (ts: its time)
+    # an interval join: an element buffered; a pair joined; a cleanup timer removed a bucket
     "buffered": ("side", "value"),
     "joined": ("left_ts", "right_ts"),
     "buffer_removed": ("side", "count"),
-    # a record crossed a rebalance / key_by exchange (written by the sending subtask; only
-    # when one side has parallelism > 1): partitioner "rebalance" / "hash", the receiving
-    # subtask, its channel index, the key group (hash only) and the record
+    # a record crossed a rebalance / key_by exchange (written by the sending subtask)
     "exchange": ("partitioner", "target", "channel", "key_group", "value"),
     "sink": ("sink", "value"),  # a record reached a named sink
     "clock": ("reason",),  # the simulated processing clock moved
     "batch": ("batch_id", "input_rows", "late_watermark", "max_event_time", "dropped"),
     "checkpoint": ("checkpoint_id", "source_records", "positions"),  # a completed checkpoint
-    # a restart from a checkpoint (failed_at None: a run started from a snapshot); the clock
-    # goes back to the checkpoint's, every watermark to MIN
+    # a restart from a checkpoint (failed_at None: a run started from a snapshot)
     "restore": ("checkpoint_id", "source_records", "positions", "failed_at"),
     "error": ("message",),
-    # watermark alignment (winviz.alignment): a source reader or one of its partitions
-    # (input) stopped / started reading; ts = its oldest watermark sample, checked against
-    # max_allowed, the max desired watermark last announced for the group
+    # watermark alignment: a source reader or partition stopped / started reading (ts: its
+    # oldest watermark sample, checked against the group's max_allowed)
     "paused": ("input", "max_allowed", "group"),
     "resumed": ("input", "max_allowed", "group"),
 }
 
-# kind -> the base fields its records have besides proc_time, watermark and operator (the
-# others are None); with ``DETAIL_FIELDS`` the parameters of the writer's method for the kind
+# kind -> its base fields besides proc_time, watermark and operator (the others are None)
 KIND_BASE_FIELDS: dict[str, tuple[str, ...]] = {
     kind: tuple(base.split())
     for kinds, base in (

@@ -1,14 +1,7 @@
-"""The trace store (``Trace``): written record by record while a job runs, read as columns.
-
-Writing goes through ``trace.writer`` (``winviz.trace.writer.TraceWriter``) into one flat
-buffer: plain records of ``BASE_FIELDS`` values each, and runs of packed entries (a marker,
-then its ``width`` values, standing for ``count`` records: ``winviz.trace.element_entry``),
-each run declared as it is written, so a read knows where every record is without looking.
-A read turns what was written since the last read into a columnar chunk (``Pieces``: each
-field sliced from the buffer and decoded the first time a reader asks for it); ``where``,
-``records``, ``kinds``, ``to_pandas``, ``to_arrow`` and ``save`` read the columns. A trace
-can be read while it is still being written. ``to_json()`` is canonical: the same run gives
-the same bytes.
+"""The trace store (``Trace``): written through ``trace.writer`` into one flat buffer (plain
+records of ``BASE_FIELDS`` values, and declared runs of packed entries,
+``winviz.trace.element_entry``), read as columns (``Pieces`` turns what was written since the
+last read into a chunk). ``to_json()`` is canonical: the same run gives the same bytes.
 """
 
 from __future__ import annotations
@@ -16,7 +9,6 @@ from __future__ import annotations
 import json
 import numbers
 import reprlib
-import sys
 from collections.abc import Iterable, Iterator
 from difflib import get_close_matches
 from pathlib import Path
@@ -49,8 +41,7 @@ _BLOCK = 1 << 16  # records decoded at a time when iterating
 
 
 class _ReadOnlyBuffer(list):
-    """The write buffer of a read-only trace (``Trace.where``'s view): always empty, it
-    refuses every write."""
+    """The write buffer of a read-only trace (``Trace.where``'s view): refuses every write."""
 
     def extend(self, _values: Iterable[Any]) -> None:
         raise TypeError("this trace is a read-only selection (Trace.where); write to the run's")
@@ -67,7 +58,6 @@ class Trace:
         "_packed_slots",
         "_runs",
         "_view",
-        "extend",
         "writer",
     )
 
@@ -76,12 +66,9 @@ class Trace:
     FIELDS = BASE_FIELDS
 
     def __init__(self, *, view: bool = False) -> None:
-        # a view's buffer refuses every write (``_ReadOnlyBuffer``)
         self._buffer: list[Any] = _ReadOnlyBuffer() if view else []
-        self.extend = self._buffer.extend  # the writer API's bulk append (see the docstring)
         self._chunks: list[TraceColumns] = []
-        # the runs of packed entries ``packed`` declared: (first slot, marker, entries), in
-        # buffer order; their buffer slots and the records they stand for
+        # the declared runs of packed entries: (first slot, marker, entries), in buffer order
         self._runs: list[tuple[int, Packed, int]] = []
         self._packed_slots = 0
         self._packed_records = 0
@@ -95,11 +82,9 @@ class Trace:
         trace._chunks = [columns]
         return trace
 
-    # -- the encoding the writer writes (module docstring) -------------------------------------
-
     def append_run(self, marker: Packed, values: list[Any], entries: int) -> None:
-        """Append a run of ``entries`` packed entries of ``marker`` (``values``: each entry's
-        marker, then its ``width`` values) and declare it (where it starts, how many)."""
+        """Append and declare a run of ``entries`` packed entries of ``marker`` (``values``:
+        each entry's marker, then its ``width`` values)."""
         step, start = 1 + marker.width, len(self._buffer)
         self._buffer.extend(values)
         self._packed_slots += entries * step
@@ -110,14 +95,12 @@ class Trace:
         else:
             runs.append((start, marker, entries))
 
-    # -- reading --------------------------------------------------------------------------
-
     def __len__(self) -> int:
         buffered = (len(self._buffer) - self._packed_slots) // self.WIDTH + self._packed_records
         return sum(len(c) for c in self._chunks) + buffered
 
     def columns(self) -> TraceColumns:
-        """Every record as columns (``winviz.trace.columns.TraceColumns``)."""
+        """Every record as columns."""
         if self._buffer:
             first = sum(len(c) for c in self._chunks)
             with paused():  # many new containers, no cycles: no collection passes over them
@@ -127,9 +110,7 @@ class Trace:
         return self._chunks[0] if self._chunks else empty()
 
     def _buffer_columns(self, first: int) -> TraceColumns:
-        """The write buffer as columns, each field decoded when a reader first asks for it
-        (``Pieces``: the plain records between the runs and each marker's runs found by their
-        slot ranges), the buffer left empty (``_take``)."""
+        """The write buffer as columns (``Pieces``), the buffer left empty (``_take``)."""
         data, width = self._buffer, self.WIDTH
         run_starts, of_run, entries = zip(*self._runs, strict=True) if self._runs else ((), (), ())
         markers = {m: 1 + i for i, m in enumerate(dict.fromkeys(of_run))}  # (label: 1 + i)
@@ -138,8 +119,7 @@ class Trace:
         count = np.array([0, *(m.count for m in markers)], dtype=np.int64)[label]
         start, n_entries = np.array(run_starts, dtype=np.int64), np.array(entries, dtype=np.int64)
         stop = start + n_entries * step
-        # the pieces in buffer order: the plain records before each run, the run; then the
-        # plain records after the last run (kept where there are some)
+        # in buffer order: the plain records before each run, the run; then those after
         before, after = np.concatenate(([0], stop)), np.append(start, len(data))
         piece_label = np.zeros(2 * len(start) + 1, dtype=np.int64)
         piece_label[1::2] = label
@@ -157,7 +137,6 @@ class Trace:
         kinds = sliced(data, plain_spans, 0, width)
         if ((after - before) % width).any() or not set(map(type, kinds)) <= {str}:
             raise ValueError("trace write buffer: a record whose kind is not a str")
-        del data  # (a reference of its own: ``_take`` counts them)
         data = self._take()
         plain = Plain(data, plain_spans, width, kinds)
         if not markers:
@@ -179,28 +158,16 @@ class Trace:
         return TraceColumns.pending(seq, pieces.decode, pieces.part)
 
     def _take(self) -> list[Any]:
-        """The write buffer's values, the buffer left empty (its runs too). The list itself
-        when only the trace holds it and its ``extend`` (CPython's reference counts say so;
-        ``_SOLE``: a fresh trace's): a new list takes its place, nothing is copied. Else a
-        copy, the list cleared in place: a writer holding ``extend`` keeps writing to it."""
-        if self._refs() == _sole_refs():
-            data = self._buffer
-            self._buffer = []
-            self.extend = self.writer._extend = self._buffer.extend
-        else:
-            data = self._buffer[:]
-            self._buffer.clear()
+        """The write buffer's values, a new empty buffer (without runs) in its place."""
+        data = self._buffer
+        self._buffer = []
+        self.writer._extend = self._buffer.extend
         self._runs.clear()
         self._packed_slots = self._packed_records = 0
         return data
 
-    def _refs(self) -> tuple[int, int]:
-        """The reference counts of the write buffer and of its ``extend`` (see ``_take``)."""
-        return sys.getrefcount(self._buffer), sys.getrefcount(self.extend)
-
     def _unpacked(self) -> list[Any]:
-        """Every record, eight values each, the write buffer read record by record (packed
-        entries through ``Packed.unpack``): what the columns are checked against."""
+        """The write buffer record by record (packed entries through ``Packed.unpack``)."""
         data, width = self._buffer, self.WIDTH
         out: list[Any] = []
         i, end = 0, len(data)
@@ -244,8 +211,7 @@ class Trace:
     def _records(
         self, rows: np.ndarray, kinds: Iterable[str] | None = None
     ) -> Iterator[TraceRecord]:
-        """The records at these positions; ``kinds``: theirs, when known (each field is then
-        read as the part of those kinds, ``TraceColumns.part``)."""
+        """The records at these positions (``kinds``, when known: read from their parts)."""
         c = self.columns()
         wanted = None if kinds is None else frozenset(kinds)
 
@@ -307,20 +273,18 @@ class Trace:
         key: Any = _ANY,
         window: Any = _ANY,
     ) -> Trace:
-        """A read-only trace of the records that match every filter given (keeping their
-        ``seq``): ``kind`` and ``operator`` a name or several, ``key`` a key (by type and
-        value: ``1`` is not ``True``), ``window`` a ``TimeWindow``, a ``(start, end)`` pair of
-        ints (tuple or list), the ``GlobalWindow`` or None. A kind unknown to the schema and
-        the trace, an operator no record of the run has (a view knows its whole run's), a key
-        that can never be one (a list) and a window that is none of those raise, naming it."""
+        """A read-only trace of the records that match every filter given (``seq`` kept):
+        ``kind`` and ``operator`` a name or several, ``key`` a key (by type and value: ``1``
+        is not ``True``), ``window`` a ``TimeWindow``, a ``(start, end)`` pair of ints, the
+        ``GlobalWindow`` or None. An unknown kind or operator, a key that can never be one
+        and a window that is none of those raise, naming it."""
         return Trace.from_columns(
             self.columns().take(self.rows_where(kind, operator, key, window)), view=True
         )
 
     def until(self, proc_time: int) -> Trace:
-        """A read-only trace of the records written up to processing time ``proc_time`` (the
-        run as it stood then: the simulated clock never goes back). ``proc_time`` is int
-        milliseconds, as every time in a trace."""
+        """A read-only trace of the records written up to processing time ``proc_time`` (int
+        ms): the run as it stood then."""
         if isinstance(proc_time, bool) or not isinstance(proc_time, numbers.Integral):
             raise ArgumentTypeError(
                 "until(proc_time): a processing time is int milliseconds",
@@ -342,22 +306,19 @@ class Trace:
         key: Any = _ANY,
         window: Any = _ANY,
     ) -> list[TraceRecord]:
-        """The records of the given kinds (all when none given; ``records("fired")`` or
-        ``records(kind="fired")``), optionally of one operator, key or window, as
-        ``TraceRecord`` objects."""
+        """The ``TraceRecord``s of the given kinds (all when none given), optionally of one
+        operator, key or window."""
         wanted = [*kinds, *([kind] if isinstance(kind, str) else kind or [])]
         rows = self.rows_where(wanted or None, operator, key, window)
         return list(self._records(rows, wanted or None))
 
     def records_at(self, rows: np.ndarray | list[int]) -> list[TraceRecord]:
-        """The records at these positions (``rows_where`` gives them; ints, a negative one
-        counted from the end), as ``TraceRecord``s. A boolean mask, a float or a position
-        beyond the trace raises, naming it."""
+        """The ``TraceRecord``s at these positions (ints; negative from the end). A boolean
+        mask, a float or a position beyond the trace raises, naming it."""
         return list(self._records(_positions(rows, len(self))))
 
     def operators(self, *kinds: str) -> list[str]:
-        """The operators that wrote records of these kinds (any kind when none given), in
-        order of first appearance."""
+        """The operators that wrote records of these kinds (any when none given), in order."""
         c = self.columns()
         codes = c.operator.codes[self.rows_where(kinds or None)]
         return [c.operator.values[i] for i in dict.fromkeys(codes.tolist())]
@@ -387,11 +348,9 @@ class Trace:
             raise KeyError(f"{field!r} is not a trace field; the fields: seq, {BASE_FIELDS}")
         return value.decode().tolist() if hasattr(value, "decode") else value.tolist()
 
-    # -- export ---------------------------------------------------------------------------
-
     def to_rows(self) -> list[dict[str, Any]]:
-        """Plain dict rows with JSON-ready values (windows as start/end). A value that has no
-        JSON form (one that contains itself) raises ``InputError`` naming its record."""
+        """Plain dict rows with JSON-ready values (windows as start/end); a value that
+        contains itself raises ``InputError`` naming its record."""
         rows = []
         for r in self:
             start, end = window_bounds(r.window)
@@ -421,9 +380,8 @@ class Trace:
         return rows
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """Canonical JSON (sorted keys, no NaN, values in ``jsonable``'s form): the same run
-        gives the same bytes. A time or window bound JSON cannot hold (NaN, infinity) raises
-        ``InputError`` naming the record and the field."""
+        """Canonical JSON (sorted keys, values in ``jsonable``'s form): the same run gives the
+        same bytes. A NaN or infinite time raises ``InputError`` naming record and field."""
         rows = self.to_rows()
         doc = {"schema_version": SCHEMA_VERSION, "records": rows}
         try:
@@ -462,8 +420,7 @@ class Trace:
         return to_arrow(self.columns())
 
     def save(self, path: str | Path) -> Path:
-        """Write the trace to a Parquet file (data only: no code is ever stored or run when
-        it is read back with ``winviz.load_trace``); returns the path."""
+        """Write the trace to a Parquet file (data only, ``winviz.trace.files``); the path."""
         from winviz.trace.files import save
 
         if not isinstance(path, (str, Path)):
@@ -471,20 +428,22 @@ class Trace:
         return save(self.columns(), Path(path))
 
 
-_SOLE: list[tuple[int, int]] = []
+def load_trace(path: str | Path) -> Trace:
+    """``winviz.load_trace``: the trace saved at ``path`` by ``Trace.save``, read-only
+    (``winviz.trace.read_file``; a file that is not one raises ``TraceFileError``)."""
+    from winviz.trace.read_file import load  # pyarrow, imported when a file is read
 
-
-def _sole_refs() -> tuple[int, int]:
-    """``Trace._refs()`` of a trace whose buffer nothing else holds (measured once)."""
-    if not _SOLE:
-        probe = Trace()
-        probe.extend((None,))
-        _SOLE.append(probe._refs())
-    return _SOLE[0]
+    if not isinstance(path, (str, Path)):
+        raise ArgumentTypeError(
+            f"load_trace() takes the path of a trace file, not {type(path).__name__}",
+            field="path",
+            value=path,
+            expected="a str or pathlib.Path of a trace file",
+        )
+    return Trace.from_columns(load(path), view=True)
 
 
 def _names(field: str, want: Any) -> set[str]:
-    """The names a ``kind`` / ``operator`` filter asks for (a str or several)."""
     try:
         names = set(want)
     except TypeError:
@@ -496,8 +455,7 @@ def _names(field: str, want: Any) -> set[str]:
 
 
 def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
-    """Refuse a kind filter naming a kind neither the schema nor the trace has (a typo would
-    select nothing, silently)."""
+    """Refuse a kind filter naming a kind neither the schema nor the trace has."""
     known = set(DETAIL_FIELDS).union(k for k in present if isinstance(k, str))
     unknown = sorted(names - known)
     if unknown:
@@ -513,7 +471,7 @@ def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
 
 def _known_operators(want: Any, names: set[str], present: list[Any]) -> None:
     """Refuse an operator filter naming an operator no record of the run has (``present``:
-    the operator column's dictionary, which a view shares with its whole trace)."""
+    the operator dictionary, a view's its whole run's)."""
     known = [o for o in present if isinstance(o, str)]
     unknown = sorted(names.difference(known))
     if not unknown:
@@ -545,8 +503,7 @@ def _hashable(value: Any) -> bool:
 
 
 def _positions(rows: Any, n: int) -> np.ndarray:
-    """``records_at``'s positions as an ``int64`` array, checked: ints (a negative one counts
-    from the end) within a trace of ``n`` records; a boolean mask is refused."""
+    """``records_at``'s positions as ``int64``, checked against a trace of ``n`` records."""
     array = np.asarray(rows)
     if array.dtype == object and all(
         isinstance(r, numbers.Integral) and not isinstance(r, bool) for r in array.ravel()
@@ -576,8 +533,7 @@ def _positions(rows: Any, n: int) -> np.ndarray:
 
 
 def _bound(value: Any, window: Any) -> int:
-    """One bound of a ``(start, end)`` window filter: an int (a whole float, as a pandas
-    cell may be, is that int)."""
+    """One bound of a ``(start, end)`` window filter: an int (or a whole float)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     if isinstance(value, float) and value.is_integer():
@@ -591,8 +547,7 @@ def _bound(value: Any, window: Any) -> int:
 
 
 def _window_code(c: TraceColumns, window: Any) -> int:
-    """The code of a window filter: a TimeWindow, a (start, end) pair (a tuple, or a list as
-    ``to_json`` writes a window), GLOBAL_WINDOW or None."""
+    """The code of a window filter (a TimeWindow, (start, end) pair, GLOBAL_WINDOW or None)."""
     pair = isinstance(window, (tuple, list)) and not hasattr(window, "start")
     if pair and len(window) == 2:
         want = (_bound(window[0], window), _bound(window[1], window))
@@ -601,7 +556,6 @@ def _window_code(c: TraceColumns, window: Any) -> int:
                 return i
         return -1
     if pair or isinstance(window, (str, bytes, numbers.Number)):
-        # ("0-1000", (0,), 1000: never a window; they would select nothing without a word)
         what = f"a {len(window)}-item " if pair else "a "
         what += type(window).__name__
         raise ArgumentTypeError(

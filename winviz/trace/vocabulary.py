@@ -10,29 +10,19 @@ Elements, in Flink's terms (``WindowOperator.isElementLate`` / ``isWindowLate``)
   lateness > watermark), else **dropped** (counted in ``numLateRecordsDropped``) or sent to
   the **side output** (``sideOutputLateData``).
 
-A firing (one ``fired`` record: ``WindowOperator.emitWindowContents``) is described by what
-Flink can observe:
+A firing (a ``fired`` record: ``WindowOperator.emitWindowContents``) has:
 
-* its **cause** — an element (``Trigger.onElement`` returned FIRE), an event-time timer at t
-  (``onEventTime``), a processing-time timer at t (``onProcessingTime``), the end of input (an
-  event-time timer fired by the MAX watermark a finished source emits), a session merge
-  (``onMerge``), or "cause not traced"; in BATCH mode (``winviz.batch_execution``) the
-  **end of key**: a key's watermark jumps to MAX once its records are done, firing its
-  event-time timers (charts file it under "end of input": the watermark is MAX either way);
-* whether it is the window's **first firing** or a **re-firing** (the window, of that key at
-  that operator, fired before);
-* whether it is a **late firing**: the operator's watermark had already reached the window's
-  max timestamp before the event that caused it (for an event-time timer: before the
-  watermark advance that fired the timer). With ``EventTimeTrigger`` only a late element
-  within allowed lateness (or a merge it causes) makes one.
+* a **cause** — an element (``Trigger.onElement``), an event-time timer (``onEventTime``), a
+  processing-time timer (``onProcessingTime``), the end of input (an event-time timer fired
+  by the MAX watermark), a session merge (``onMerge``), or "cause not traced"; in BATCH mode
+  the **end of key** (its watermark jumps to MAX; charts file it under "end of input");
+* a **first firing** or a **re-firing** (the window, of that key and operator, fired before);
+* maybe a **late firing**: the watermark had reached the window's max timestamp before its
+  cause (with ``EventTimeTrigger``: a late element within allowed lateness).
 
-An interval join (``IntervalJoinOperator``) has no windows: an element is late there when its
-timestamp < the watermark (``isLate``) and is **dropped** or sent to the **side output**;
-else it is **buffered** (joined with the other input's buffered elements, kept until its
-cleanup timer).
-
-Flink has no pane timing; Beam's ``PaneInfo.Timing`` (early / on time / late) is not used.
-The ``fired`` record still carries a ``timing`` field for old traces' sake; nothing reads it.
+At an interval join (``IntervalJoinOperator``) an element is late when its timestamp < the
+watermark (``isLate``): **dropped** or **side output**, else **buffered**. The ``fired``
+record's ``timing`` field (Beam's pane timing, not Flink's) is kept for old traces; unread.
 """
 
 from __future__ import annotations

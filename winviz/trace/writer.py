@@ -1,17 +1,10 @@
-"""The trace writer: the one way the engine writes trace records.
-
-A ``TraceWriter`` has one method per record kind of the schema (``DETAIL_FIELDS``), named as
-the kind and generated from the schema's field lists (``KIND_BASE_FIELDS``, ``DETAIL_FIELDS``):
-its parameters are ``proc_time``, ``watermark``, ``operator``, then the kind's base fields
-among ``key``, ``window`` and ``ts`` (the others are None), then its detail fields by name.
-For the window kernel's hot loop, ``open_window_elements`` writes a run of elements into open
-windows from columns, which the store keeps as packed entries (``ElementEntry``): an
-encoding the writer chooses, not one the operators build. ``emit`` writes one record given
-field by field, for hand-made traces (tests, lessons).
-
-Flink has no such thing: the nearest concepts are an operator's ``Output`` and its metric
-group; the trace writes down, in addition, every decision in between. Timer and trigger
-details that repeat are shared objects (readers tell values apart by value, never by object).
+"""The trace writer (``TraceWriter``): the one way the engine writes trace records, one method
+per kind generated from the schema (``KIND_BASE_FIELDS``, ``DETAIL_FIELDS``): ``proc_time``,
+``watermark``, ``operator``, the kind's base fields, then its detail fields. Bulk methods
+write the window kernel's record groups at once; ``open_window_elements`` stores packed
+entries (``ElementEntry``), an encoding the writer chooses. Flink's nearest concept is an
+operator's ``Output``. Repeated timer and trigger details are shared objects (readers tell
+values apart by value, never by object).
 """
 
 from __future__ import annotations
@@ -37,16 +30,14 @@ _SHARED_DETAILS = ("timer_registered", "timer_deleted", "timer_fired", "trigger"
 
 
 class TraceWriter:
-    """Writes records into one ``Trace`` (``trace.writer``): one method per kind (see the
-    module docstring), each appending one record in ``BASE_FIELDS`` order."""
+    """Writes records into one ``Trace`` (``trace.writer``), in ``BASE_FIELDS`` order."""
 
     __slots__ = ("_entries", "_extend", "_timers", "_trace")
 
     def __init__(self, trace: Trace) -> None:
         self._trace = weakref.proxy(trace)  # (the trace holds its writer: no cycle)
-        self._extend = trace.extend  # (the store's append: ``Trace._take`` renews it)
-        # event-time namespace -> its timer details: (domain, namespace, flag) with flag
-        # False and True, then (domain, namespace); kept until ``forget``
+        self._extend = trace._buffer.extend  # (``Trace._take`` renews it)
+        # event-time namespace -> its ``shared_timer_details``, kept until ``forget``
         self._timers: dict[Any, tuple[tuple[Any, ...], ...]] = {}
         # (operator, source, whether a cleanup timer) -> the marker of such packed entries
         self._entries: dict[tuple[str, str, bool], ElementEntry] = {}
@@ -62,13 +53,12 @@ class TraceWriter:
         ts: Time,
         detail: Any = None,
     ) -> None:
-        """One record given field by field (``BASE_FIELDS``), of any kind."""
+        """One record of any kind given field by field (hand-made traces)."""
         self._extend((kind, proc_time, watermark, operator, key, window, ts, detail))
 
     def _share(self, domain: str, namespace: Any) -> tuple[tuple[Any, ...], ...]:
-        """The namespace's timer details (``shared_timer_details``), kept for an event-time
-        namespace (hashable: the timer service keys its timers by them). The callers look
-        them up inline (``_timers``), a hot path."""
+        """The namespace's ``shared_timer_details``, kept for an event-time namespace (the
+        callers look them up in ``_timers`` inline: a hot path)."""
         made = shared_timer_details(namespace, domain)
         if domain == "event":
             self._timers[namespace] = made
@@ -78,8 +68,6 @@ class TraceWriter:
         """Stop sharing these namespaces' timer details (their windows are cleaned up)."""
         for namespace in namespaces:
             self._timers.pop(namespace, None)
-
-    # -- the kinds with shared details (the others: ``_kind_method``) -----------------------
 
     def timer_registered(
         self,
@@ -150,8 +138,6 @@ class TraceWriter:
             detail = _TRIGGER_DETAILS.setdefault(call, {}).setdefault(result, (call, result))
         self._extend(("trigger", proc_time, watermark, operator, key, window, None, detail))
 
-    # -- bulk: the window kernel's (``winviz.operators.window_kernel``) -----------------------
-
     def event_timer_fired(
         self,
         proc_time: Time,
@@ -188,10 +174,8 @@ class TraceWriter:
         sink: str | None = None,
         sink_watermark: Time = None,
     ) -> None:
-        """``event_timer_fired`` with FIRE (the timer at max_timestamp ``ts``), then the
-        ``emitted`` record of the firing's one result (at ``emitted_time`` and
-        ``emitted_watermark``) and, unless ``sink`` is None, the ``sink`` record of the sink it
-        goes straight into (at the sink's ``sink_watermark``), in one write."""
+        """``event_timer_fired`` with FIRE, the ``emitted`` record of the firing's one result
+        and, unless ``sink`` is None, the ``sink`` record of the sink it goes into."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -222,8 +206,8 @@ class TraceWriter:
         existed: bool,
         cleanup_time: int,
     ) -> None:
-        """``fired`` (at ``max_ts``), then ``event_window_cleared``'s two records, in one write
-        (the firing timer is also the cleanup timer: no allowed lateness)."""
+        """``fired`` (at ``max_ts``), then ``event_window_cleared``'s two records (the firing
+        timer is also the cleanup timer)."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -248,9 +232,8 @@ class TraceWriter:
         existed: bool,
         cleanup_time: int,
     ) -> None:
-        """A window's cleanup timer fired (``WindowOperator.clearAllState``): the
-        ``timer_deleted`` of ``EventTimeTrigger.clear`` (the timer at ``max_ts``), then
-        ``cleanup``, in one write, for a window function whose ``clear`` does nothing."""
+        """A window's cleanup (``WindowOperator.clearAllState``): ``EventTimeTrigger.clear``'s
+        ``timer_deleted`` (at ``max_ts``), then ``cleanup``."""
         shared = self._timers.get(window)
         if shared is None or shared[2][1].__class__ is not window.__class__:
             shared = self._share("event", window)
@@ -278,11 +261,9 @@ class TraceWriter:
         windows: Sequence[Any],
         deduplicated: Sequence[int],
     ) -> None:
-        """A run of ``source``'s records going into open windows of a window ``operator`` with
-        an ``EventTimeTrigger``, given as columns: per element the records ``ElementEntry``
-        stands for (input indexes from ``first_index`` on; ``allowed_lateness`` None: no
-        cleanup timer of its own; ``deduplicated``: the two timers' bits), stored as one
-        packed entry per element."""
+        """A run of ``source``'s records going into open windows of ``operator`` (an
+        ``EventTimeTrigger``), as columns: one packed ``ElementEntry`` per element
+        (``allowed_lateness`` None: no cleanup timer of its own)."""
         if not keys:
             return
         marker = self._entry(operator, source, allowed_lateness)
@@ -293,8 +274,7 @@ class TraceWriter:
         self._trace.append_run(marker, entries, len(keys))
 
     def _entry(self, operator: str, source: str, allowed_lateness: int | None) -> ElementEntry:
-        """The marker of ``open_window_elements``' entries (one per operator, source and
-        whether a cleanup timer)."""
+        """The marker of ``open_window_elements``' entries (per operator, source, cleanup)."""
         at = (operator, source, allowed_lateness is not None)
         marker = self._entries.get(at)
         if marker is None:
@@ -303,9 +283,8 @@ class TraceWriter:
 
 
 def _method(kind: str, base: tuple[str, ...], details: int) -> Callable[..., None]:
-    """The writer's method for a ``kind`` with these base fields and this many detail fields:
-    its values are the base fields, then the detail fields (one: the detail is that value;
-    several: their tuple). One small function per layout, so that a record costs one call."""
+    """The writer's method for a ``kind`` with these base fields and detail count (one: the
+    detail itself; several: their tuple): a small function per layout, one call a record."""
     one = details == 1
 
     def check(values: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -383,8 +362,7 @@ def _method(kind: str, base: tuple[str, ...], details: int) -> Callable[..., Non
 
 
 def _kind_method(kind: str) -> Any:
-    """The writer's method for ``kind``, from the schema (``KIND_BASE_FIELDS``,
-    ``DETAIL_FIELDS``), its parameters named by the schema's fields."""
+    """The writer's method for ``kind``, its parameters named by the schema's fields."""
     base, details = KIND_BASE_FIELDS[kind], DETAIL_FIELDS[kind]
     method = _method(kind, base, len(details))
     fields = ("self", "proc_time", "watermark", "operator", *base, *details)
