@@ -10,6 +10,7 @@ import pytest
 
 import winviz as wv
 from tests.browser.gallery import coinciding_firings, restored, running_example
+from tests.chart_jobs import late_union_job, session_job
 from winviz.viz import palette
 
 labels = importlib.import_module("winviz.viz.labels")  # element_label (viz.labels: a module)
@@ -41,6 +42,44 @@ def test_element_labels_by_key_or_function() -> None:
     assert labels.element_label('["a", 1000]', lambda v: v[0].upper()) == "A"
     with pytest.raises(ValueError, match="element_labels must be"):
         wv.timeline(running_example(), element_labels=1.5)
+
+
+def far_element_labels(spec: dict[str, Any]) -> list[tuple[str, int, int, int, int]]:
+    """(label, x, y, dx, dy) of every element label placed beyond ``labels.LABEL_REACH_PX``
+    of its dot (the first four ``LABEL_PLACES``, |dy| 9, are within it)."""
+    return [
+        (r["label"], r["x"], r["y"], m["dx"], m["dy"])
+        for m, r in rows_of(spec, "element label")
+        if abs(m["dy"]) > 9
+    ]
+
+
+def test_an_element_label_away_from_its_dot_has_a_leader_line_to_it() -> None:
+    """The sessions' crowded dots: 8 labels sit a line further (|dy| 21) from their dot than
+    the 9 px of their first places; each has a rule from the dot's edge (sqrt(70) / 2 =
+    4.18 px off its centre) to its box's nearest corner (7, 15) — before, none had one and a
+    learner could not tell which dot such a label named."""
+    spec = wv.timeline(session_job(), element_labels=0).to_dict()
+    assert far_element_labels(spec) == [
+        ("s3", 1132, 795, -7, -21), ("s2", 1432, 670, 7, 21), ("s1", 1004, 365, 7, 21),
+        ("s0", 576, 60, 7, 21), ("s3", 528, 55, 7, 21), ("s2", 480, 50, 7, 21),
+        ("s1", 432, 45, 7, 21), ("s0", 384, 40, 7, 21),
+    ]  # fmt: skip
+    ends = [(r["label"], r["x"], r["y"], r["xOffset"], r["yOffset"], r["x2Offset"],
+             r["y2Offset"]) for _, r in rows_of(spec, "leader")]  # fmt: skip
+    assert ends == [
+        ("s3", 1132, 795, -1.77, -3.79, -7, -15), ("s2", 1432, 670, 1.77, 3.79, 7, 15),
+        ("s1", 1004, 365, 1.77, 3.79, 7, 15), ("s0", 576, 60, 1.77, 3.79, 7, 15),
+        ("s3", 528, 55, 1.77, 3.79, 7, 15), ("s2", 480, 50, 1.77, 3.79, 7, 15),
+        ("s1", 432, 45, 1.77, 3.79, 7, 15), ("s0", 384, 40, 1.77, 3.79, 7, 15),
+    ]  # fmt: skip
+    # the late union: 18 of its 105 element labels far, each with one leader of its own
+    # (and 3 firing labels with theirs)
+    spec = wv.timeline(late_union_job(), element_labels=0).to_dict()
+    far = sorted((t, x, y) for t, x, y, _, _ in far_element_labels(spec))
+    leaders = sorted((r["label"], r["x"], r["y"]) for _, r in rows_of(spec, "leader"))
+    assert (len(rows_of(spec, "element label")), len(far), len(leaders)) == (105, 18, 21)
+    assert [e for e in leaders if e in far] == far
 
 
 def test_firings_and_cleanups_at_one_point_are_drawn_side_by_side() -> None:

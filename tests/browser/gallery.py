@@ -214,6 +214,25 @@ and sliding jobs: the longest box texts), lesson 07's two stages at its moment a
 end, the tests' union and two parallel subtasks (the widest)."""
 
 
+LABELLED: dict[str, Callable[[], Any]] = {
+    "timeline · lesson 01 element labels": lambda: viz.timeline(
+        running_example(), element_labels=0
+    ),
+    "timeline · sessions element labels": lambda: viz.timeline(
+        session_job(), view="timeline", element_labels=0
+    ),
+    "timeline · late union element labels": lambda: viz.timeline(
+        late_union_job(), view="timeline", element_labels=0
+    ),
+    "timeline · dense element labels": lambda: viz.timeline(
+        kernel_job(3000), view="timeline", element_labels=0
+    ),
+}
+"""Timelines with each element dot labelled (``element_labels``): lesson 01's a–h, and
+crowds of dots whose labels are placed a line or two away from their dot (the sessions', the
+late union's, the dense job's)."""
+
+
 def _explorer() -> Any:
     """An explorer as the lessons draw one: the running example's bound, timeline and
     scrubber."""
@@ -239,8 +258,8 @@ def gallery(
     path: Path, jobs: list[str] | None = None, charts: list[str] | None = None
 ) -> tuple[Path, list[str]]:
     """Write the gallery page (all of it, or these ``jobs`` × ``charts`` only); returns it and
-    each chart's name, in page order (the lesson diagrams, ``DIAGRAMS``, then the explorer's
-    two charts last)."""
+    each chart's name, in page order (the lesson diagrams, ``DIAGRAMS``, the element-labelled
+    timelines, ``LABELLED``, then the explorer's two charts last)."""
     runs = {name: make() for name, make in JOBS.items() if jobs is None or name in jobs}
     names, elements = [], []
     for job, run in runs.items():
@@ -250,6 +269,10 @@ def gallery(
                 elements.append(pages.chart_element(export.chart_spec(chart(run))))
     if charts is None or "diagrams" in charts:
         for name, draw in DIAGRAMS.items():
+            names.append(name)
+            elements.append(pages.chart_element(export.chart_spec(draw())))
+    if charts is None or "labelled" in charts:
+        for name, draw in LABELLED.items():
             names.append(name)
             elements.append(pages.chart_element(export.chart_spec(draw())))
     markup = ""
@@ -614,16 +637,25 @@ def _reach(mark: list[float], label: list[float]) -> float:
     return _gap([cx, cy, cx, cy], label)
 
 
+def _own_marks(t: dict[str, Any], points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The marks a firing or element label may name: the firing points whose label is its
+    text; the element dots centred on the point the label is drawn from (its ``at``)."""
+    if t["kind"] == "firing label":
+        return [p for p in points if p["kind"] == "fired" and p["datum"] == t["text"]]
+    at = [*t["at"], *t["at"]]
+    return [p for p in points if p["kind"] == "element" and _reach(p["box"], at) <= SLACK]
+
+
 def far_labels(scene: dict[str, Any]) -> list[str]:
-    """Firing labels (text of kind "firing label") whose box lies farther than
-    ``LABEL_REACH_PX`` from the centre of their own mark (the firing point whose label is the
-    text) with no leader line (a rule of kind "leader" of that label) running from that
-    mark's box to the label's box."""
+    """Firing and element labels (texts of kind "firing label", "element label") whose box
+    lies farther than ``LABEL_REACH_PX`` from the centre of their own mark (``_own_marks``)
+    with no leader line (a rule of kind "leader" of that label) running from that mark's box
+    to the label's box."""
     out = []
     for t in scene["texts"]:
-        if t["kind"] != "firing label":
+        if t["kind"] not in ("firing label", "element label"):
             continue
-        own = [p for p in scene["points"] if p["kind"] == "fired" and p["datum"] == t["text"]]
+        own = _own_marks(t, scene["points"])
         if not own:
             out.append(f"{t['text']!r}: no mark of its own")
             continue

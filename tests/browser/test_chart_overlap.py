@@ -7,7 +7,8 @@ page, each chart's Vega scenegraph read back. Counted over the whole gallery:
 - a data label crossed by a data line or rule (a watermark, a horizon, another label's leader);
 - a point mark lying wholly under an opaque point drawn after it;
 - a data label outside the canvas or its clipping group (cut off);
-- a firing label farther than ``LABEL_REACH_PX`` from its own mark with no leader line to it;
+- a firing or element label farther than ``LABEL_REACH_PX`` from its own mark with no leader
+  line to it;
 - a "merged" mark smaller than ``MERGE_MIN_PX`` (8 px) either way;
 - a de-duplicated timer registration lying mid-way on a timer's rule (``gallery.on_lines``);
 - a line segment under an identical one drawn later that hides it (``gallery.hidden_lines``);
@@ -28,11 +29,15 @@ from tests.browser.gallery import DEFECTS, SCAN_JS, avoidable, defects, gallery,
 from winviz.viz import labels, palette
 from winviz.viz.labels import LABEL_PLACES
 
-KNOWN_LEFT: dict[tuple[str, str], int] = {}
+KNOWN_LEFT: dict[tuple[str, str], int] = {
+    ("text/point", "timeline · sessions element labels"): 30,
+}
 """Defects the gallery still shows (issue 26 left): each (kind, chart) and how many. (The
 running example's MAX text and "h · end of input", and the explorer timeline's MAX text and
 "1 · end of input", cross the faint ideal diagonal at the end of input: no other place of
-theirs was free, so they are marked ``across`` and not counted — ``gallery.avoidable``.)"""
+theirs was free, so they are marked ``across`` and not counted — ``gallery.avoidable``.)
+The sessions' element labels cross 28 "merged" marks and 2 pile rings: those marks are drawn
+after the labels are placed and are not kept off."""
 
 
 def _scene(texts: list[dict[str, Any]], guide: list[float]) -> dict[str, Any]:

@@ -385,7 +385,8 @@ def _element_label_layers(
     taken: Taken,
     notes: list[str],
 ) -> list[spec.ChartDict]:
-    """A label beside each element dot (``element_label``), placed as the firing labels."""
+    """A label beside each element dot (``element_label``), placed as the firing labels (a
+    leader line to each placed farther than ``LABEL_REACH_PX`` from its dot)."""
     rows = [
         {"x": r["x"], "y": r["y"], "element_label": element_label(r.get("value"), how)}
         for r in spec.rows(elements)
@@ -395,18 +396,28 @@ def _element_label_layers(
     placed, hidden = _place_labels(rows, plot, taken, None, "element_label")
     if hidden:
         notes.append(f"{hidden} element label(s) left out where they would overlap (hover)")
-    return label_layers(placed, plot, LABEL_FONT + 1, fontWeight="bold")
+    radius = math.sqrt(elements["mark"].get("size", 160)) / 2  # (as ``_taken_by_marks``)
+    return label_layers(placed, plot, LABEL_FONT + 1, radius, fontWeight="bold")
 
 
 def label_layers(
     placed: dict[tuple[str, int, int], list[dict[str, Any]]],
     plot: Plot,
     size: int = LABEL_FONT,
+    radius: float = 5.5,
     **style: Any,
 ) -> list[spec.ChartDict]:
-    """A text layer of the labels ``_place_labels`` placed, per place."""
+    """A text layer of the labels ``_place_labels`` placed, per place, after a rule layer of
+    their leader lines (``label_leaders``; drawn under the marks, ``_drawing_order``), if any;
+    ``radius``: the marks' (pixels)."""
     xy = {"x": plot.x.channel("x"), "y": plot.y.channel("y")}
-    return [
+    layers = []
+    leaders = label_leaders(placed, radius)
+    if leaders:
+        ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
+        mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
+        layers.append(spec.layer(leaders, mark, xy | {"x2": {"field": "x"}, "y2": {"field": "y"}}))
+    return layers + [
         spec.text_layer(
             texts, xy, text="label", size=size, color=palette.INK,
             align=align, baseline="middle", dx=dx, dy=dy, **style,

@@ -189,7 +189,6 @@ def _firing_labels(
     """The firing labels (``rows``: the marks drawn, ``offsets`` beside their points), placed
     off every mark, line and other label (``_place_labels``), with leader lines; none when
     ``show`` is False, or by default over ``LABEL_LIMIT`` marks."""
-    x, y = plot.x, plot.y
     if show is None and len(rows) > LABEL_LIMIT:
         notes.append(f"firing labels hidden ({len(rows):,} firing marks; hover for details)")
     if not (len(rows) <= LABEL_LIMIT if show is None else show):
@@ -199,15 +198,7 @@ def _firing_labels(
         notes.append(
             f"{hidden} firing label(s) left out where they would overlap (hover the marks)"
         )
-    layers: list[Any] = []
-    leaders = labels.label_leaders(placed)
-    if leaders:  # under the marks (a rule: drawn first, _drawing_order)
-        ends = {k: {"expr": f"datum.{k}"} for k in ("xOffset", "yOffset", "x2Offset", "y2Offset")}
-        mark = {"type": "rule", "color": palette.GUIDE_COLOR, "strokeWidth": 0.75} | ends
-        encoding = {"x": x.channel("x"), "y": y.channel("y")}
-        encoding |= {"x2": {"field": "x"}, "y2": {"field": "y"}}
-        layers.append(spec.layer(leaders, mark, encoding))
-    return layers + labels.label_layers(placed, plot)
+    return labels.label_layers(placed, plot)
 
 
 CLEANUP_TIMER_TEXT = "the operator's cleanup timer (not the trigger's)"
