@@ -40,8 +40,8 @@ _STRIPS = {  # per kind of span: colour, opacity, what one is, where its strips 
 
 @dataclass(frozen=True, slots=True)
 class IdleSpan:
-    """One idle period of one input (the channel's input, or "<operator> (all inputs)") from
-    processing time ``start`` to ``end`` (None: still idle at the end of the trace)."""
+    """One idle period of one input (as the chart names it: a channel's input or line, an
+    operator's own) from processing time ``start`` to ``end`` (None: still idle at the end)."""
 
     input: str
     start: int
