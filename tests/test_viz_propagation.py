@@ -15,8 +15,8 @@ from jobs import count_pipeline, kafka_readers, union_all_idle
 import winviz as wv
 from winviz.viz import scale
 from winviz.viz.export import spec_json
+from winviz.viz.idle import IdleSpan, spans_of
 from winviz.viz.propagation import CHANNEL_COLORS, propagation_chart
-from winviz.viz.watermark_channels import idle_spans
 
 P0 = [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800), ("p0", 2500)]
 A0 = [0, 500, 1000, 1500, 2000]
@@ -250,19 +250,16 @@ def test_union_channels_and_operator_idle() -> None:
 
 
 def test_idle_spans_pairs_idle_with_next_active() -> None:
-    import pandas as pd
-
-    records = pd.DataFrame(
-        {
-            "kind": ["idle", "idle", "idle", "active", "active", "idle"],
-            "proc_time": [10, 20, 30, 40, 50, 60],
-            "line": ["a", "b", "a", "a", "b", "b"],
-        }
+    records = zip(
+        ["idle", "idle", "channel_idle", "active", "channel_active", "idle"],
+        [10, 20, 30, 40, 50, 60],
+        ["a", "b", "a", "a", "b", "b"],
+        strict=True,
     )
-    assert idle_spans(records, 99) == [
-        {"line": "a", "start": 10, "end": 40, "open": False},
-        {"line": "b", "start": 20, "end": 50, "open": False},
-        {"line": "b", "start": 60, "end": 99, "open": True},
+    assert spans_of(records) == [
+        IdleSpan("a", 10, 40),
+        IdleSpan("b", 20, 50),
+        IdleSpan("b", 60, None),
     ]
 
 

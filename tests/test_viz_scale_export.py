@@ -287,3 +287,14 @@ def test_thinning_keeps_every_extreme() -> None:
     keep, bins = scale.keep_extremes(np.arange(n), np.array(size), np.zeros(n), 1_000)
     assert len(keep) <= 1_000 and bins == 250
     assert max(size[i] for i in keep) == 99
+
+
+def test_every_kth_samples_a_list_or_a_frame_alike() -> None:
+    import pandas as pd
+
+    from winviz.viz.scale import every_kth
+
+    assert every_kth(list(range(10)), 4) == ([0, 3, 6, 9], 3)
+    assert every_kth([1, 2], 4) == ([1, 2], 1)
+    sample, k = every_kth(pd.DataFrame({"a": range(10)}), 4)
+    assert (sample["a"].tolist(), k) == ([0, 3, 6, 9], 3)

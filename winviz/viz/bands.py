@@ -15,10 +15,10 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from winviz.viz import palette, spec, window_lives
+from winviz.viz import palette, scale, spec, window_lives
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns
-from winviz.viz.window_marks import _every_kth, _missing, groups_of
+from winviz.viz.window_marks import _missing, groups_of
 
 MIN_BAND_PX = 8
 """The least height in pixels a window band is drawn (``_visible_span``): a window opened and
@@ -96,7 +96,7 @@ def _bands(
             f"{len(per_window) - len(bands)} window(s) whose end overflowed the long range "
             "(start >= end) have no band"
         )
-    bands, k = _every_kth(bands)
+    bands, k = scale.every_kth(bands)
     if k > 1:
         notes.append(f"window bands: every {k}th of {len(bands) * k:,} windows drawn")
     if not any(r["accepts late elements until"] for r in bands):
@@ -113,7 +113,7 @@ def _bands(
     encoding |= {"y2": {"field": "y2"}, "tooltip": spec.tooltips(bands, ["x", "x2", "y", "y2"])}
     if not horizons:
         return spec.layer(bands, mark, encoding), None
-    lines, _ = _every_kth(lines)
+    lines, _ = scale.every_kth(lines)
     rule = {"type": "rule", "color": palette.HORIZON_COLOR, "strokeWidth": 1.5, "opacity": 0.8}
     line = {"x": x.channel("x"), "y": y.channel("y"), "y2": {"field": "y2"}}
     line["strokeDash"] = _line_legend(palette.HORIZON, palette.HORIZON_DASH)

@@ -8,6 +8,7 @@ the right edge.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,8 @@ from winviz.viz import palette, spec
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceView
 
-IDLE_KINDS = ("idle", "active", "channel_idle", "channel_active")
+GOES_IDLE = ("idle", "channel_idle")
+IDLE_KINDS = (*GOES_IDLE, "active", "channel_active")
 STRIP_SHARE = 0.006
 """The width of one input's strip, as a share of the event-time axis (about 4 px at 640 px:
 three strips fit in the axis' 3 % padding)."""
@@ -38,17 +40,34 @@ _STRIPS = {  # per kind of span: colour, opacity, what one is, where its strips 
 
 @dataclass(frozen=True, slots=True)
 class IdleSpan:
-    """One idle period of one input (the channel's input, or "<operator> (all inputs)") from
-    processing time ``start`` to ``end`` (None: still idle at the end of the trace)."""
+    """One idle period of one input (as the chart names it: a channel's input or line, an
+    operator's own) from processing time ``start`` to ``end`` (None: still idle at the end)."""
 
     input: str
     start: int
     end: int | None
 
 
+def spans_of(records: Iterable[tuple[str, int | None, str]]) -> list[IdleSpan]:
+    """The idle rule: an input is idle from an ``idle`` / ``channel_idle`` record to the next
+    ``active`` / ``channel_active`` one of the same input, or to the end (``end`` None).
+    ``records``: (kind, proc_time, input) in seq order; closed spans in order of their end,
+    then open ones in order of their start."""
+    spans: list[IdleSpan] = []
+    since: dict[str, int] = {}
+    for kind, proc, name in records:
+        if proc is None:
+            continue
+        if kind in GOES_IDLE:
+            since.setdefault(name, int(proc))
+        elif name in since:
+            spans.append(IdleSpan(name, since.pop(name), int(proc)))
+    return spans + [IdleSpan(name, start, None) for name, start in since.items()]
+
+
 def idle_spans(view: TraceView) -> list[IdleSpan]:
-    """Every idle span of the trace, per input in order of its first idle record, then by
-    start."""
+    """Every idle span of the trace (``spans_of``; an operator's own input named
+    "<operator> (all inputs)"), per input in order of its first idle record, then by start."""
     rows = view.select(*IDLE_KINDS)
     if not len(rows):
         return []
@@ -60,19 +79,10 @@ def idle_spans(view: TraceView) -> list[IdleSpan]:
         if at:
             for i, name in zip(at, view.detail(kind, "input", rows[at]).tolist(), strict=True):
                 names[i] = str(name)
-    since: dict[str, int] = {}
-    spans: dict[str, list[IdleSpan]] = {}
-    for kind, proc, name in zip(kinds, procs, names, strict=True):
-        if proc is None:
-            continue
-        if kind in ("idle", "channel_idle"):
-            spans.setdefault(name, [])
-            since.setdefault(name, int(proc))
-        elif name in since:
-            spans[name].append(IdleSpan(name, since.pop(name), int(proc)))
-    for name, start in since.items():
-        spans[name].append(IdleSpan(name, start, None))
-    return [s for name in spans for s in sorted(spans[name], key=lambda s: s.start)]
+    records = list(zip(kinds, procs, names, strict=True))
+    first = dict.fromkeys(n for k, p, n in records if k in GOES_IDLE and p is not None)
+    order = {name: i for i, name in enumerate(first)}
+    return sorted(spans_of(records), key=lambda s: (order[s.input], s.start))
 
 
 def lines_text(spans: list[IdleSpan] | list[PausedSpan], kind: str = "idle") -> str:

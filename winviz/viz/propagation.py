@@ -23,7 +23,7 @@ import pandas as pd
 
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
-from winviz.viz import coinciding, palette, scale, spec, watermark_steps
+from winviz.viz import coinciding, idle, palette, scale, spec, watermark_steps
 from winviz.viz.boxes import Box, overlaps
 from winviz.viz.labels import Plot
 from winviz.viz.palette import LONG_MIN, TimeAxis
@@ -34,7 +34,6 @@ from winviz.viz.watermark_channels import (
     channel_records,
     describe,
     details,
-    idle_spans,
     line_name,
     operator_records,
     pick_operators,
@@ -132,11 +131,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     if not per_operator:
         ch = channel_records(view, ops[0])
         parts.append(ch[ch["kind"] == "channel_watermark"].assign(role="channel", note=None))
-        status.append(
-            ch[ch["kind"] != "channel_watermark"]
-            .replace({"kind": {"channel_idle": "idle", "channel_active": "active"}})
-            .assign(role="channel")
-        )
+        status.append(ch[ch["kind"] != "channel_watermark"].assign(role="channel"))
         sink = len(view.select("sink", operator=ops[0])) > 0
         silent = unrecorded_channel(ops[0], _rule_records(view, ch, wm), sink=sink)
         parts.append(_held_at_min(ch, wm, line_name(ops[0], False), silent))
@@ -307,15 +302,14 @@ def _panel(
         palette.format_time(palette.LONG_MIN) in drawn,
         palette.format_time(palette.LONG_MAX) in drawn,
     )
-    spans = idle_spans(status, t_end)
-    if len(spans) > max_points:
-        kept, k = scale.every_kth(pd.DataFrame(spans), max_points)
-        notes.append(f"{d['name']}: every {k}th of {len(spans):,} idle periods shaded")
-        spans = kept.to_dict("records")
+    every = idle.spans_of(zip(status["kind"], status["proc_time"], status["line"], strict=True))
+    spans, k = scale.every_kth(every, max_points)
+    if k > 1:
+        notes.append(f"{d['name']}: every {k}th of {len(every):,} idle periods shaded")
 
     n_channels = len(channels)
-    chan_spans = [s for s in spans if s["line"] not in operator_lines]
-    op_spans = [s for s in spans if s["line"] in operator_lines]
+    chan_spans = [s for s in spans if s.input not in operator_lines]
+    op_spans = [s for s in spans if s.input in operator_lines]
     if d["per_operator"]:
         sub = f"{n_channels} operator(s), {len(chan_spans)} idle period(s)"
     else:
@@ -336,7 +330,7 @@ def _panel(
     if paused:
         sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
         layers.append(_paused_layer(paused, x, t_end, height, color))
-    layers += _idle_layers(chan_spans, op_spans, x, color)
+    layers += _idle_layers(chan_spans, op_spans, x, t_end, color)
     vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
     y_channel = {
         "axis": y_axis,
@@ -485,9 +479,10 @@ def _line_encodings(
 
 
 def _idle_layers(
-    chan_spans: list[dict[str, Any]],
-    op_spans: list[dict[str, Any]],
+    chan_spans: list[idle.IdleSpan],
+    op_spans: list[idle.IdleSpan],
     x: TimeAxis,
+    t_end: int,
     color: dict[str, Any],
 ) -> list[spec.ChartDict]:
     """Each channel's idle spans (full height, in its colour) and the operator's own (a
@@ -501,10 +496,10 @@ def _idle_layers(
     if chan_spans:
         # a channel's idle span: full height, in the channel's colour
         mark = {"type": "rect", "opacity": IDLE_OPACITY}
-        layers.append(spec.layer(_span_rows(chan_spans, x), mark, span | {"color": color}))
+        layers.append(spec.layer(_span_rows(chan_spans, x, t_end), mark, span | {"color": color}))
     if op_spans:
         # the operator's own idle span: a grey strip along the top, labelled
-        rows = _span_rows(op_spans, x)
+        rows = _span_rows(op_spans, x, t_end)
         mark = {"type": "rect", "color": palette.IDLE_COLOR, "opacity": 0.5}
         strip = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
         layers.append(spec.layer(rows, mark, span | strip))
@@ -654,15 +649,15 @@ def _point_style(n: int) -> dict[str, float]:
     return {"size": 18, "opacity": 0.8} if n <= 300 else {"size": 8, "opacity": 0.35}
 
 
-def _span_rows(spans: list[dict[str, Any]], x: TimeAxis) -> list[dict[str, Any]]:
+def _span_rows(spans: list[idle.IdleSpan], x: TimeAxis, t_end: int) -> list[dict[str, Any]]:
     return [
         {
-            "x": x.clip(s["start"])[0],
-            "x2": x.clip(s["end"])[0],
-            "line": s["line"],
+            "x": x.clip(s.start)[0],
+            "x2": x.clip(t_end if s.end is None else s.end)[0],
+            "line": s.input,
             "kind": "idle",
-            "idle from": x.fmt(s["start"]),
-            "idle until": "end of trace" if s["open"] else x.fmt(s["end"]),
+            "idle from": x.fmt(s.start),
+            "idle until": "end of trace" if s.end is None else x.fmt(s.end),
         }
         for s in spans
     ]

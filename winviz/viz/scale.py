@@ -9,7 +9,7 @@ regular sample).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -17,6 +17,7 @@ import pandas as pd
 from winviz.trace.vocabulary import ELEMENT_FATES as FATES
 
 ROW_LIMIT = 5000  # Altair's default max_rows
+Rows = TypeVar("Rows", pd.DataFrame, list[Any])
 EXACT = 2**53  # palette.EXACT: beyond this magnitude a time is off the chart
 
 
@@ -287,9 +288,9 @@ def keep_extremes(
     return keep, bins
 
 
-def every_kth(frame: pd.DataFrame, limit: int) -> tuple[pd.DataFrame, int]:
-    """A regular sample of at most ``limit`` rows; returns (sample, k)."""
-    if len(frame) <= limit:
-        return frame, 1
-    k = math.ceil(len(frame) / limit)
-    return frame.iloc[::k], k
+def every_kth(rows: Rows, limit: int = ROW_LIMIT) -> tuple[Rows, int]:
+    """A regular sample of at most ``limit`` rows (of a frame or a list); returns (sample, k)."""
+    if len(rows) <= limit:
+        return rows, 1
+    k = math.ceil(len(rows) / limit)
+    return rows.iloc[::k] if isinstance(rows, pd.DataFrame) else rows[::k], k

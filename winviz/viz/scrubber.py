@@ -293,7 +293,7 @@ def window_layer(
     ``across``: processing-time windows, spanning the event-time axis."""
     if windows.empty:
         return None
-    windows, _ = scale.every_kth(windows, scale.ROW_LIMIT)
+    windows, _ = scale.every_kth(windows)
     merged = windows["merged_into"].astype(str).tolist()
     times = (
         windows[c].tolist() for c in ("window_start", "window_end", "opened", "fired", "closed")

@@ -1,11 +1,9 @@
 """The tables the propagation chart draws: the operators with several input
 channels (Flink's ``StatusWatermarkValve``, ``WatermarkOutputMultiplexer``), their channel
-records, the operators' watermark and idle / active records, and the idle spans.
+records, the operators' watermark and idle / active records.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -152,21 +150,3 @@ def operator_records(
     )
     frame["line"] = [line_name(op, per_operator) for op in frame["operator"]]
     return frame
-
-
-def idle_spans(records: pd.DataFrame, t_end: int) -> list[dict[str, Any]]:
-    """Idle periods from status records in seq order (kind, proc_time, line):
-    ``{"line", "start", "end", "open"}`` from each "idle" to the next "active" of its line,
-    or to ``t_end`` (``open``)."""
-    spans: list[dict[str, Any]] = []
-    since: dict[str, int] = {}
-    for kind, proc, line in zip(
-        records["kind"], records["proc_time"], records["line"], strict=True
-    ):
-        if kind == "idle" and line not in since:
-            since[line] = int(proc)
-        elif kind == "active" and line in since:
-            spans.append({"line": line, "start": since.pop(line), "end": int(proc), "open": False})
-    for line, start in since.items():
-        spans.append({"line": line, "start": start, "end": t_end, "open": True})
-    return spans

@@ -6,7 +6,6 @@ drawn one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per w
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
@@ -402,7 +401,7 @@ def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[st
             "proc_time": y.fmt_ranges(lo, hi),
         }
     )
-    rows, k = _every_kth(rows)
+    rows, k = scale.every_kth(rows)
     notes.append(
         f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
         "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
@@ -432,7 +431,7 @@ def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list
             "proc_time": y.fmt_all(proc),
         }
     )
-    rows, k = _every_kth(rows)
+    rows, k = scale.every_kth(rows)
     notes.append(
         f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
         + (f"; every {k}th mark" if k > 1 else "")
@@ -490,17 +489,9 @@ def _what_layer(
     return spec.layer(rows, mark, encoding | channels)
 
 
-def _every_kth(rows: list[Any]) -> tuple[list[Any], int]:
-    """scale.every_kth for a list of rows."""
-    if len(rows) <= scale.ROW_LIMIT:
-        return rows, 1
-    k = math.ceil(len(rows) / scale.ROW_LIMIT)
-    return rows[::k], k
-
-
 def _sampled(rows: list[Any], notes: list[str], note: str) -> list[Any]:
-    """``_every_kth`` of ``rows``, ``note`` (a format string of k) said when sampled."""
-    rows, k = _every_kth(rows)
+    """``scale.every_kth`` of ``rows``, ``note`` (a format string of k) said when sampled."""
+    rows, k = scale.every_kth(rows)
     if k > 1:
         notes.append(note.format(k))
     return rows
