@@ -122,17 +122,13 @@ def all_immutable(values: Sequence[Any], kinds: set[type] | None = None) -> bool
 
 
 def kinds_of(values: Sequence[Any], width: int = 1) -> set[type]:
-    """``set(map(type, values))``, a column at a time (the values ``width`` apart): a column of
-    one type is counted at C speed, never hashed."""
+    """``set(map(type, values))``, each column (values ``width`` apart) counted at C speed."""
     kinds: set[type] = set()
     step = width or 1
-    for j in range(min(step, len(values))):
-        column = values[j::step] if step > 1 else values
+    for column in (values[j::step] for j in range(min(step, len(values)))):
         first = type(column[0])
-        if countOf(map(type, column), first) == len(column):
-            kinds.add(first)
-        else:
-            kinds.update(map(type, column))
+        same = countOf(map(type, column), first) == len(column)
+        kinds.update([first] if same else map(type, column))
     return kinds
 
 
