@@ -8,6 +8,7 @@ dropped, the end of the input is the watermark MAX.
 from __future__ import annotations
 
 from itertools import repeat
+from operator import countOf
 from typing import TYPE_CHECKING, Any
 
 from winviz.copies import copy_record
@@ -321,19 +322,18 @@ class TimestampsAndWatermarksOperator(StreamOperator):
             if source.count(None) == len(source)
             else [MIN if t is None else t for t in source]
         )
-        raws: list[Any] = []
         failure: Exception | None = None
         try:
-            raws.extend(map(assigner, values, second))
+            stamps.extend(map(assigner, values, second))  # (raw: normalized below if need be)
         except Exception as exc:
             failure = exc
-        if failure is None and raws and set(map(type, raws)) == {int}:
-            low, high = min(raws), max(raws)
+        if failure is None and stamps and countOf(map(type, stamps), int) == len(stamps):
+            low, high = min(stamps), max(stamps)
             if low >= MIN and high <= MAX:
-                stamps.extend(raws)
                 if high > bounded.max_timestamp:
                     bounded.max_timestamp = high
                 return
+        raws, stamps[:] = stamps[:], ()
         norm, max_ts = self.normalizer, bounded.max_timestamp
         try:
             for index, raw in zip(batch.indices, raws, strict=False):  # raws may stop early
