@@ -197,7 +197,9 @@ def _leader(
 def _taken_by_marks(
     taken: Taken, layers: list[Any], plot: Plot, lines: bool = True, points: bool = True
 ) -> None:
-    """Add the boxes of these layers' point marks (and of their lines' segments) to ``taken``."""
+    """Add the boxes of these layers' point marks (each moved ``dx`` px where the mark's
+    ``xOffset`` says so: marks side by side, their rings) and of their lines' segments to
+    ``taken``."""
     for layer in layers:
         if layer is None:
             continue
@@ -206,6 +208,8 @@ def _taken_by_marks(
             r = math.sqrt(layer["mark"].get("size", 160)) / 2 + 1  # (binned marks: to 160)
             # positions as floats (None, a missing position: NaN, left out below)
             px = plot.px(np.array([row["x"] for row in rows], dtype=float))
+            if "xOffset" in layer["mark"]:
+                px = px + np.array([row.get("dx", 0) for row in rows], dtype=float)
             py = plot.py(np.array([row["y"] for row in rows], dtype=float))
             ok = np.isfinite(px) & np.isfinite(py)
             taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])

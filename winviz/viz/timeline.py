@@ -191,10 +191,12 @@ def _timeline(
     marks, rows, offsets = window_marks._firings(fired, mark_plot, notes, taken, occupied)
     layers += marks + window_marks._cleanups(cleaned, mark_plot, notes, taken, occupied)
     layers += window_marks._firing_labels(rows, offsets, mark_plot, show_labels, notes, taken)
+    # (after the cleanups are placed) a ring round each mark others were counted on
+    ring_layer = piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90)
+    merge_layer = window_marks._merges(view, op, x, y, notes)
     layers += [
-        # (after the cleanups are placed) a ring round each mark others were counted on
-        piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90),
-        window_marks._merges(view, op, x, y, notes),
+        ring_layer,
+        merge_layer,
         *window_marks._restarts(restarts, x, y, notes),
         window_marks._joins(view, op, x, y, notes),
     ]
@@ -205,6 +207,9 @@ def _timeline(
     labels._taken_by_rules(points, horizon_layer, plot)
     layers = labels._edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
+        # the element labels keep off the "merged" marks and the rings too (at their offsets)
+        labels._taken_by_marks(taken, [merge_layer], plot, lines=False)
+        labels._taken_by_marks(taken, [ring_layer], mark_plot, lines=False)
         layers += labels._element_label_layers(element_layer, element_labels, plot, taken, notes)
     layers = labels._drawing_order(layers)
     window_marks._with_category_scales(layers)
