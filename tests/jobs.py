@@ -473,3 +473,21 @@ def spark_and_model(run: Callable[..., Any], predict: Callable[..., Any], *input
     if ran.trace is not None:
         assert ran.trace.to_json() == modelled.trace.to_json()
     return ran
+
+
+def restored_after_idle() -> wv.JobExecutionResult:
+    """Two partitions, idleness 300: partition 1 (b@1500 at 0) is idle at 800; the checkpoint
+    after three records (900 ms), the failure at the fourth (a@5000, 1100 ms). The restore
+    (clock back to 900) starts both channels again active at MIN: partition 0 replays a@5000
+    (4999 at 1300, seq 65) while partition 1 holds the watermark at MIN until the idleness
+    timeout marks it idle again at 1500 (seq 66: the watermark rises to 4999)."""
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[3])
+    count_pipeline(
+        env,
+        [[("a", 1_000), ("a", 3_000), ("a", 5_000), ("a", 9_000)], [("b", 1_500)]],
+        2_000,
+        bounded(0).with_idleness(300),
+        partitioned=True,
+        arrival_times=[[0, 900, 1_100, 2_500], [0]],
+    )
+    return env.execute(fail_at=4)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import vl_convert as vlc
-from jobs import count_pipeline, kafka_readers, union_all_idle
+from jobs import count_pipeline, kafka_readers, restored_after_idle, union_all_idle
 
 import winviz as wv
 from winviz.viz import scale
@@ -552,3 +552,21 @@ def test_a_reader_without_partitions_is_held_at_min_until_the_end_of_input() -> 
         "operator 'counts': 2 input channel(s), 0 channel idle period(s)"
     ]
     assert [lay["mark"]["type"] for lay in sink["layer"]] == ["line", "point"]  # no own line
+
+
+def test_a_restore_resets_the_channels_and_invents_no_silent_one() -> None:
+    """``restored_after_idle``: after the restore both partitions start again at MIN (drawn as
+    restarts); the watermark records at MIN the restore writes do not make a third, silent
+    partition appear (every channel back at MIN cannot be "above the operator's watermark")."""
+    spec = propagation_chart(restored_after_idle(), operator="watermarks").to_dict()
+    assert spec["usermeta"]["winviz"]["notes"] == [
+        "the operator's watermark (thick black) is the minimum over its active input channels "
+        "(coloured); shaded: idle",
+        "operator 'watermarks': 2 input channel(s), 3 channel idle period(s), idle itself 2 "
+        "time(s)",
+        "operator 'watermarks': lines that lie on each other are drawn in alternating dashes of "
+        "their colours, one dash each (source[0] and source[1]: the same for 400 ms of "
+        "processing time)",
+    ]
+    lines = [lay for lay in spec["layer"] if lay["mark"]["type"] == "line"]
+    assert lines[0]["encoding"]["color"]["scale"]["domain"] == [OP, "source[0]", "source[1]"]

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from jobs import count_pipeline
+from jobs import count_pipeline, restored_after_idle
 
 import winviz as wv
 from winviz.time import MAX, MIN
@@ -105,6 +105,17 @@ def test_a_partitioned_source_takes_the_min_over_its_active_partitions() -> None
     # the valve's output is the trace's watermark record of the operator at that moment
     last = [r.ts for r in run.trace.records("watermark", operator="watermarks") if r.seq <= 49]
     assert at_1400.operators["input_watermark"].tolist()[1] == last[-1] == 2499
+
+
+def test_a_restore_starts_every_channel_again_active_at_min() -> None:
+    """``restored_after_idle`` at seq 65: partition 1 was idle at 1499 before the failure; after
+    the restore it is active at MIN and holds the minimum (the engine's watermark stays MIN)."""
+    at_65 = stage_watermark_table(restored_after_idle(), seq=65)
+    assert rows(at_65.channels) == [
+        ("watermarks", 0, "source[0]", 4999, False, False),
+        ("watermarks", 1, "source[1]", MIN, False, True),
+    ]
+    assert at_65.operators["input_watermark"].tolist()[1:] == [MIN, MIN]
 
 
 def test_every_channel_idle_flushes_the_max_and_an_assigner_ignores_its_input() -> None:

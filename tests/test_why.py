@@ -4,7 +4,7 @@ record. Each answer is checked word for word against a run whose story is known.
 from __future__ import annotations
 
 import pytest
-from jobs import bounded, count_pipeline, keyed_window
+from jobs import bounded, count_pipeline, keyed_window, restored_after_idle
 
 import winviz as wv
 from winviz.trace import Trace
@@ -439,3 +439,60 @@ def test_idleness_is_known_before_any_input_goes_idle() -> None:
         "it is not idle, so it holds everyone back; once the job's idleness timeout marks it "
         "idle, the other inputs raise the watermark to 8999."
     )
+
+
+def test_a_restore_puts_every_channel_back_at_min() -> None:
+    """Partition 1 (b@1500) is at 1499 before the failure; the restore of the checkpoint after
+    three records starts every channel again at MIN (watermarks are not checkpointed), and only
+    partition 0 replays (a@5000): at 800 partition 1 holds 'window' at MIN, not at 1499, and no
+    third partition is guessed from the restore's watermark records at MIN."""
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[3])
+    parts = [[("a", 1_000), ("a", 3_000), ("a", 5_000), ("a", 9_000)], [("b", 1_500)]]
+    count_pipeline(env, parts, 2_000, partitioned=True, arrival_times=[[0, 300, 500, 900], [50]])
+    result = env.execute(fail_at=4)
+    assert result.restores == [wv.Restore(failed_at=4, checkpoint_id=1, source_records=3)]
+    answer = wv.why_not_fired(result.trace.until(800), "a", (0, 2_000))
+    assert answer.sentence == (
+        "The watermark of 'window' is stuck at MIN, below the window's max timestamp 1999: it "
+        "fires once the watermark ≥ 1999. The minimum is held by source[1] (channel 1 of "
+        "'watermarks') at MIN, not advanced since the restore at processing time 300 "
+        "(watermarks are not checkpointed: every channel starts again at MIN); it is not idle, "
+        "so it holds everyone back: once it is marked idle the other inputs advance the "
+        "watermark to 4999. with_idleness(t) marks an input idle after t ms without records "
+        "(the trace records no idleness timeout for it and shows no idle input; its later "
+        "records may then be late)."
+    )
+    assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
+        ["source[0]", "4999", False],
+        ["source[1]", "MIN", False],
+    ]
+    assert answer.table["last_advanced"].tolist()[0] == 700
+    assert answer.table["last_advanced"].isna().tolist() == [False, True]
+
+
+def test_a_channel_idle_before_a_restore_is_active_at_min_after_it() -> None:
+    """``restored_after_idle``: at 1300 partition 1 is active at MIN again (the engine keeps
+    'window' at MIN until it goes idle again at 1500, then 4999), never "idle at 1499"."""
+    result = restored_after_idle()
+    trace = result.trace
+    assert [r.seq for r in trace.records("restore", "channel_idle")] == [17, 18, 56, 66, 90]
+    assert [r.ts for r in trace.records("watermark", operator="window")][-5:] == [
+        2_999,
+        wv.MIN,
+        4_999,
+        8_999,
+        wv.MAX,
+    ]
+    answer = wv.why_not_fired(trace.until(1_300), "a", (2_000, 4_000))
+    assert answer.sentence == (
+        "The watermark of 'window' is stuck at MIN, below the window's max timestamp 3999: it "
+        "fires once the watermark ≥ 3999. The minimum is held by source[1] (channel 1 of "
+        "'watermarks') at MIN, not advanced since the restore at processing time 900 "
+        "(watermarks are not checkpointed: every channel starts again at MIN); it is not idle, "
+        "so it holds everyone back; once the job's idleness timeout marks it idle, the other "
+        "inputs raise the watermark to 4999."
+    )
+    assert answer.table[["input", "watermark", "idle"]].values.tolist() == [
+        ["source[0]", "4999", False],
+        ["source[1]", "MIN", False],
+    ]

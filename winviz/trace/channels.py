@@ -9,22 +9,65 @@ is the minimum over its active channels, so when every channel the trace names i
 above it, some other channel holds it at MIN (``unrecorded_channel``). When the channels
 named are exactly ``source[0]`` … ``source[k-1]``, the silent one is ``source[k]``; else it
 is ``UNRECORDED`` (the trace cannot tell how many are silent: at least one).
+
+A ``restore`` puts every channel back active at MIN: watermarks and the valve's channel statuses
+are not checkpointed (a restored ``StatusWatermarkValve`` starts each channel anew).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from winviz.time import MAX, MIN
-from winviz.trace.schema import split_subtask
+from winviz.trace.schema import TraceRecord, split_subtask
 
 CHANNEL_KINDS = ("channel_watermark", "channel_idle", "channel_active")
 """The kinds of an input channel's records (its watermark, idle, active)."""
 UNRECORDED = "an input without records"
 _PARTITION = re.compile(r"^(.*)\[(\d+)\]$")
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One input channel or partition of an operator as it stood: its watermark (MIN before
+    its first or since a restore), whether it is idle, when its watermark last advanced (None:
+    not since the start or ``restored_at``, the processing time of the restore that reset it)."""
+
+    operator: str
+    channel: int | None
+    input: str
+    watermark: int
+    idle: bool
+    last_advanced: int | None
+    idle_seen: bool = False  # the trace shows it idle at some time so far
+    restored_at: int | None = None
+
+
+def channel_states(records: Iterable[TraceRecord]) -> dict[tuple[str, int], Channel]:
+    """Each channel's state after ``records`` (of ``CHANNEL_KINDS`` and ``restore``, in seq
+    order), by (operator, channel)."""
+    state: dict[tuple[str, int], Channel] = {}
+    for r in records:
+        if r.kind == "restore":
+            state = {
+                at: replace(
+                    ch, watermark=MIN, idle=False, last_advanced=None, restored_at=r.proc_time
+                )
+                for at, ch in state.items()
+            }
+            continue
+        channel, name = r.detail
+        at = (r.operator, int(channel))
+        ch = state.get(at) or Channel(r.operator, int(channel), str(name), MIN, False, None)
+        if r.kind == "channel_watermark":
+            state[at] = replace(ch, watermark=r.ts, last_advanced=r.proc_time)
+        else:
+            idle = r.kind == "channel_idle"
+            state[at] = replace(ch, idle=idle, idle_seen=ch.idle_seen or idle)
+    return state
 
 
 @dataclass(frozen=True)
@@ -44,10 +87,11 @@ def unrecorded_channel(
     sink: bool = False,
 ) -> UnrecordedChannel | None:
     """The channel of ``operator`` that wrote no record, if the trace shows one. ``records``:
-    its channel and ``watermark`` records in seq order as ``(seq, kind, proc_time, value,
-    watermark, channel, input)`` (value: the ``channel_watermark``'s ``ts`` / the watermark
-    record's watermark). A ``sink`` writes no ``watermark`` records: its watermark is read at
-    its next channel record's ``watermark`` field (its last processing time is not judged)."""
+    its channel, ``watermark`` and ``restore`` records in seq order as ``(seq, kind,
+    proc_time, value, watermark, channel, input)`` (value: the ``channel_watermark``'s ``ts`` /
+    the watermark record's watermark). A ``sink`` writes no ``watermark`` records: its watermark
+    is read at its next channel record's ``watermark`` field (its last processing time is not
+    judged)."""
     records = list(records)
     names: dict[int, str] = {}  # every channel a record names, at any time
     for _seq, kind, _proc, _value, _wm, channel, name in records:
@@ -67,10 +111,12 @@ def unrecorded_channel(
     following: int | None = None
     for i in range(n - 1, -1, -1):
         later_wm[i] = following
-        if records[i][1] != "watermark":
+        if records[i][1] not in ("watermark", "restore"):
             following = records[i][4]
     for i, (_seq, kind, proc, value, _wm, channel, _name) in enumerate(records):
-        if kind == "watermark":
+        if kind == "restore":
+            marks, idle, own = {}, {}, MIN
+        elif kind == "watermark":
             if value is not None:
                 own = value
         elif channel is not None:

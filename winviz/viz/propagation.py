@@ -128,15 +128,15 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     parts, status = [], []
     wm = operator_records(view, ("watermark",), ops, per_operator)
     silent: UnrecordedChannel | None = None
+    restarts = watermark_steps.restarts(view)
     if not per_operator:
         ch = channel_records(view, ops[0])
         parts.append(ch[ch["kind"] == "channel_watermark"].assign(role="channel", note=None))
         status.append(ch[ch["kind"] != "channel_watermark"].assign(role="channel"))
         sink = len(view.select("sink", operator=ops[0])) > 0
-        silent = unrecorded_channel(ops[0], _rule_records(view, ch, wm), sink=sink)
+        silent = unrecorded_channel(ops[0], _rule_records(view, ch, wm, restarts), sink=sink)
         parts.append(_held_at_min(ch, wm, line_name(ops[0], False), silent))
     parts.append(wm.assign(role="channel" if per_operator else "operator", note=None))
-    restarts = watermark_steps.restarts(view)
     if not per_operator and restarts:
         parts.append(_channels_at_min(parts[0], restarts))
     st = operator_records(view, STATUS_KINDS, ops, per_operator)
@@ -203,8 +203,11 @@ BEFORE_FIRST_OWN = "no watermark yet: MIN, drawn on the bottom edge"
 NO_RECORD = "no record of this input in the trace: MIN throughout, drawn on the bottom edge"
 
 
-def _rule_records(view: TraceView, ch: pd.DataFrame, wm: pd.DataFrame) -> list[tuple[Any, ...]]:
-    """The operator's channel and watermark records in seq order (``unrecorded_channel``)."""
+def _rule_records(
+    view: TraceView, ch: pd.DataFrame, wm: pd.DataFrame, restarts: list[watermark_steps.Restart]
+) -> list[tuple[Any, ...]]:
+    """The operator's channel, watermark and restore records in seq order
+    (``unrecorded_channel``)."""
     rows = list(
         zip(
             ch["seq"].tolist(),
@@ -223,6 +226,7 @@ def _rule_records(view: TraceView, ch: pd.DataFrame, wm: pd.DataFrame) -> list[t
             wm["seq"].tolist(), wm["proc_time"].tolist(), wm["watermark"].tolist(), strict=True
         )
     ]
+    rows += [(r.seq, "restore", r.proc_time, None, None, None, None) for r in restarts]
     return sorted(rows, key=lambda r: r[0])
 
 

@@ -21,6 +21,7 @@ import pandas as pd
 
 from winviz.time import MAX, MIN, format_ms
 from winviz.trace import TraceRecord, split_subtask
+from winviz.trace.channels import Channel, channel_states
 from winviz.viz import palette, spec
 from winviz.viz.diagram import FIT_PLOT, Arrow, Box, Frame, box_px, diagram
 from winviz.viz.flow import trace_records
@@ -140,37 +141,26 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
             "No watermark in this trace. Watermarks come from "
             "assign_timestamps_and_watermarks(...) on an event-time job."
         )
+    shown = [r for r in records if r.seq <= cut]
     own: dict[str, int] = {}
     idle: dict[str, bool] = {}
-    channels: dict[str, dict[int, dict[str, Any]]] = {}
-    for r in records:
-        if r.seq > cut:
-            break
-        if r.kind == "restore":  # every watermark back to MIN (winviz.checkpoints)
-            own = {op: MIN for op in own}
-            for chans in channels.values():
-                for ch in chans.values():
-                    ch["watermark"] = MIN
-            continue
-        if r.kind == "watermark":
+    for r in shown:
+        if r.kind == "restore":  # every watermark back to MIN, every input active (Channel)
+            own, idle = {op: MIN for op in own}, {}
+        elif r.kind == "watermark":
             own[r.operator] = r.ts if r.ts is not None else MIN
         elif r.kind in ("idle", "active"):
             idle[r.operator] = r.kind == "idle"
-        else:
-            number, name = r.detail
-            ch = channels.setdefault(r.operator, {}).setdefault(
-                int(number), {"input": str(name), "watermark": MIN, "idle": False}
-            )
-            if r.kind == "channel_watermark":
-                ch["watermark"] = r.ts
-            else:
-                ch["idle"] = r.kind == "channel_idle"
+    channels: dict[str, dict[int, Channel]] = {}
+    states = channel_states(r for r in shown if r.kind not in ("watermark", "idle", "active"))
+    for (op, number), state in states.items():
+        channels.setdefault(op, {})[number] = state
     upstream = _upstreams(records, ops, generated, sources, channels)
     op_rows, ch_rows = [], []
     for op in ops:
         out, chans, ups = own.get(op, MIN), channels.get(op, {}), upstream.get(op, [])
         if chans:
-            active = [c["watermark"] for c in chans.values() if not c["idle"]]
+            active = [c.watermark for c in chans.values() if not c.idle]
             if active:
                 rule = "MIN over the active channels"
                 if min(active) < out:
@@ -189,8 +179,8 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
             inp = out
             rule = f"from {ups[0]!r}" if ups else "one input (not named in the trace)"
         for number, c in sorted(chans.items()):
-            holds = not c["idle"] and c["watermark"] == inp
-            ch_rows.append((op, number, c["input"], c["watermark"], c["idle"], holds))
+            holds = not c.idle and c.watermark == inp
+            ch_rows.append((op, number, c.input, c.watermark, c.idle, holds))
         assigner = op in generated
         op_rows.append(
             (op, *split_subtask(op), inp, rule, out, idle.get(op, False), assigner, tuple(ups))
@@ -207,7 +197,7 @@ def _upstreams(
     ops: list[str],
     generated: set[str],
     sources: set[str],
-    channels: dict[str, dict[int, dict[str, Any]]],
+    channels: dict[str, dict[int, Channel]],
 ) -> dict[str, list[str]]:
     """Each operator's upstream operators, as the trace tells them (module docstring)."""
     known = set(ops)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from winviz.trace.channels import Channel
 from winviz.trace.paused import PausedSpan
 
 
@@ -79,20 +80,6 @@ class TimerDue:
     operator: str
     watermark: int
     timer: int
-
-
-@dataclass(frozen=True)
-class Channel:
-    """One input channel or partition of an operator as it stood: its watermark (MIN before
-    its first), whether it is idle, and when its watermark last advanced (None: never)."""
-
-    operator: str
-    channel: int | None
-    input: str
-    watermark: int
-    idle: bool
-    last_advanced: int | None
-    idle_seen: bool = False  # the trace shows it idle at some time so far
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,11 @@ back)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from winviz.time import MIN
 from winviz.trace import Trace
-from winviz.trace.channels import CHANNEL_KINDS, unrecorded_channel
+from winviz.trace.channels import CHANNEL_KINDS, channel_states, unrecorded_channel
 from winviz.trace.paused import still_paused
 from winviz.why.claims import (
     Channel,
@@ -137,32 +136,29 @@ def _held(
 
 
 def _channels(trace: Trace) -> list[Channel]:
-    """The last watermark and idleness of every input channel or partition (MIN before its first
-    record; one that wrote none: ``winviz.trace.channels.unrecorded_channel``)."""
-    state: dict[tuple[str, int | None], Channel] = {}
+    """The last watermark and idleness of every input channel or partition
+    (``winviz.trace.channels.channel_states``; one that wrote none: ``unrecorded_channel``)."""
+    records = trace.records(*CHANNEL_KINDS, "watermark", "restore")
+    state: dict[tuple[str, int | None], Channel] = dict(
+        channel_states(r for r in records if r.kind != "watermark")
+    )
     per_operator: dict[str, list[tuple[Any, ...]]] = {}
-    for r in trace.records(*CHANNEL_KINDS, "watermark"):
-        if r.kind == "watermark":
-            if r.operator in per_operator:
-                per_operator[r.operator].append(
-                    (r.seq, r.kind, r.proc_time, r.watermark, r.watermark, None, None)
-                )
+    for r in records:
+        if r.kind in ("watermark", "restore"):
+            for op in [r.operator] if r.kind == "watermark" else list(per_operator):
+                if op in per_operator:
+                    per_operator[op].append(
+                        (r.seq, r.kind, r.proc_time, r.watermark, r.watermark, None, None)
+                    )
             continue
         channel, name = r.detail
         value = r.ts if r.kind == "channel_watermark" else None
         per_operator.setdefault(r.operator, []).append(
             (r.seq, r.kind, r.proc_time, value, r.watermark, channel, name)
         )
-        at = (r.operator, channel)
-        entry = state.get(at) or Channel(r.operator, channel, name, MIN, False, None)
-        if r.kind == "channel_watermark":
-            state[at] = replace(entry, watermark=r.ts, last_advanced=r.proc_time)
-        else:
-            idle = r.kind == "channel_idle"
-            state[at] = replace(entry, idle=idle, idle_seen=entry.idle_seen or idle)
-    for op, records in per_operator.items():
+    for op, rows in per_operator.items():
         sink = len(trace.rows_where(kind="sink", operator=op)) > 0
-        silent = unrecorded_channel(op, records, sink=sink)
+        silent = unrecorded_channel(op, rows, sink=sink)
         if silent is not None:
             state[(op, None)] = Channel(op, silent.channel, silent.input, MIN, False, None)
     return list(state.values())

@@ -159,11 +159,15 @@ def _render_held(c: cl.WatermarkHeld) -> str:
             "where it is until an input is active again and advances."
         )
     h = c.holders[0]
-    advanced = (
-        f"last advanced at processing time {h.last_advanced}"
-        if h.last_advanced is not None
-        else "never advanced (the trace has no watermark of it)"
-    )
+    if h.last_advanced is not None:
+        advanced = f"last advanced at processing time {h.last_advanced}"
+    elif h.restored_at is not None:
+        advanced = (
+            f"not advanced since the restore at processing time {h.restored_at} (watermarks "
+            "are not checkpointed: every channel starts again at MIN)"
+        )
+    else:
+        advanced = "never advanced (the trace has no watermark of it)"
     out += f" The minimum is held by {_channel_words(h)}, {advanced}; it is not idle"
     if not c.idleness_would_help:
         return out + (
