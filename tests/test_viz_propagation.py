@@ -17,6 +17,7 @@ from winviz.viz import scale
 from winviz.viz.export import spec_json
 from winviz.viz.idle import IdleSpan, spans_of
 from winviz.viz.propagation import CHANNEL_COLORS, propagation_chart
+from winviz.viz.watermark_steps import Restart
 
 P0 = [("p0", 100), ("p0", 600), ("p0", 1200), ("p0", 1800), ("p0", 2500)]
 A0 = [0, 500, 1000, 1500, 2000]
@@ -251,6 +252,7 @@ def test_union_channels_and_operator_idle() -> None:
 
 def test_idle_spans_pairs_idle_with_next_active() -> None:
     records = zip(
+        range(6),
         ["idle", "idle", "channel_idle", "active", "channel_active", "idle"],
         [10, 20, 30, 40, 50, 60],
         ["a", "b", "a", "a", "b", "b"],
@@ -260,6 +262,22 @@ def test_idle_spans_pairs_idle_with_next_active() -> None:
         IdleSpan("a", 10, 40),
         IdleSpan("b", 20, 50),
         IdleSpan("b", 60, None),
+    ]
+
+
+def test_a_restart_ends_every_open_idle_span() -> None:
+    """Statuses are not checkpointed: a restart (seq 2, the job failed at 35, clock back to 25)
+    ends the spans open then where the job failed; a restart from a snapshot (failed_at None,
+    seq 6) at its own time; one after the last record too (seq 9)."""
+    records = [(0, "idle", 10, "a"), (1, "channel_idle", 20, "b"), (3, "idle", 30, "b")]
+    records += [(4, "active", 40, "b"), (5, "idle", 50, "a"), (7, "channel_idle", 5, "b")]
+    restarts = [Restart(2, 25, 35, 1), Restart(6, 0, None, None), Restart(9, 7, 8, None)]
+    assert spans_of(records, restarts) == [
+        IdleSpan("a", 10, 35),
+        IdleSpan("b", 20, 35),
+        IdleSpan("b", 30, 40),
+        IdleSpan("a", 50, 0),
+        IdleSpan("b", 5, 8),
     ]
 
 
@@ -562,11 +580,23 @@ def test_a_restore_resets_the_channels_and_invents_no_silent_one() -> None:
     assert spec["usermeta"]["winviz"]["notes"] == [
         "the operator's watermark (thick black) is the minimum over its active input channels "
         "(coloured); shaded: idle",
-        "operator 'watermarks': 2 input channel(s), 3 channel idle period(s), idle itself 2 "
+        "operator 'watermarks': 2 input channel(s), 4 channel idle period(s), idle itself 2 "
         "time(s)",
         "operator 'watermarks': lines that lie on each other are drawn in alternating dashes of "
         "their colours, one dash each (source[0] and source[1]: the same for 400 ms of "
         "processing time)",
+    ]
+    # the restore ends source[1]'s idle period (800 to 900, ``Restart.failed_at``); it is idle
+    # again from the idleness timeout at 1500 to the end (main: one span, 800 to the end)
+    shaded = next(lay for lay in spec["layer"] if lay["mark"] == {"type": "rect", "opacity": 0.15})
+    assert [
+        (r["line"], r["x"], r["x2"], r["idle until"])
+        for r in spec["datasets"][shaded["data"]["name"]]
+    ] == [
+        ("source[0]", 800, 1000, "1,000 ms"),
+        ("source[1]", 800, 900, "900 ms"),
+        ("source[0]", 1900, 2500, "2,500 ms"),
+        ("source[1]", 1500, 2500, "end of trace"),
     ]
     lines = [lay for lay in spec["layer"] if lay["mark"]["type"] == "line"]
     assert lines[0]["encoding"]["color"]["scale"]["domain"] == [OP, "source[0]", "source[1]"]

@@ -674,3 +674,45 @@ def test_visible_span_pads_a_short_band_and_keeps_it_inside_the_axis() -> None:
     assert _visible_span(0, 0, y, 100) == (0, 80)
     assert _visible_span(1000, 1000, y, 100) == (920, 1000)
     assert _visible_span(None, 5, y, 100) == (None, 5)
+
+
+def _idle_rows(spec: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
+    """The idle strips' (input, y, y2, "idle until") rows, in drawing order."""
+    stack, out = list(spec.get("layer", [])), []
+    while stack:
+        lay = stack.pop(0)
+        stack[:0] = lay.get("layer", [])
+        rows = spec.get("datasets", {}).get(lay.get("data", {}).get("name"), [])
+        if rows and rows[0].get("kind") == "idle":
+            out += [(r["idle"], r["y"], r["y2"], r["idle until"]) for r in rows]
+    return out
+
+
+def test_a_restore_ends_the_idle_strips() -> None:
+    """``restored_after_idle``: source[1] is idle from 800; the restore (clock back to 900, the
+    record before it at 900: ``Restart.failed_at``) starts it again active at MIN, so its strip
+    ends there, and it is idle again from the idleness timeout at 1500 to the end of the trace
+    (drawn to the axis' top, 2775) — on the timeline and the scrubber alike. A job without
+    restores keeps its spans."""
+    from jobs import restored_after_idle, union_all_idle
+
+    from winviz.viz.idle import IdleSpan, idle_spans
+
+    job = restored_after_idle()
+    expected = [
+        ("source[0]", 800, 1000, "1,000 ms"),
+        ("source[0]", 1900, 2500, "2,500 ms"),
+        ("source[1]", 800, 900, "900 ms"),
+        ("source[1]", 1500, 2775, "end of trace"),
+        ("watermarks (all inputs)", 800, 1000, "1,000 ms"),
+        ("watermarks (all inputs)", 1900, 2500, "2,500 ms"),
+    ]
+    assert _idle_rows(viz.timeline(job, view="timeline").to_dict()) == expected
+    assert _idle_rows(viz.scrubber(job).to_dict()) == expected
+    assert idle_spans(open_trace(union_all_idle())) == [
+        IdleSpan("watermarks (all inputs)", 800, 3000),
+        IdleSpan("watermarks", 800, 3000),
+        IdleSpan("watermarks_2 (all inputs)", 1000, 3000),
+        IdleSpan("watermarks_2", 1000, 3000),
+        IdleSpan("m (all inputs)", 1000, 3000),
+    ]

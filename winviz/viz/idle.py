@@ -1,14 +1,15 @@
 """Idle periods (Flink's ``WatermarkStatus.IDLE``: an input that no longer holds back the
 combined watermark, ``StatusWatermarkValve``), as the timeline and the scrubber draw them: a
 span runs from an ``idle`` / ``channel_idle`` record to the next ``active`` /
-``channel_active`` one of the same input (or the end of the trace), drawn as a grey strip
-along the left edge; watermark alignment's paused spans (``PausedSpan``) as a dark one along
-the right edge.
+``channel_active`` one of the same input, or to a restart (statuses are not checkpointed: the
+restored job starts every input active, ``trace.channels.channel_states``), or to the end of
+the trace; drawn as a grey strip along the left edge; watermark alignment's paused spans
+(``PausedSpan``) as a dark one along the right edge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ from winviz.trace.paused import PausedSpan
 from winviz.viz import palette, spec
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import TraceView
+from winviz.viz.watermark_steps import Restart, restarts
 
 GOES_IDLE = ("idle", "channel_idle")
 IDLE_KINDS = (*GOES_IDLE, "active", "channel_active")
@@ -48,20 +50,36 @@ class IdleSpan:
     end: int | None
 
 
-def spans_of(records: Iterable[tuple[str, int | None, str]]) -> list[IdleSpan]:
+def spans_of(
+    records: Iterable[tuple[int, str, int | None, str]], restarts: Sequence[Restart] = ()
+) -> list[IdleSpan]:
     """The idle rule: an input is idle from an ``idle`` / ``channel_idle`` record to the next
-    ``active`` / ``channel_active`` one of the same input, or to the end (``end`` None).
-    ``records``: (kind, proc_time, input) in seq order; closed spans in order of their end,
-    then open ones in order of their start."""
+    ``active`` / ``channel_active`` one of the same input, or to the next restart, where the
+    job failed (``Restart.failed_at``, as the watermark lines end; its own time when unknown),
+    or to the end (``end`` None). ``records``: (seq, kind, proc_time, input) in seq order;
+    closed spans in order of their end, then open ones in order of their start."""
     spans: list[IdleSpan] = []
     since: dict[str, int] = {}
-    for kind, proc, name in records:
+    cuts = [(r.seq, r.proc_time if r.failed_at is None else r.failed_at) for r in restarts]
+
+    def restart(end: int) -> None:
+        """Every open span ends at ``end``."""
+        spans.extend(IdleSpan(name, start, end) for name, start in since.items())
+        since.clear()
+
+    k = 0
+    for seq, kind, proc, name in records:
+        while k < len(cuts) and cuts[k][0] < seq:
+            restart(cuts[k][1])
+            k += 1
         if proc is None:
             continue
         if kind in GOES_IDLE:
             since.setdefault(name, int(proc))
         elif name in since:
             spans.append(IdleSpan(name, since.pop(name), int(proc)))
+    for _, end in cuts[k:]:
+        restart(end)
     return spans + [IdleSpan(name, start, None) for name, start in since.items()]
 
 
@@ -79,10 +97,10 @@ def idle_spans(view: TraceView) -> list[IdleSpan]:
         if at:
             for i, name in zip(at, view.detail(kind, "input", rows[at]).tolist(), strict=True):
                 names[i] = str(name)
-    records = list(zip(kinds, procs, names, strict=True))
-    first = dict.fromkeys(n for k, p, n in records if k in GOES_IDLE and p is not None)
+    records = list(zip(rows.tolist(), kinds, procs, names, strict=True))
+    first = dict.fromkeys(n for _, k, p, n in records if k in GOES_IDLE and p is not None)
     order = {name: i for i, name in enumerate(first)}
-    return sorted(spans_of(records), key=lambda s: (order[s.input], s.start))
+    return sorted(spans_of(records, restarts(view)), key=lambda s: (order[s.input], s.start))
 
 
 def lines_text(spans: list[IdleSpan] | list[PausedSpan], kind: str = "idle") -> str:

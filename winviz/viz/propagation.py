@@ -306,7 +306,10 @@ def _panel(
         palette.format_time(palette.LONG_MIN) in drawn,
         palette.format_time(palette.LONG_MAX) in drawn,
     )
-    every = idle.spans_of(zip(status["kind"], status["proc_time"], status["line"], strict=True))
+    every = idle.spans_of(
+        zip(status["seq"], status["kind"], status["proc_time"], status["line"], strict=True),
+        restarts,
+    )
     spans, k = scale.every_kth(every, max_points)
     if k > 1:
         notes.append(f"{d['name']}: every {k}th of {len(every):,} idle periods shaded")
