@@ -586,15 +586,15 @@ def test_a_restore_resets_the_channels_and_invents_no_silent_one() -> None:
         "their colours, one dash each (source[0] and source[1]: the same for 400 ms of "
         "processing time)",
     ]
-    # the restore ends source[1]'s idle period (800 to 900, ``Restart.failed_at``); it is idle
-    # again from the idleness timeout at 1500 to the end (main: one span, 800 to the end)
+    # the restore ends source[1]'s idle period (800 to the failure at 1100, ``Restart.failed_at``);
+    # it is idle again from the idleness timeout at 1500 to the end
     shaded = next(lay for lay in spec["layer"] if lay["mark"] == {"type": "rect", "opacity": 0.15})
     assert [
         (r["line"], r["x"], r["x2"], r["idle until"])
         for r in spec["datasets"][shaded["data"]["name"]]
     ] == [
         ("source[0]", 800, 1000, "1,000 ms"),
-        ("source[1]", 800, 900, "900 ms"),
+        ("source[1]", 800, 1100, "1,100 ms"),
         ("source[0]", 1900, 2500, "2,500 ms"),
         ("source[1]", 1500, 2500, "end of trace"),
     ]

@@ -171,3 +171,23 @@ def test_the_timers_chart_ends_the_staircase_at_the_failure(restarted) -> None:
     after = [(v["x"], v["y"]) for v in line if v["attempt"] == 1]
     assert before == [(1_199, 200), (1_199, 600), (1_299, 600), (1_299, 700)]
     assert after[0][1] == 500 and after[0][0] < 499  # MIN (the left edge) from the restore
+
+
+def test_the_failure_time_passes_over_the_restarts_own_idleness_records() -> None:
+    """``restored_after_idle`` fails at 1100 (its last records before the restore, seq 48–53);
+    the restart then writes its sources' ``idleness`` records (at 0 and 900) before the
+    ``restore`` record: the failure time is 1100, not the 900 of the record just before it."""
+    from jobs import restored_after_idle
+
+    from winviz.viz.trace_view import open_trace
+    from winviz.viz.watermark_steps import Restart, restarts
+
+    job = restored_after_idle()
+    assert restarts(open_trace(job)) == [
+        Restart(seq=56, proc_time=900, failed_at=1100, checkpoint_id=1)
+    ]
+    notes = viz.timeline(job, view="timeline").to_dict()["usermeta"]["winviz"]["notes"]
+    assert [n for n in notes if n.startswith("a failure")] == [
+        "a failure at 1,100 ms: the job restarted from checkpoint 1 — the clock went back to "
+        "900 ms and every watermark to MIN; the replay is drawn over what came before"
+    ]

@@ -689,11 +689,11 @@ def _idle_rows(spec: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
 
 
 def test_a_restore_ends_the_idle_strips() -> None:
-    """``restored_after_idle``: source[1] is idle from 800; the restore (clock back to 900, the
-    record before it at 900: ``Restart.failed_at``) starts it again active at MIN, so its strip
-    ends there, and it is idle again from the idleness timeout at 1500 to the end of the trace
-    (drawn to the axis' top, 2775) — on the timeline and the scrubber alike. A job without
-    restores keeps its spans."""
+    """``restored_after_idle``: source[1] is idle from 800; the job fails at 1100 (the failed
+    attempt's last record: ``Restart.failed_at``) and the restore (clock back to 900) starts
+    it again active at MIN, so its strip ends at the failure, and it is idle again from the
+    idleness timeout at 1500 to the end of the trace (drawn to the axis' top, 2775) — on the
+    timeline and the scrubber alike. A job without restores keeps its spans."""
     from jobs import restored_after_idle, union_all_idle
 
     from winviz.viz.idle import IdleSpan, idle_spans
@@ -702,7 +702,7 @@ def test_a_restore_ends_the_idle_strips() -> None:
     expected = [
         ("source[0]", 800, 1000, "1,000 ms"),
         ("source[0]", 1900, 2500, "2,500 ms"),
-        ("source[1]", 800, 900, "900 ms"),
+        ("source[1]", 800, 1100, "1,100 ms"),
         ("source[1]", 1500, 2775, "end of trace"),
         ("watermarks (all inputs)", 800, 1000, "1,000 ms"),
         ("watermarks (all inputs)", 1900, 2500, "2,500 ms"),

@@ -68,13 +68,25 @@ def restarts(view: TraceView) -> list[Restart]:
     procs = view.column("proc_time", rows).tolist()
     ids = view.detail("restore", "checkpoint_id", rows).tolist()
     failures = view.detail("restore", "failed_at", rows).tolist()
-    before = view.column("proc_time", np.maximum(rows - 1, 0)).tolist()
+    before = view.column("proc_time", _last_of_attempt(view, rows)).tolist()
     return [
         Restart(int(seq), proc, None if failed is None or seq == 0 else prev, cid)
         for seq, proc, cid, failed, prev in zip(
             rows.tolist(), procs, ids, failures, before, strict=True
         )
     ]
+
+
+def _last_of_attempt(view: TraceView, rows: np.ndarray) -> np.ndarray:
+    """The last record the failed attempt wrote before each ``restore`` record (``rows``):
+    the one before it, passing over the ``idleness`` records the restart itself writes when
+    it sets up its sources again (``SourceOperator.start``)."""
+    last = np.maximum(rows - 1, 0)
+    for i, row in enumerate(last.tolist()):
+        while row > 0 and view.is_kind(np.array([row]), "idleness")[0]:
+            row -= 1
+        last[i] = row
+    return last
 
 
 def steps_by_attempt(
