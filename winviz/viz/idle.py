@@ -110,6 +110,24 @@ def lines_text(spans: list[IdleSpan] | list[PausedSpan], kind: str = "idle") -> 
     return f"{n:,} {what}{'' if n == 1 else 's'} ({where}: {inputs})"
 
 
+def span_row(
+    s: IdleSpan | PausedSpan,
+    axis: TimeAxis,
+    ends: tuple[str, str],
+    kind: str = "idle",
+    open_end: int | None = None,
+) -> dict[str, Any]:
+    """Where a span of ``kind`` runs on ``axis`` (its ``ends`` fields; still open: to
+    ``open_end``, else the axis' end) and when, as words: both charts' strips."""
+    end = s.end if s.end is not None else open_end
+    return {
+        ends[0]: axis.clip(s.start)[0],
+        ends[1]: axis.hi if end is None else axis.clip(end)[0],
+        f"{kind} from": axis.fmt(s.start),
+        f"{kind} until": "end of trace" if s.end is None else axis.fmt(s.end),
+    }
+
+
 def strip_layer(
     spans: list[IdleSpan] | list[PausedSpan],
     x: TimeAxis,
@@ -134,16 +152,7 @@ def strip_layer(
         else:
             right = x.hi - column[s.input] * width * 1.25
             x0, x1 = round(right - width, 3), round(right, 3)
-        row = {
-            "x": x0,
-            "x2": x1,
-            "y": y.clip(s.start)[0],
-            "y2": y.hi if s.end is None else y.clip(s.end)[0],
-            "kind": kind,
-            kind: s.input,
-            f"{kind} from": y.fmt(s.start),
-            f"{kind} until": "end of trace" if s.end is None else y.fmt(s.end),
-        }
+        row = {"x": x0, "x2": x1, "kind": kind, kind: s.input, **span_row(s, y, ("y", "y2"), kind)}
         if isinstance(s, PausedSpan):
             row |= {"its watermark": x.fmt(s.watermark), "max allowed": x.fmt(s.max_allowed)}
             row["group"] = s.group

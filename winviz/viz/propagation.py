@@ -581,9 +581,7 @@ def _restart_rules(
     rows = [
         {
             "x": x.clip(r.proc_time)[0],
-            "text": ("restart from " if r.failed_at is not None else "started from ")
-            + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
-            + ": watermarks at MIN",
+            "text": f"{r.words('restart')}: watermarks at MIN",
         }
         for r in restarts
     ]
@@ -623,14 +621,11 @@ def _paused_layer(
     at = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
     rows = [
         {
-            "x": x.clip(s.start)[0],
-            "x2": x.clip(t_end if s.end is None else s.end)[0],
+            **idle.span_row(s, x, ("x", "x2"), "paused", t_end),
             "y": height - PAUSED_STRIP * (at[line] + 1),
             "y2": height - PAUSED_STRIP * at[line],
             "line": line,
             "paused": s.input,
-            "paused from": x.fmt(s.start),
-            "paused until": "end of trace" if s.end is None else x.fmt(s.end),
             "its watermark": str(s.watermark),
             "max allowed": str(s.max_allowed),
             "group": s.group,
@@ -657,15 +652,9 @@ def _point_style(n: int) -> dict[str, float]:
 
 
 def _span_rows(spans: list[idle.IdleSpan], x: TimeAxis, t_end: int) -> list[dict[str, Any]]:
+    """The rows of idle ``spans`` along ``x`` (``idle.span_row``), each of its line."""
     return [
-        {
-            "x": x.clip(s.start)[0],
-            "x2": x.clip(t_end if s.end is None else s.end)[0],
-            "line": s.input,
-            "kind": "idle",
-            "idle from": x.fmt(s.start),
-            "idle until": "end of trace" if s.end is None else x.fmt(s.end),
-        }
+        {**idle.span_row(s, x, ("x", "x2"), "idle", t_end), "line": s.input, "kind": "idle"}
         for s in spans
     ]
 

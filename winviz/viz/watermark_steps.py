@@ -59,6 +59,12 @@ class Restart:
     failed_at: int | None
     checkpoint_id: int | None
 
+    def words(self, restarted: str = "restarted") -> str:
+        """ "restarted from checkpoint 1" (or the beginning); a run from a snapshot "started"."""
+        cid = self.checkpoint_id
+        source = "the beginning" if cid is None else f"checkpoint {cid}"
+        return f"{'started' if self.failed_at is None else restarted} from {source}"
+
 
 def restarts(view: TraceView) -> list[Restart]:
     """The trace's ``restore`` records, in seq order."""

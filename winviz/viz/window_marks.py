@@ -64,12 +64,12 @@ def _restarts(
         ]
         if r.failed_at is not None:
             notes.append(
-                f"a failure at {y.fmt(r.failed_at)}: the job {_restart_words(r)} — the clock "
+                f"a failure at {y.fmt(r.failed_at)}: the job {r.words()} — the clock "
                 f"went back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is "
                 "drawn over what came before"
             )
         else:
-            notes.append(f"the run {_restart_words(r)}: every watermark started at MIN")
+            notes.append(f"the run {r.words()}: every watermark started at MIN")
     xy = {"x": x.channel("x"), "y": y.channel("y")}
     encoding = xy | {
         "detail": {"field": "text", "type": "nominal"},
@@ -82,15 +82,9 @@ def _restarts(
     return [spec.layer(rows, mark, encoding), label]
 
 
-def _restart_words(r: watermark_steps.Restart) -> str:
-    """ "restarted from checkpoint 1"; a run from a snapshot "started from" it."""
-    source = "the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}"
-    return f"{'started' if r.failed_at is None else 'restarted'} from {source}"
-
-
 def _restart_text(r: watermark_steps.Restart, y: TimeAxis) -> str:
     """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
-    return f"{_restart_words(r)} at {y.fmt(r.proc_time)}: watermarks back to MIN"
+    return f"{r.words()} at {y.fmt(r.proc_time)}: watermarks back to MIN"
 
 
 def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> list[Box]:
