@@ -13,9 +13,9 @@ import vl_convert as vlc
 from jobs import count_pipeline, kafka_readers, restored_after_idle, union_all_idle
 
 import winviz as wv
-from winviz.viz import scale
+from winviz.viz import palette, scale
 from winviz.viz.export import spec_json
-from winviz.viz.idle import IdleSpan, spans_of
+from winviz.viz.idle import IdleSpan, span_row, spans_of
 from winviz.viz.propagation import CHANNEL_COLORS, propagation_chart
 from winviz.viz.watermark_steps import Restart
 
@@ -279,6 +279,34 @@ def test_a_restart_ends_every_open_idle_span() -> None:
         IdleSpan("a", 50, 0),
         IdleSpan("b", 5, 8),
     ]
+
+
+def test_span_row_one_rule_for_both_charts_strips() -> None:
+    """A span's ends on its axis and its times as words: an open span runs to ``open_end``
+    (propagation: the trace's end) or else to the axis' end (the timeline's strips)."""
+    axis = palette.time_axis("t", [0, 1000])  # domain -30 .. 1030
+    closed, still = IdleSpan("a", 100, 400), IdleSpan("a", 2000, None)
+    assert span_row(closed, axis, ("y", "y2")) == {
+        "y": 100,
+        "y2": 400,
+        "idle from": "100 ms",
+        "idle until": "400 ms",
+    }
+    assert span_row(still, axis, ("x", "x2"), "paused", 900) == {
+        "x": 1030,
+        "x2": 900,
+        "paused from": "2,000 ms",
+        "paused until": "end of trace",
+    }
+    assert span_row(still, axis, ("y", "y2"))["y2"] == 1030
+
+
+def test_restart_words_one_wording_for_both_charts() -> None:
+    """The timeline says "restarted from", propagation "restart from"; a run from a snapshot
+    (no failure) "started from" it in both."""
+    assert Restart(5, 500, 700, 1).words() == "restarted from checkpoint 1"
+    assert Restart(5, 500, 700, None).words("restart") == "restart from the beginning"
+    assert Restart(0, 500, None, 2).words("restart") == "started from checkpoint 2"
 
 
 def test_frame_input_and_determinism(fixed) -> None:
