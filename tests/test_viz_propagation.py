@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import vl_convert as vlc
-from jobs import count_pipeline, kafka_readers, restored_after_idle, union_all_idle
+from jobs import aligned_job, count_pipeline, kafka_readers, restored_after_idle, union_all_idle
 
 import winviz as wv
 from winviz.viz import palette, scale
@@ -299,6 +299,31 @@ def test_span_row_one_rule_for_both_charts_strips() -> None:
         "paused until": "end of trace",
     }
     assert span_row(still, axis, ("y", "y2"))["y2"] == 1030
+
+
+def test_paused_strip_along_the_bottom() -> None:
+    """Watermark alignment paused "fast" from 1,000 to 3,000 ms: a strip in its line's colour
+    along the panel's bottom (7 px), its times as the timeline's strips say them."""
+    spec = propagation_chart(aligned_job().trace).to_dict()
+    strip = spec["layer"][0]
+    assert strip["mark"] == {"type": "rect", "opacity": 0.75}
+    assert data(spec, strip) == [
+        {
+            "y": 253,
+            "y2": 260,
+            "line": "watermarks",
+            "paused": "fast",
+            "x": 1000,
+            "x2": 3000,
+            "paused from": "1,000 ms",
+            "paused until": "3,000 ms",
+            "its watermark": "8999",
+            "max allowed": "1899",
+            "group": "g",
+        }
+    ]
+    tips = ["paused", "paused from", "paused until", "its watermark", "max allowed", "group"]
+    assert strip["encoding"]["tooltip"] == [{"field": f, "type": "nominal"} for f in tips]
 
 
 def test_restart_words_one_wording_for_both_charts() -> None:

@@ -607,9 +607,6 @@ def _restart_rules(
     return [rule, *labels]
 
 
-_PAUSED_TIPS = ("paused", "paused from", "paused until", "its watermark", "max allowed", "group")
-
-
 def _paused_layer(
     paused: list[tuple[str, PausedSpan]],
     x: TimeAxis,
@@ -621,11 +618,11 @@ def _paused_layer(
     at = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
     rows = [
         {
-            **idle.span_row(s, x, ("x", "x2"), "paused", t_end),
             "y": height - PAUSED_STRIP * (at[line] + 1),
             "y2": height - PAUSED_STRIP * at[line],
             "line": line,
             "paused": s.input,
+            **idle.span_row(s, x, ("x", "x2"), "paused", t_end),
             "its watermark": str(s.watermark),
             "max allowed": str(s.max_allowed),
             "group": s.group,
@@ -641,7 +638,7 @@ def _paused_layer(
             "y": {"axis": None, "field": "y", "scale": None, "type": "quantitative"},
             "y2": {"field": "y2"},
             "color": color,
-            "tooltip": [_tip(name) for name in _PAUSED_TIPS],
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2", "line"]),
         },
     )
 
