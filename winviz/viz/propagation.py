@@ -25,7 +25,7 @@ from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import coinciding, idle, palette, scale, spec, watermark_steps
 from winviz.viz.boxes import Box, overlaps
-from winviz.viz.labels import Plot
+from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size
@@ -548,8 +548,6 @@ def _step_boxes(vertices: list[dict[str, Any]], plot: Plot) -> list[Box]:
     return out
 
 
-RESTART_FONT = 10
-RESTART_CHAR_PX = 6.0  # a generous average advance of a 10 px sans-serif character
 RESTART_PLACES = tuple((align, top) for top in (2, 16, 30, 44, 58) for align in ("left", "right"))
 """Where a restart's text may go, in order: (align, its top in px): right of its rule, then
 left, a line lower each time."""
@@ -560,7 +558,7 @@ def _restart_place(
 ) -> tuple[str, int]:
     """The first place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at
     ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots."""
-    w, h = RESTART_CHAR_PX * len(text), RESTART_FONT + 2
+    w, h = CHAR_PX * len(text), LABEL_FONT + 2
     lefts = {"left": px + 3, "right": px - 3 - w}
     boxes = {(a, top): (lefts[a], top, lefts[a] + w, top + h) for a, top in RESTART_PLACES}
     inside = [p for p, b in boxes.items() if b[0] >= 0 and b[2] <= plot.width]
@@ -600,7 +598,7 @@ def _restart_rules(
             "baseline": "top",
             "color": palette.GUIDE_COLOR,
             "dx": 3 if align == "left" else -3,
-            "fontSize": RESTART_FONT,
+            "fontSize": LABEL_FONT,
         }
         encoding = {"x": x.channel("x"), "y": {"value": top}, "text": _tip("text")}
         labels.append(spec.layer(part, mark, encoding))
