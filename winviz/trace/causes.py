@@ -57,15 +57,14 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
     has[has] = ops[t[has]] == fired_ops[has]  # a trigger record of the firing's operator
     mine = np.flatnonzero(has)
     t = t[mine]
-    # each call's name: the first item of its detail, read once per distinct detail
-    numbers, details = distinct_values(c.values_at("detail", candidates[t], ("trigger",)))
-    names = [d[0] for d in details]
-    calls[mine] = object_array(names)[numbers]
+    # each call's name: the first item of its detail
+    details = c.values_at("detail", candidates[t], ("trigger",)).tolist()
+    calls[mine] = names = object_array([d[0] for d in details])
     if not len(timers_at):  # no timer_fired record (a GlobalWindow's CountTrigger): no timer
         return calls, timers
     k = np.searchsorted(timers_at, t, side="right") - 1  # the latest timer_fired before
     j = np.where(k >= 0, timers_at[np.maximum(k, 0)], -1)  # (any operator)
-    timed = np.array([name in TIMER_CALLS for name in names], dtype=bool)[numbers]
+    timed = np.array([name in TIMER_CALLS for name in names.tolist()], dtype=bool)
     timed &= j >= 0
     timed[timed] = ops[j[timed]] == ops[t[timed]]  # of the call's operator
     trows, frows = candidates[j[timed]], fired_rows[mine[timed]]
@@ -92,13 +91,10 @@ def timer_domains(
     named = np.zeros(len(timer_rows), dtype=bool)
     event = np.zeros(len(timer_rows), dtype=bool)
     if timed.any():
-        numbers, details = distinct_values(
-            c.values_at("detail", timer_rows[timed], ("timer_fired",))
-        )
-        heads = [d[0] for d in details]
-        domains[timed] = object_array(heads)[numbers]
-        named[timed] = np.array([h is not None for h in heads], dtype=bool)[numbers]
-        event[timed] = np.array([h == "event" for h in heads], dtype=bool)[numbers]
+        details = c.values_at("detail", timer_rows[timed], ("timer_fired",)).tolist()
+        domains[timed] = heads = object_array([d[0] for d in details])
+        named[timed] = [h is not None for h in heads.tolist()]
+        event[timed] = [h == "event" for h in heads.tolist()]
     return domains, named, event
 
 
