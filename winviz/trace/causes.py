@@ -76,8 +76,9 @@ def firing_causes(c: TraceColumns, fired_rows: np.ndarray) -> tuple[np.ndarray, 
 def _same(c: TraceColumns, name: str, timer_rows: np.ndarray, fired_rows: np.ndarray) -> np.ndarray:
     """Whether field ``name`` of each ``timer_fired`` record is its ``fired`` record's, by
     type and value (``coded.same_values``)."""
-    a = c.values_at(name, timer_rows, ("timer_fired",))
-    return same_values(a, c.values_at(name, fired_rows, ("fired",)))
+    rows = np.concatenate((timer_rows, fired_rows))  # (both read at once)
+    both = c.values_at(name, rows, ("timer_fired", "fired"))
+    return same_values(both[: len(timer_rows)], both[len(timer_rows) :])
 
 
 def timer_domains(
