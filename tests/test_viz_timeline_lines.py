@@ -126,7 +126,9 @@ def six_readers() -> wv.JobExecutionResult:
     return env.execute()
 
 
-def test_shades_and_dashes_cycle_past_five_operators() -> None:
+def test_past_five_operators_the_shades_start_again_with_the_next_dash() -> None:
+    """Eight watermark lines: the shades cycle past five, the dashes move on one each round, so
+    no two operators are drawn alike (a legend entry names one line)."""
     spec = viz.timeline(six_readers(), view="timeline").to_dict()
     line = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "line")
     ops = [f"watermarks#{n}" for n in range(6)] + [
@@ -136,7 +138,9 @@ def test_shades_and_dashes_cycle_past_five_operators() -> None:
     shades = list(palette.WATERMARK_SHADES)
     assert line["encoding"]["stroke"]["scale"] == {"domain": ops, "range": shades + shades[:3]}
     dashes = list(palette.WATERMARK_DASHES)
-    assert line["encoding"]["strokeDash"]["scale"] == {"domain": ops, "range": dashes + dashes[:3]}
+    assert line["encoding"]["strokeDash"]["scale"] == {"domain": ops, "range": dashes + dashes[1:4]}
+    looks = zip(shades + shades[:3], map(tuple, dashes + dashes[1:4]), strict=True)
+    assert len(set(looks)) == len(ops)
 
 
 def test_no_runs_for_one_line_or_a_missing_position() -> None:

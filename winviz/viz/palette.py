@@ -64,8 +64,8 @@ def _means(color: str, meaning: str) -> str:
 WATERMARK_COLOR = _means(
     BLACK, "the watermark (of the 1st operator drawn; a firing by the end-of-input watermark MAX)"
 )
-# The n-th operator's watermark line (cycling past five, as its dashes do): shades told apart
-# by lightness and tint, each ≥ 3:1 against white.
+# The n-th operator's watermark line (past five the shades start again with the next dash):
+# shades told apart by lightness and tint, each ≥ 3:1 against white.
 WATERMARK_2_COLOR = _means("#68909C", "the watermark (of the 2nd operator drawn)")
 WATERMARK_3_COLOR = _means("#746450", "the watermark (of the 3rd operator drawn)")
 WATERMARK_4_COLOR = _means("#504028", "the watermark (of the 4th operator drawn)")

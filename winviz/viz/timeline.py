@@ -415,15 +415,19 @@ def _watermark_lines(
 ) -> tuple[spec.ChartDict, list[spec.ChartDict], spec.ChartDict]:
     """The watermark's line through ``vertices``, the layers that draw it (a run shared by n
     lines drawn by each in one dash of n: ``coinciding``), and its dots (``points``); the
-    n-th operator of ``ops`` in the n-th of ``palette.WATERMARK_SHADES`` and ``_DASHES``."""
+    n-th operator of ``ops`` in the n-th of ``palette.WATERMARK_SHADES`` and ``_DASHES``; past
+    the fifth the shades start again, each round with the next dash, so no two of the first 25
+    operators are drawn alike."""
 
-    def by_operator(values: Sequence[Any], legend: bool = True) -> dict[str, Any]:
+    def by_operator(values: Sequence[Any], legend: bool = True, turn: int = 0) -> dict[str, Any]:
         encoding = {"field": "operator", "type": "nominal", "title": "watermark of"}
-        cycled = [values[n % len(values)] for n in range(len(ops))]  # (past five: again)
+        rounds = len(palette.WATERMARK_SHADES)
+        cycled = [values[(n + turn * (n // rounds)) % len(values)] for n in range(len(ops))]
         scale = {"scale": {"domain": ops, "range": cycled}}
         return encoding | scale | ({} if legend else {"legend": None})
 
-    shade, dash = by_operator(palette.WATERMARK_SHADES), by_operator(palette.WATERMARK_DASHES)
+    shade = by_operator(palette.WATERMARK_SHADES)
+    dash = by_operator(palette.WATERMARK_DASHES, turn=1)
     base = {**xy, "order": {"field": "i", "type": "quantitative"}, "stroke": shade}
     mark = {"type": "line", "strokeWidth": 2}
     line = spec.layer(
