@@ -74,25 +74,27 @@ def restarts(view: TraceView) -> list[Restart]:
     procs = view.column("proc_time", rows).tolist()
     ids = view.detail("restore", "checkpoint_id", rows).tolist()
     failures = view.detail("restore", "failed_at", rows).tolist()
-    before = view.column("proc_time", _last_of_attempt(view, rows)).tolist()
+    failed_times = _failure_times(view, rows)
     return [
-        Restart(int(seq), proc, None if failed is None or seq == 0 else prev, cid)
-        for seq, proc, cid, failed, prev in zip(
-            rows.tolist(), procs, ids, failures, before, strict=True
+        Restart(int(seq), proc, None if failed is None or seq == 0 else when, cid)
+        for seq, proc, cid, failed, when in zip(
+            rows.tolist(), procs, ids, failures, failed_times, strict=True
         )
     ]
 
 
-def _last_of_attempt(view: TraceView, rows: np.ndarray) -> np.ndarray:
-    """The last record the failed attempt wrote before each ``restore`` record (``rows``):
-    the one before it, passing over the ``idleness`` records the restart itself writes when
-    it sets up its sources again (``SourceOperator.start``)."""
-    last = np.maximum(rows - 1, 0)
-    for i, row in enumerate(last.tolist()):
-        while row > 0 and view.is_kind(np.array([row]), "idleness")[0]:
-            row -= 1
-        last[i] = row
-    return last
+def _failure_times(view: TraceView, rows: np.ndarray) -> list[int | None]:
+    """When the job failed before each ``restore`` record (``rows``): the latest processing time
+    of the records since the previous restore. The clock only moves forward within a run
+    attempt and a restart sets it back, so this is the failed attempt's last moment, whatever
+    records the restart itself writes before its ``restore`` record (a source's idleness)."""
+    found: list[int | None] = []
+    start = 0
+    for row in rows.tolist():
+        times, present = view.ints("proc_time", np.arange(start, row))
+        found.append(int(times[present].max()) if present.any() else None)
+        start = row + 1
+    return found
 
 
 def steps_by_attempt(
