@@ -204,7 +204,7 @@ def skew_scrubber(
         if kind in timed:
             layer["transform"] = [{"filter": f"datum.x <= {PARAM}"}]
     if "elements (binned)" in kinds:
-        notes.append("a binned mark shows once its cell's mean processing time is reached")
+        notes.append(BINNED_NOTE)
     t_range = (max(x_lo, int(min(xs))), min(x_hi, int(max(xs)))) if xs else (x_lo, x_hi)
     squares, badges = firing_layer(view, op, x, y, size, notes, skew=True, avoid=layers)
     # the squares under the elements (as in the timeline mode), the badges over all
@@ -214,6 +214,9 @@ def skew_scrubber(
     layers = [*layers, now_layer(x, "x"), *badges]
     notes[1 if chosen else 0] += "; move the slider to see the run at processing time t"
     return _finished(layers, "Scrubber (skew)", notes, size, t_range, at, replay_seconds)
+
+
+BINNED_NOTE = "a binned mark shows once its cell's mean processing time is reached"
 
 
 def replay_settings(t_lo: int, t_hi: int, step: int, seconds: float) -> dict[str, Any]:
@@ -686,6 +689,8 @@ def element_layers(
         layers.append(
             drawn[0] | {"mark": faint | {"size": 40}, "encoding": enc, "transform": later}
         )
+    if spec.rows(drawn[0])[0]["kind"] == "elements (binned)":
+        notes.append(BINNED_NOTE)
     for layer, title in zip(drawn, ("element", replay.LEGEND), strict=True):
         if layer is not None:  # each layer its own legend (the scrubber's are independent)
             window_marks._with_category_scales([layer])
