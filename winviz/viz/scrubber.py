@@ -204,7 +204,7 @@ def skew_scrubber(
         if kind in timed:
             layer["transform"] = [{"filter": f"datum.x <= {PARAM}"}]
     if "elements (binned)" in kinds:
-        notes.append(BINNED_NOTE)
+        notes.append("a binned mark shows once its cell's mean processing time is reached")
     t_range = (max(x_lo, int(min(xs))), min(x_hi, int(max(xs)))) if xs else (x_lo, x_hi)
     squares, badges = firing_layer(view, op, x, y, size, notes, skew=True, avoid=layers)
     # the squares under the elements (as in the timeline mode), the badges over all
@@ -214,9 +214,6 @@ def skew_scrubber(
     layers = [*layers, now_layer(x, "x"), *badges]
     notes[1 if chosen else 0] += "; move the slider to see the run at processing time t"
     return _finished(layers, "Scrubber (skew)", notes, size, t_range, at, replay_seconds)
-
-
-BINNED_NOTE = "a binned mark shows once its cell's mean processing time is reached"
 
 
 def replay_settings(t_lo: int, t_hi: int, step: int, seconds: float) -> dict[str, Any]:
@@ -675,26 +672,27 @@ def element_layers(
     notes: list[str],
 ) -> list:
     """The timeline's elements (``timeline._elements``; over ``max_points`` binned) as of t:
-    those arrived by t (a binned mark once its cell's mean processing time is reached), later
+    those arrived by t (a binned mark once its cell's first element has), later
     ones faint (``future="fade"``), readings again hollow in their own legend."""
     restarts = watermark_steps.restarts(view)
-    drawn = _elements(view, elements, x, y, max_points, notes, restarts)
+    drawn = _elements(view, elements, x, y, max_points, notes, restarts, arrived=True)
     if drawn[0] is None:
         return []
+    at = "arrived" if "arrived" in spec.rows(drawn[0])[0] else "y"  # (binned: the first's)
     layers = []
     if future == "fade":
         faint = {"type": "point", "color": palette.FADED_COLOR, "filled": True, "opacity": 0.35}
         enc = {c: drawn[0]["encoding"][c] for c in ("x", "y", "tooltip")}
-        later = [{"filter": f"datum.y > {PARAM}"}]
+        later = [{"filter": f"datum.{at} > {PARAM}"}]
         layers.append(
             drawn[0] | {"mark": faint | {"size": 40}, "encoding": enc, "transform": later}
         )
-    if spec.rows(drawn[0])[0]["kind"] == "elements (binned)":
-        notes.append(BINNED_NOTE)
+    if at == "arrived":
+        notes.append("a binned mark shows once its cell's first element has arrived")
     for layer, title in zip(drawn, ("element", replay.LEGEND), strict=True):
         if layer is not None:  # each layer its own legend (the scrubber's are independent)
             window_marks._with_category_scales([layer])
             for channel in ("color", "shape"):
                 layer["encoding"][channel]["title"] = title
-            layers.append(layer | {"transform": [{"filter": f"datum.y <= {PARAM}"}]})
+            layers.append(layer | {"transform": [{"filter": f"datum.{at} <= {PARAM}"}]})
     return layers
