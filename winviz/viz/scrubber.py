@@ -47,7 +47,6 @@ STATE_COLORS = {
     "open": palette.WINDOW_COLOR, "fired": palette.WINDOW_FIRED_COLOR,
     "merged away": palette.MERGED_AWAY_COLOR, "gone": palette.GONE_COLOR,
 }  # fmt: skip
-EVENT_COLOR = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
 
 Size = tuple[int, int]  # a chart's width and height in pixels
 Rows = list[dict[str, Any]]  # a layer's rows
@@ -415,36 +414,17 @@ def firing_layer(
             "time): drawn on its edge"
         )
     badges = _count_layer(rows, here, labels.Plot(x, y, *size), avoid, notes, skew=skew)
-    present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
     # a thick outline on a square others were counted on, or whose badge found no place
     tests = [f"datum[{piles.ALSO_HERE!r}] > 0"] if placed.counted else []
     tests += [f"datum[{UNCOUNTED!r}] > 1"] if any(UNCOUNTED in r for r in rows) else []
     outline = {"condition": {"test": " || ".join(tests), "value": 2.5}, "value": 0.5}
-    squares = spec.layer(
-        rows,
-        {
-            "type": "point",
-            "filled": True,
-            "shape": "square",
-            "size": FIRING_SIZE,
-            "stroke": palette.INK,
-            "strokeWidth": 0.5,
-            "xOffset": {"expr": "datum.dx"},
-        },
-        {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "color": {
-                "field": "what",
-                "type": "nominal",
-                "title": "firing",
-                "scale": {"domain": present, "range": [EVENT_COLOR[c] for c in present]},
-            },
-            "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
-            **({"strokeWidth": outline} if tests else {}),
-        },
-        SHOWN,
-    )
+    mark = {"type": "point", "filled": True, "size": FIRING_SIZE, "stroke": palette.INK}
+    mark |= {"strokeWidth": 0.5, "xOffset": {"expr": "datum.dx"}}
+    width = {"strokeWidth": outline} if tests else {}
+    squares = window_marks._what_layer(rows, mark, x, y, ["fired"], **width) | {"transform": SHOWN}
+    window_marks._with_category_scales([squares])  # (as on the timeline: squares)
+    for channel in ("color", "shape"):
+        squares["encoding"][channel]["title"] = "firing"
     return squares, [*_end_outline(rows, x, y), *badges]
 
 
@@ -462,7 +442,7 @@ def _end_outline(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
         "filled": False,
         "shape": "square",
         "size": round((FIRING_SIZE**0.5 - 1) ** 2),  # its 1.5 px stroke within the square
-        "color": EVENT_COLOR[end],
+        "color": palette.WINDOW_EVENT_COLORS[palette.WINDOW_EVENTS.index(end)],
         "strokeWidth": 1.5,
         "xOffset": {"expr": "datum.dx"},
     }
