@@ -390,8 +390,7 @@ def firing_layer(
                 **({} if words is None else {"firing": _counted_words(words[i] for i in idx)}),
             }
         )
-    k = -(-len(rows) // scale.ROW_LIMIT)  # a regular sample of at most ROW_LIMIT marks
-    rows = rows[::k]
+    rows, k = scale.every_kth(rows)
     # squares closer than their width side by side, by the charts' one rule
     sx, sy = size[0] / max(1, x.hi - x.lo), size[1] / max(1, y.hi - y.lo)
     places = [((r["x"] - x.lo) * sx, (r["y"] - y.lo) * sy) for r in rows]
