@@ -2,9 +2,11 @@
 
 *t* is a Vega-Lite parameter (``PARAM``) bound to a range input (no kernel needed): it drives
 only the filters and colours of the layers — windows by state, idle periods, the *now* rule,
-the watermark at *t*, elements and firings. A "play" checkbox replays the run, as in Akidau's
-streaming animations: the spec carries the settings (``replay_settings``), the page's script
-(``view_script``) plays them.
+the watermark at *t*, elements and firings. The window bands and elements are the timeline's
+(``bands._bands``, ``timeline._elements``) with an as-of-t filter; the firings are squares
+per point and cause with a count badge "×n" (issue 26). A "play" checkbox replays the run,
+as in Akidau's streaming animations: the spec carries the settings (``replay_settings``), the
+page's script (``view_script``) plays them.
 """
 
 from __future__ import annotations
@@ -651,8 +653,8 @@ def element_layers(
     notes: list[str],
 ) -> list:
     """The timeline's elements (``timeline._elements``; over ``max_points`` binned) as of t:
-    those arrived by t (a binned mark once its cell's first element has), later
-    ones faint (``future="fade"``), readings again hollow in their own legend."""
+    those arrived by t (a binned mark once its cell's first element has arrived), later ones
+    faint (``future="fade"``), readings again hollow in their own legend."""
     restarts = watermark_steps.restarts(view)
     drawn = _elements(view, elements, x, y, max_points, notes, restarts, arrived=True)
     if drawn[0] is None:
