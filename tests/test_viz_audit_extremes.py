@@ -58,7 +58,7 @@ def test_scrubber_and_skew_say_what_they_leave_out() -> None:
     trace = extremes_job().trace
     spec = viz.scrubber(trace).to_dict()
     assert [(w["x"], w["x2"]) for w in rows_of(spec, "window")] == [(0, 10)]
-    assert spec["usermeta"]["winviz"]["notes"][1] == f"{WRAPPED} are not drawn"
+    assert spec["usermeta"]["winviz"]["notes"][1] == f"{WRAPPED} have no band"  # (the bands')
     spec = viz.skew_chart(trace).to_dict()
     assert [(e["x"], e["y"]) for e in rows_of(spec, "element")] == [(10, 5)]
     assert spec["title"]["subtitle"][:2] == [

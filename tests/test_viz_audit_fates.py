@@ -68,7 +68,7 @@ def test_a_late_element_of_a_process_function_is_late_accepted() -> None:
     ]
     assert timeline["title"]["subtitle"][1] == "elements: 2 on time, 1 late, accepted"
     scrubber = viz.scrubber(result.trace).to_dict()
-    assert [e["fate"] for e in rows_of(scrubber, "element")][:3] == [
+    assert [e["what"] for e in rows_of(scrubber, "element")][:3] == [
         "on time",
         "late, accepted",
         "on time",

@@ -137,7 +137,7 @@ def test_processing_time_windows_span_the_event_time_axis_in_timeline_and_scrubb
     spec = viz.scrubber(trace).to_dict()
     windows = spec["layer"][0]
     assert windows["encoding"]["x"]["scale"]["domain"] == [0, 5]
-    assert _rows(spec, windows, "x", "x2", "opened", "fired", "closed", "window") == [
+    assert _rows(spec, windows, "x", "x2", "opened_at", "fired_at", "closed_at", "window") == [
         (0, 5, 0, 999, 999, "[0 ms, 1,000 ms)"),
         (0, 5, 1500, 1999, 1999, "[1,000 ms, 2,000 ms)"),
         (0, 5, 2600, None, None, "[2,000 ms, 3,000 ms)"),

@@ -84,7 +84,9 @@ def test_session_merge_closes_the_absorbed_window(lateness: int) -> None:
 
     spec = viz.scrubber(result.trace).to_dict()
     windows = layer_rows(spec, "window")
-    assert [(w["x"], w["x2"], w["opened"], w["closed"], w["merged_into"]) for w in windows] == [
+    assert [
+        (w["x"], w["x2"], w["opened_at"], w["closed_at"], w["merged_into"]) for w in windows
+    ] == [
         (1000, 2500, 0, 10, "[1000, 3500)"),
         (1000, 3500, 10, 20, ""),
         (9000, 10500, 20, 20, ""),
@@ -465,14 +467,14 @@ def check_scrubber(spec: dict[str, Any], f: dict[str, Any]) -> None:
         assert r["keys"] == len(keys)
         opened = [f["opened"].get((k, s, e)) for k in keys]
         if None not in opened:  # every key's pane got an element: opened at the first
-            assert r["opened"] == min(opened)
+            assert r["opened_at"] == min(opened)
         merged = [f["merges"].get((k, s, e)) for k in keys]
         if all(m is not None for m in merged):  # every key's pane merged away
             assert r["merged_into"] == ", ".join(dict.fromkeys(m[1] for m in merged))
-            assert r["closed"] == max(m[0] for m in merged)
+            assert r["closed_at"] == max(m[0] for m in merged)
         else:
             assert r["merged_into"] == ""
-    check_elements(all_rows(spec, "element"), f, "fate")
+    check_elements(all_rows(spec, "element"), f, "what")
 
 
 def check_timers(spec: dict[str, Any], f: dict[str, Any]) -> None:

@@ -10,13 +10,12 @@ import json
 import re
 from typing import Any
 
-import pandas as pd
 import pytest
 import vl_convert as vlc
 
 from tests.browser.gallery import running_example
 from winviz import viz
-from winviz.viz.bands import MIN_BAND_PX
+from winviz.viz.bands import MIN_BAND_PX, _Window
 from winviz.viz.palette import TimeAxis
 from winviz.viz.scrubber import window_layer as scrubber_window_layer
 
@@ -60,17 +59,23 @@ def test_the_window_layer_pads_a_short_window_in_vega(scrubber_spec) -> None:
     assert lay["encoding"]["y2"] == {"field": "y2"}
     assert lay["transform"][1:] == [
         {"filter": "datum.state != 'not yet'"},
-        {"calculate": "datum.closed != null && datum.closed < t ? datum.closed : t", "as": "y2"},
         {
-            "calculate": "datum.y2 - datum.opened < 544.82 ? clamp((datum.opened + datum.y2) / 2"
-            " - 272.41, 483, 27179.18) : datum.opened",
+            "calculate": "datum.closed_at != null && datum.closed_at < t ? datum.closed_at : t",
+            "as": "y2",
+        },
+        {
+            "calculate": "datum.y2 - datum.opened_at < 544.82 ? clamp((datum.opened_at + "
+            "datum.y2) / 2 - 272.41, 483, 27179.18) : datum.opened_at",
             "as": "y",
         },
-        {"calculate": "datum.y2 - datum.opened < 544.82 ? datum.y + 544.82 : datum.y2", "as": "y2"},
+        {
+            "calculate": "datum.y2 - datum.opened_at < 544.82 ? datum.y + 544.82 : datum.y2",
+            "as": "y2",
+        },
     ]
-    # the data: the true times (the tooltip gives none)
+    # the data: the true times (the tooltip gives them as texts)
     assert [
-        (w["window"], w["opened"], w["fired"], w["closed"])
+        (w["window"], w["opened_at"], w["fired_at"], w["closed_at"])
         for w in scrubber_spec["datasets"][lay["data"]["name"]]
     ] == [
         ("[0 ms, 10,000 ms)", 1200, 12200, 12200),
@@ -78,7 +83,7 @@ def test_the_window_layer_pads_a_short_window_in_vega(scrubber_spec) -> None:
         ("[20,000 ms, 30,000 ms)", 25100, 25100, 25100),
     ]
     assert [tip["field"] for tip in lay["encoding"]["tooltip"]] == [
-        "window", "state", "keys", "merged_into"
+        "kind", "window", "state", "keys", "elements", "firings", "opened", "closed"
     ]  # fmt: skip
 
 
@@ -117,27 +122,19 @@ def test_a_short_window_at_an_axis_end_is_moved_inside() -> None:
     """On an axis 0..1,000 ms 100 px high (8 px: 80 ms), as ``_visible_span``: windows opened
     and closed at 1,000 and at 0 are drawn 920..1,000 and 0..80 (inside the axis); one from
     500 to 500 is 460..540; one from 100 to 300 its true extent. Drawn by Vega at t = 1,000."""
-    windows = pd.DataFrame(
-        {
-            "window_start": [0, 10, 20, 30],
-            "window_end": [10, 20, 30, 40],
-            "keys": [1, 1, 1, 1],
-            "opened": [1000, 0, 500, 100],
-            "fired": [1000.0, 0.0, 500.0, 300.0],
-            "closed": [1000.0, 0.0, 500.0, 300.0],
-            "merged_into": ["", "", "", ""],
-        }
-    )
+    times = [(1000, 1000), (0, 0), (500, 500), (100, 300)]  # (opened, fired and closed)
+    windows = [_Window(10 * i, 10 * i + 10, 1, 1, 1, o, c, "") for i, (o, c) in enumerate(times)]
+    fired = {(10 * i, 10 * i + 10): float(c) for i, (_, c) in enumerate(times)}
     axis = TimeAxis("t", "ms", 0, 1000)
-    lay = scrubber_window_layer(windows, TimeAxis("e", "ms", 0, 40), axis, height=100)
+    lay = scrubber_window_layer(windows, fired, TimeAxis("e", "ms", 0, 40), axis, [], height=100)
     assert lay is not None
     assert lay["transform"][-2:] == [
         {
-            "calculate": "datum.y2 - datum.opened < 80.0 ? clamp((datum.opened + datum.y2) / 2"
-            " - 40.0, 0, 920.0) : datum.opened",
+            "calculate": "datum.y2 - datum.opened_at < 80.0 ? clamp((datum.opened_at + "
+            "datum.y2) / 2 - 40.0, 0, 920.0) : datum.opened_at",
             "as": "y",
         },
-        {"calculate": "datum.y2 - datum.opened < 80.0 ? datum.y + 80.0 : datum.y2", "as": "y2"},
+        {"calculate": "datum.y2 - datum.opened_at < 80.0 ? datum.y + 80.0 : datum.y2", "as": "y2"},
     ]
     spec = {"params": [{"name": "t", "value": 1000}], "width": 100, "height": 100, **lay}
     assert drawn(spec, 1000) == {

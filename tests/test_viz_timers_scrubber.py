@@ -520,12 +520,13 @@ def test_scrubber_param_and_layers(trace) -> None:
         ("text", "firing count"),  # "×2": a's and b's [0, 5000) fired at one point, over all
     ]
     windows, now, wm, _, _, fut, arrived, _, _ = spec["layer"]
-    assert windows["transform"][0]["calculate"].startswith("t < datum.opened ? 'not yet'")
+    assert windows["transform"][0]["calculate"].startswith("t < datum.opened_at ? 'not yet'")
     assert now["transform"] == [{"calculate": "t", "as": "y"}]
     assert wm["transform"][0] == {"filter": "datum.proc <= t"}
-    assert fut["transform"] == [{"filter": "datum.arrived > t"}]
-    assert arrived["transform"] == [{"filter": "datum.arrived <= t"}]
-    assert arrived["encoding"]["color"]["field"] == "fate"
+    assert fut["transform"] == [{"filter": "datum.y > t"}]
+    assert arrived["transform"] == [{"filter": "datum.y <= t"}]
+    assert arrived["encoding"]["color"]["field"] == "what"  # (the timeline's element layer)
+    assert arrived["encoding"]["color"]["title"] == "element"
     assert scrubber(trace, at=250).to_dict()["params"][0]["value"] == 250
     assert len(scrubber(trace, future="hide").to_dict()["layer"]) == 8
 
@@ -585,7 +586,8 @@ def test_scrubber_data(trace) -> None:
     spec = scrubber(trace).to_dict()
     windows, _, wm, _, _, arrived, _, _, _ = spec["layer"]  # (the last: the count badge)
     assert [
-        (w["x"], w["x2"], w["opened"], w["fired"], w["closed"]) for w in data(spec, windows)
+        (w["x"], w["x2"], w["opened_at"], w["fired_at"], w["closed_at"])
+        for w in data(spec, windows)
     ] == [
         (0, 5000, 0, 200, 600),
         (5000, 10000, 100, 700, 700),
@@ -593,7 +595,7 @@ def test_scrubber_data(trace) -> None:
     # no session merge here: "merged away" is not in the legend
     assert windows["encoding"]["color"]["scale"]["domain"] == ["open", "fired", "gone"]
     assert [(w["proc"], w["x"]) for w in data(spec, wm)] == [(200, 5499), (600, 7499), (700, 10300)]
-    assert [(e["x"], e["arrived"], e["fate"]) for e in data(spec, arrived)] == [
+    assert [(e["x"], e["y"], e["what"]) for e in data(spec, arrived)] == [
         (1000, 0, "on time"),
         (1200, 50, "on time"),
         (7000, 100, "on time"),

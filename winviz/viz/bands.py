@@ -35,6 +35,7 @@ def _bands(
     chains: dict[tuple[str, int, int], window_lives.MergeChain] | None,
     across: bool,
     height: int,
+    fired: dict[tuple[int, int], float] | None = None,
 ) -> tuple[spec.ChartDict | None, spec.ChartDict | None]:
     """The window bands (``per_window``: ``_per_window(lives)``), each at least
     ``MIN_BAND_PX`` high, its tooltip the true times (``across``: of processing-time windows,
@@ -42,7 +43,8 @@ def _bands(
     window at its horizon over its band's life. ``derived``: the windows whose horizon
     ``window_lives.every_horizon`` derived (no ``cleanup`` record); their tooltips say so and
     name the last window of their merge chain (``chains``: ``window_lives.merge_chains``)
-    when every key's is the same."""
+    when every key's is the same. ``fired``: each window's first firing — the bands as of a
+    time (the scrubber's), whose rows carry their times as positions (``AS_OF``)."""
     if per_window is None:
         return None, None
     chain_of: dict[tuple[int, int], set[window_lives.MergeChain]] = {}
@@ -91,6 +93,11 @@ def _bands(
                 "note": (n0 + " " + n1).strip(),
             }
         )
+        if fired is not None:
+            f, c = fired.get((s, e)), w.closed
+            at = (y.clip(w.opened)[0], None if f is None else y.clip(f)[0])
+            at += (None if c is None else y.clip(c)[0], w.merged_into)
+            bands[-1] |= dict(zip(AS_OF, at, strict=True))
     if len(bands) < len(per_window):
         notes.append(
             f"{len(per_window) - len(bands)} window(s) whose end overflowed the long range "
@@ -110,7 +117,10 @@ def _bands(
         "strokeWidth": 1,
     }
     encoding = {"x": x.channel("x"), "x2": {"field": "x2"}, "y": y.channel("y")}
-    encoding |= {"y2": {"field": "y2"}, "tooltip": spec.tooltips(bands, ["x", "x2", "y", "y2"])}
+    encoding |= {
+        "y2": {"field": "y2"},
+        "tooltip": spec.tooltips(bands, ["x", "x2", "y", "y2", *AS_OF]),
+    }
     if not horizons:
         return spec.layer(bands, mark, encoding), None
     lines, _ = scale.every_kth(lines)
@@ -119,6 +129,11 @@ def _bands(
     line["strokeDash"] = _line_legend(palette.HORIZON, palette.HORIZON_DASH)
     line["tooltip"] = spec.tooltips(lines, ["x", "y", "y2", "line"])
     return spec.layer(bands, mark, encoding), spec.layer(lines, rule, line)
+
+
+AS_OF = ("opened_at", "fired_at", "closed_at", "merged_into")
+"""The fields of a band as of a time (``_bands``' ``fired``): its opening, first firing and
+close as positions on the processing-time axis (None: never), the window it merged into."""
 
 
 def _visible_span(y0: Any, y1: Any, y: TimeAxis, height: int) -> tuple[Any, Any]:

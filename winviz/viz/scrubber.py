@@ -2,9 +2,11 @@
 
 *t* is a Vega-Lite parameter (``PARAM``) bound to a range input (no kernel needed): it drives
 only the filters and colours of the layers — windows by state, idle periods, the *now* rule,
-the watermark at *t*, elements and firings. A "play" checkbox replays the run, as in Akidau's
-streaming animations: the spec carries the settings (``replay_settings``), the page's script
-(``view_script``) plays them.
+the watermark at *t*, elements and firings. The window bands and elements are the timeline's
+(``bands._bands``, ``timeline._elements``) with an as-of-t filter; the firings are squares
+per point and cause with a count badge "×n" (issue 26). A "play" checkbox replays the run,
+as in Akidau's streaming animations: the spec carries the settings (``replay_settings``), the
+page's script (``view_script``) plays them.
 """
 
 from __future__ import annotations
@@ -17,14 +19,25 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from winviz.viz import bands, idle, labels, palette, piles, replay, scale, spec, watermark_steps
+from winviz.viz import (
+    bands,
+    idle,
+    labels,
+    palette,
+    piles,
+    replay,
+    scale,
+    spec,
+    watermark_steps,
+    window_marks,
+)
 from winviz.viz.boxes import Taken
-from winviz.viz.fates import element_detail_lists, element_fate_columns
+from winviz.viz.fates import element_fate_columns
 from winviz.viz.firings import firing_columns, firing_marks
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
 from winviz.viz.skew import skew_of_view
-from winviz.viz.timeline import auto_view
+from winviz.viz.timeline import _elements, auto_view
 from winviz.viz.trace_view import Columns, TraceView, open_trace
 from winviz.viz.validation import check_size
 from winviz.viz.window_lives import pairs_text, processing_time_windows, window_life_columns
@@ -36,7 +49,6 @@ STATE_COLORS = {
     "open": palette.WINDOW_COLOR, "fired": palette.WINDOW_FIRED_COLOR,
     "merged away": palette.MERGED_AWAY_COLOR, "gone": palette.GONE_COLOR,
 }  # fmt: skip
-EVENT_COLOR = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
 
 Size = tuple[int, int]  # a chart's width and height in pixels
 Rows = list[dict[str, Any]]  # a layer's rows
@@ -108,22 +120,24 @@ def _scrubber(
         elements = elements.take(drawn)
     steps = watermark_steps.watermark_steps(view)
     steps = steps[steps["operator"] == op]
-    windows = window_rows(view, op)
+    lives = window_life_columns(view, op)
+    per_window = None if lives is None else bands._per_window(lives)
+    windows = [w for w in per_window or () if w.window_start < w.window_end]  # (as the bands)
     # processing-time windows: [start, end) is processing time, nothing on the event-time axis
-    across = bool(len(windows)) and processing_time_windows(view, op)
-    spans = [] if across else [windows["window_start"], windows["window_end"]]
+    across = bool(windows) and processing_time_windows(view, op)
+    spans = [] if across else [np.array([w[i] for w in windows], dtype=np.int64) for i in (0, 1)]
     drawn = len(elements) or len(windows)
     x_extent = scale.extent(elements["ts"], *spans) if drawn else scale.extent(steps["watermark"])
     x = palette.time_axis("event time", x_extent)
-    finite = scale.extent(
-        elements["proc_time"], steps["proc_time"], windows["opened"], windows["closed"]
-    )
+    times = [w.opened for w in windows] + [w.closed for w in windows if w.closed is not None]
+    times = np.array(times, dtype=np.int64)
+    finite = scale.extent(elements["proc_time"], steps["proc_time"], times)
     y = palette.time_axis("processing time", finite)
     if len(view.select("fired", operator=op)):  # room for the last firings' count badges
         y = labels._label_room(y, size[1])
     notes = [
         f"operator {op!r}: {len(elements):,} elements, "
-        f"{pairs_text(int(windows['keys'].sum()) if len(windows) else 0, len(windows))}"
+        f"{pairs_text(sum(w.keys for w in windows), len(windows))}"
         "; move the slider to see the run at processing time t"
     ]
     if across:
@@ -132,17 +146,12 @@ def _scrubber(
             "elements that reached the operator then, whatever their timestamps: it spans the "
             "event-time axis over its life in processing time"
         )
-    # as the timeline's bands: a wrapped [start, end) would span the whole axis
-    if wrapped := windows.attrs.get("wrapped", 0):
-        notes.append(
-            f"{wrapped} window(s) whose end overflowed the long range (start >= end) are not drawn"
-        )
+    fired = first_firings(view, op)
+    window_drawn = window_layer(per_window, fired, x, y, notes, across, size[1])
     if spans := idle.idle_spans(view):
         notes.append(idle.lines_text(spans) + " as they stand at t")
     element_notes: list[str] = []  # (said after the firings')
-    points = element_layers(
-        view, elements, elements["fate_code"], x, y, future, max_points, element_notes
-    )
+    points = element_layers(view, elements, x, y, future, max_points, element_notes)
     # firings under the elements (an element on a square stays in sight), badges over both
     firings, badges = firing_layer(view, op, x, y, size, notes, across=across, avoid=points)
     notes += element_notes
@@ -151,7 +160,7 @@ def _scrubber(
         {"calculate": f"datum.y2 < {PARAM} ? datum.y2 : {PARAM}", "as": "y2_at_t"},
     ]
     layers = [
-        window_layer(windows, x, y, across, size[1]),
+        window_drawn,
         idle.strip_layer(spans, x, y, idle_at_t, y2="y2_at_t"),
         now_layer(y),
         *watermark_layers(steps, x, y),
@@ -259,14 +268,8 @@ def _finished(
     return chart
 
 
-def window_rows(view: TraceView, op: str) -> pd.DataFrame:
-    """One row per window over all keys as the timeline's bands have it, with its first
-    firing (``fired``; NaN if none; ``closed`` NaN while a key's pane is kept).
-    ``attrs["wrapped"]``: the windows left out, whose end overflowed (start >= end)."""
-    lives = window_life_columns(view, op)
-    per = pd.DataFrame(
-        [] if lives is None else bands._per_window(lives), columns=bands._Window._fields
-    )
+def first_firings(view: TraceView, op: str) -> dict[tuple[int, int], float]:
+    """Each (start, end) window's first firing over all keys: its processing time."""
     rows = view.select("fired", operator=op)
     f_start, f_end, present = view.bounds(rows)
     procs = view.numbers("proc_time", rows[present])
@@ -274,88 +277,54 @@ def window_rows(view: TraceView, op: str) -> pd.DataFrame:
     f_start, f_end, procs = f_start[present][timed], f_end[present][timed], procs[timed]
     order = np.lexsort((-procs, f_end, f_start))  # per window, its first firing last
     fired = zip(f_start[order].tolist(), f_end[order].tolist(), strict=True)
-    first = dict(zip(fired, procs[order].tolist(), strict=True))
-    windows = zip(per["window_start"].tolist(), per["window_end"].tolist(), strict=True)
-    per["fired"] = np.array([first.get(w, np.nan) for w in windows], dtype=np.float64)
-    per["closed"] = per["closed"].astype(np.float64)  # (None: NaN)
-    kept = per["window_start"] < per["window_end"]
-    out = per.loc[kept, ["window_start", "window_end", "keys", "opened", "fired", "closed"]]
-    out = out.assign(merged_into=per.loc[kept, "merged_into"]).reset_index(drop=True)
-    out.attrs["wrapped"] = int((~kept).sum())
-    return out
+    return dict(zip(fired, procs[order].tolist(), strict=True))
 
 
 def window_layer(
-    windows: pd.DataFrame, x: TimeAxis, y: TimeAxis, across: bool = False, height: int = 400
+    per_window: list[bands._Window] | None,
+    fired: dict[tuple[int, int], float],
+    x: TimeAxis,
+    y: TimeAxis,
+    notes: list[str],
+    across: bool = False,
+    height: int = 400,
 ) -> spec.ChartDict | None:
-    """The windows as they stand at t: from its opening to its close or t, coloured by its
-    state at t; at least ``bands.MIN_BAND_PX`` high in ``height`` as the timeline's bands.
-    ``across``: processing-time windows, spanning the event-time axis."""
-    if windows.empty:
+    """The timeline's window bands (``bands._bands``; ``fired``: each one's first firing) as
+    they stand at t: from the opening to the close or t, at least ``bands.MIN_BAND_PX`` high
+    in ``height``, coloured by the window's state at t."""
+    layer, _ = bands._bands(per_window, {}, x, y, notes, frozenset(), None, across, height, fired)
+    if layer is None:
         return None
-    windows, _ = scale.every_kth(windows)
-    merged = windows["merged_into"].astype(str).tolist()
-    times = (
-        windows[c].tolist() for c in ("window_start", "window_end", "opened", "fired", "closed")
-    )
-    rows = [
-        {
-            "x": x.lo if across else x.clip(a)[0],
-            "x2": x.hi if across else x.clip(b)[0],
-            "opened": y.clip(o)[0],
-            "fired": None if f != f else y.clip(f)[0],  # NaN (never): JSON null
-            "closed": None if c != c else y.clip(c)[0],
-            "kind": "window",
-            "window": f"[{x.fmt(a)}, {x.fmt(b)})",
-            "keys": k,
-            "merged_into": m,
-        }
-        for a, b, o, f, c, k, m in zip(
-            *times, windows["keys"].astype("int64").tolist(), merged, strict=True
-        )
-    ]
     # "merged away" is in the legend only when a session merge absorbed a window
-    shown = [st for st in STATE_COLORS if st != "merged away" or any(merged)]
+    merged = any(r["merged_into"] for r in spec.rows(layer))
+    shown = [st for st in STATE_COLORS if st != "merged away" or merged]
     state = (
-        f"{PARAM} < datum.opened ? 'not yet' : "
-        f"(datum.closed != null && {PARAM} >= datum.closed) ? "
+        f"{PARAM} < datum.opened_at ? 'not yet' : "
+        f"(datum.closed_at != null && {PARAM} >= datum.closed_at) ? "
         "(datum.merged_into != '' ? 'merged away' : 'gone') : "
-        f"(datum.fired != null && {PARAM} >= datum.fired) ? 'fired' : 'open'"
+        f"(datum.fired_at != null && {PARAM} >= datum.fired_at) ? 'fired' : 'open'"
     )
     least = bands.least_span(y, height)
-    short = f"datum.y2 - datum.opened < {least}"
-    low = f"clamp((datum.opened + datum.y2) / 2 - {least / 2}, {y.lo}, {y.hi - least})"
-    transform = [
+    short = f"datum.y2 - datum.opened_at < {least}"
+    low = f"clamp((datum.opened_at + datum.y2) / 2 - {least / 2}, {y.lo}, {y.hi - least})"
+    top = f"datum.closed_at != null && datum.closed_at < {PARAM} ? datum.closed_at : {PARAM}"
+    layer["transform"] = [
         {"calculate": state, "as": "state"},
         {"filter": "datum.state != 'not yet'"},
-        {
-            "calculate": f"datum.closed != null && datum.closed < {PARAM} ? datum.closed : {PARAM}",
-            "as": "y2",
-        },
-        {"calculate": f"{short} ? {low} : datum.opened", "as": "y"},
+        {"calculate": top, "as": "y2"},
+        {"calculate": f"{short} ? {low} : datum.opened_at", "as": "y"},
         {"calculate": f"{short} ? datum.y + {least} : datum.y2", "as": "y2"},
     ]
-    encoding = {
-        "x": x.channel("x"),
-        "x2": {"field": "x2"},
-        "y": y.channel("y"),
-        "y2": {"field": "y2"},
-        "color": {
-            "field": "state",
-            "type": "nominal",
-            "title": "window at t",
-            "scale": {"domain": shown, "range": [STATE_COLORS[st] for st in shown]},
-        },
-        "stroke": {"value": palette.WINDOW_COLOR},
-        "tooltip": [
-            {"field": "window", "type": "nominal"},
-            {"field": "state", "type": "nominal", "title": "state at t"},
-            {"field": "keys", "type": "quantitative"},
-            {"field": "merged_into", "type": "nominal", "title": "merged into"},
-        ],
-    }
-    mark = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
-    return spec.layer(rows, mark, encoding, transform)
+    colors = {"domain": shown, "range": [STATE_COLORS[st] for st in shown]}
+    layer["encoding"]["color"] = {
+        "field": "state", "type": "nominal", "title": "window at t", "scale": colors
+    }  # fmt: skip
+    state_tip = {"field": "state", "type": "nominal", "title": "state at t"}
+    tips = layer["encoding"]["tooltip"]
+    tips.insert(1 + [t["field"] for t in tips].index("window"), state_tip)
+    layer["mark"] = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
+    layer["encoding"]["stroke"] = {"value": palette.WINDOW_COLOR}
+    return layer
 
 
 FIRING_STEP_PX = 11  # the step of firing squares side by side (80 px²: about 9 px wide)
@@ -423,8 +392,7 @@ def firing_layer(
                 **({} if words is None else {"firing": _counted_words(words[i] for i in idx)}),
             }
         )
-    k = -(-len(rows) // scale.ROW_LIMIT)  # a regular sample of at most ROW_LIMIT marks
-    rows = rows[::k]
+    rows, k = scale.every_kth(rows)
     # squares closer than their width side by side, by the charts' one rule
     sx, sy = size[0] / max(1, x.hi - x.lo), size[1] / max(1, y.hi - y.lo)
     places = [((r["x"] - x.lo) * sx, (r["y"] - y.lo) * sy) for r in rows]
@@ -447,36 +415,17 @@ def firing_layer(
             "time): drawn on its edge"
         )
     badges = _count_layer(rows, here, labels.Plot(x, y, *size), avoid, notes, skew=skew)
-    present = [c for c in palette.WINDOW_EVENTS if any(r["what"] == c for r in rows)]
     # a thick outline on a square others were counted on, or whose badge found no place
     tests = [f"datum[{piles.ALSO_HERE!r}] > 0"] if placed.counted else []
     tests += [f"datum[{UNCOUNTED!r}] > 1"] if any(UNCOUNTED in r for r in rows) else []
     outline = {"condition": {"test": " || ".join(tests), "value": 2.5}, "value": 0.5}
-    squares = spec.layer(
-        rows,
-        {
-            "type": "point",
-            "filled": True,
-            "shape": "square",
-            "size": FIRING_SIZE,
-            "stroke": palette.INK,
-            "strokeWidth": 0.5,
-            "xOffset": {"expr": "datum.dx"},
-        },
-        {
-            "x": x.channel("x"),
-            "y": y.channel("y"),
-            "color": {
-                "field": "what",
-                "type": "nominal",
-                "title": "firing",
-                "scale": {"domain": present, "range": [EVENT_COLOR[c] for c in present]},
-            },
-            "tooltip": spec.tooltips(rows, ["x", "y", "fired"]),
-            **({"strokeWidth": outline} if tests else {}),
-        },
-        SHOWN,
-    )
+    mark = {"type": "point", "filled": True, "size": FIRING_SIZE, "stroke": palette.INK}
+    mark |= {"strokeWidth": 0.5, "xOffset": {"expr": "datum.dx"}}
+    width = {"strokeWidth": outline} if tests else {}
+    squares = window_marks._what_layer(rows, mark, x, y, ["fired"], **width) | {"transform": SHOWN}
+    window_marks._with_category_scales([squares])  # (as on the timeline: squares)
+    for channel in ("color", "shape"):
+        squares["encoding"][channel]["title"] = "firing"
     return squares, [*_end_outline(rows, x, y), *badges]
 
 
@@ -494,7 +443,7 @@ def _end_outline(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
         "filled": False,
         "shape": "square",
         "size": round((FIRING_SIZE**0.5 - 1) ** 2),  # its 1.5 px stroke within the square
-        "color": EVENT_COLOR[end],
+        "color": palette.WINDOW_EVENT_COLORS[palette.WINDOW_EVENTS.index(end)],
         "strokeWidth": 1.5,
         "xOffset": {"expr": "datum.dx"},
     }
@@ -697,88 +646,34 @@ def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
 def element_layers(
     view: TraceView,
     elements: Columns,
-    fate_codes: np.ndarray,
     x: TimeAxis,
     y: TimeAxis,
     future: str,
     max_points: int,
     notes: list[str],
 ) -> list:
-    """The elements arrived by t by fate (readings again hollow, ``replay``), later ones faint
-    (``future="fade"``); over ``max_points`` binned."""
-    if elements.empty:
+    """The timeline's elements (``timeline._elements``; over ``max_points`` binned) as of t:
+    those arrived by t (a binned mark once its cell's first element has arrived), later ones
+    faint (``future="fade"``), readings again hollow in their own legend."""
+    restarts = watermark_steps.restarts(view)
+    drawn = _elements(view, elements, x, y, max_points, notes, restarts, arrived=True)
+    if drawn[0] is None:
         return []
-    again: list[str | None] | None = None
-    if len(elements) > max_points:
-        cells, nx, ny = scale.bin_elements(
-            elements, (x.lo, x.hi), (y.lo, y.hi), max_points, fate_codes
-        )
-        notes.append(
-            f"{len(elements):,} elements binned on a {nx} × {ny} grid (a cell shows once its "
-            "first element has arrived)"
-        )
-        ints = {c: cells[c].round().astype("int64").tolist() for c in ("x", "y", "y_min")}
-        rows = [
-            {"x": cx, "y": cy, "arrived": lo, "fate": fate, "count": count,
-             "kind": "elements (binned)", "proc_time": f"{y.fmt(a)} .. {y.fmt(b)}"}
-            for cx, cy, lo, fate, count, a, b in zip(
-                ints["x"], ints["y"], ints["y_min"], cells["fate"].tolist(),
-                cells["count"].astype("int64").tolist(), cells["y_min"].round().tolist(),
-                cells["y_max"].round().tolist(), strict=True,
-            )
-        ]  # fmt: skip
-    else:
-        d = element_detail_lists(view, elements["seq"])
-        procs = elements["proc_time"].tolist()
-        seqs = elements["seq"].astype("int64").tolist()
-        restarts = watermark_steps.restarts(view)
-        if restarts:
-            again = replay.read_again(seqs, d["source_index"], d["ts"], d["value"], restarts)
-        rows = [
-            {"x": ex, "y": py, "arrived": py, "fate": fate, "kind": "element", "seq": seq,
-             "key": key, "value": value, "ts": ts, "proc_time": proc}
-            for (ex, _), (py, _), fate, seq, key, value, ts, proc in zip(
-                x.clip_all(d["ts"]), y.clip_all(procs), elements["fate"].tolist(), seqs,
-                d["key"], d["value"], x.fmt_all(d["ts"]), y.fmt_all(procs), strict=True,
-            )
-        ]  # fmt: skip
-    tips = [  # the integer columns (seq, count) are quantitative
-        {"field": c, "type": "quantitative" if c in ("seq", "count") else "nominal"}
-        for c in rows[0]
-        if c not in ("x", "y", "arrived")
-    ]
+    at = "arrived" if "arrived" in spec.rows(drawn[0])[0] else "y"  # (binned: the first's)
     layers = []
-    position = {"x": x.channel("x"), "y": y.channel("y")}
     if future == "fade":
         faint = {"type": "point", "color": palette.FADED_COLOR, "filled": True, "opacity": 0.35}
-        later = [{"filter": f"datum.arrived > {PARAM}"}]
-        layers.append(spec.layer(rows, faint | {"size": 40}, position | {"tooltip": tips}, later))
-    size: dict[str, Any] = {"value": 70}
-    if "count" in rows[0]:
-        scaled = {"type": "sqrt", "range": [8, 160]}
-        size = {"field": "count", "type": "quantitative", "scale": scaled, "title": "elements"}
-    fates = {"domain": list(palette.FATES)}
-    fate = {"field": "fate", "type": "nominal", "title": "element"}
-    encoding = position | {
-        "color": fate | {"scale": {**fates, "range": list(palette.FATE_COLORS)}},
-        "shape": fate | {"scale": {**fates, "range": list(palette.FATE_SHAPES)}},
-        "size": size,
-        "tooltip": tips,
-    }
-    arrived = {"type": "point", "filled": True, "opacity": 0.9}
-    shown = [{"filter": f"datum.arrived <= {PARAM}"}]
-    rows, replayed = replay.split(rows, [None] * len(rows) if again is None else again)
-    layers.append(spec.layer(rows, arrived, encoding, shown))
-    if replayed:  # read again after a restart: hollow, around the first reading
-        notes.append(replay.note(replayed))
-        tips = [*tips, {"field": replay.FIELD, "type": "nominal"}]
-        del encoding["size"]
-        # its own legend (the scrubber's legends are independent): the fates read again
-        present = [f for f in palette.FATES if any(r["fate"] == f for r in replayed)]
-        for channel, values in (("color", palette.FATE_COLORS), ("shape", palette.FATE_SHAPES)):
-            kept = [values[palette.FATES.index(f)] for f in present]
-            legend = {"title": replay.LEGEND, "scale": {"domain": present, "range": kept}}
-            encoding[channel] = encoding[channel] | legend
-        mark = replay.mark(arrived, size["value"])
-        layers.append(spec.layer(replayed, mark, encoding | {"tooltip": tips}, shown))
+        enc = {c: drawn[0]["encoding"][c] for c in ("x", "y", "tooltip")}
+        later = [{"filter": f"datum.{at} > {PARAM}"}]
+        layers.append(
+            drawn[0] | {"mark": faint | {"size": 40}, "encoding": enc, "transform": later}
+        )
+    if at == "arrived":
+        notes.append("a binned mark shows once its cell's first element has arrived")
+    for layer, title in zip(drawn, ("element", replay.LEGEND), strict=True):
+        if layer is not None:  # each layer its own legend (the scrubber's are independent)
+            window_marks._with_category_scales([layer])
+            for channel in ("color", "shape"):
+                layer["encoding"][channel]["title"] = title
+            layers.append(layer | {"transform": [{"filter": f"datum.{at} <= {PARAM}"}]})
     return layers

@@ -524,16 +524,18 @@ def _elements(
     max_points: int,
     notes: list[str],
     restarts: Sequence[watermark_steps.Restart] = (),
+    arrived: bool = False,
 ) -> tuple[spec.ChartDict | None, spec.ChartDict | None]:
     """The elements' layer, and that of those read again after a restart (``replay``), or
-    None."""
+    None. ``arrived``: a binned mark says when its cell's first element arrived (the
+    scrubber's)."""
     if elements.empty:
         return None, None
     counts = np.bincount(elements["fate_code"], minlength=len(palette.FATES)).tolist()
     fates_present = zip(palette.FATES, counts, strict=True)
     notes.append("elements: " + ", ".join(f"{n:,} {f}" for f, n in fates_present if n))
     if len(elements) > max_points:
-        return _binned_elements(elements, x, y, max_points, notes), None
+        return _binned_elements(elements, x, y, max_points, notes, arrived), None
     off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
     if off:
         notes.append(f"{off:,} element(s) beyond the event-time axis drawn on its edge")
@@ -638,9 +640,15 @@ the same times run after run."""
 
 
 def _binned_elements(
-    elements: Columns, x: TimeAxis, y: TimeAxis, max_points: int, notes: list[str]
+    elements: Columns,
+    x: TimeAxis,
+    y: TimeAxis,
+    max_points: int,
+    notes: list[str],
+    arrived: bool = False,
 ) -> spec.ChartDict:
-    """The elements binned per fate on a grid (``scale.bin_elements``), a mark per cell."""
+    """The elements binned per fate on a grid (``scale.bin_elements``), a mark per cell;
+    ``arrived``: each with its first element's processing time (position)."""
     codes = elements["fate_code"]
     cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, codes)
     notes.append(
@@ -673,9 +681,14 @@ def _binned_elements(
             strict=True,
         )
     ]
+    if arrived:
+        for row, first in zip(rows, cells["y_min"].round().astype("int64").tolist(), strict=True):
+            row["arrived"] = first
     size = {"field": "count", "type": "quantitative", "scale": {"type": "sqrt", "range": [8, 160]}}
     mark = {"type": "point", "filled": True, "opacity": 0.75}
-    return window_marks._what_layer(rows, mark, x, y, [], size=size | {"title": "elements"})
+    return window_marks._what_layer(
+        rows, mark, x, y, ["arrived"], size=size | {"title": "elements"}
+    )
 
 
 def _strip_layers(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list[Any]:
