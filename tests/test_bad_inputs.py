@@ -483,8 +483,8 @@ def test_side_output_late_data_with_a_str_is_refused_at_build_time():
     with pytest.raises(ArgumentTypeError) as info:
         windowed.side_output_late_data("late")
     assert str(info.value) == (
-        "field 'tag', value 'late': side_output_late_data needs an OutputTag (expected an "
-        "OutputTag, e.g. OutputTag('late'))"
+        "field 'tag', value 'late': side_output_late_data() takes an OutputTag, not str "
+        "(expected an OutputTag, e.g. OutputTag('late'))"
     )
 
 
@@ -1826,8 +1826,8 @@ def _interval_join():
         (
             lambda: _interval_join().between(0, 1).side_output_left_late_data("late"),
             ArgumentTypeError,
-            "field 'tag', value 'late': side_output_left_late_data needs an OutputTag "
-            "(expected an OutputTag)",
+            "field 'tag', value 'late': side_output_left_late_data() takes an OutputTag, not "
+            "str (expected an OutputTag, e.g. OutputTag('late'))",
         ),
         (
             lambda: _interval_join().between(0, 1).process(lambda *a: None),
