@@ -30,6 +30,7 @@ EVENT = "event"
 PROCESSING = "processing"
 
 DEFAULT_FIRING_BUDGET = 100_000  # (``InternalTimerService.firing_budget``)
+_CLOCKS = {EVENT: "watermark", PROCESSING: "processing time"}  # what a domain's advance moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,16 +292,35 @@ class InternalTimerService:
         past ``firing_budget``: ``loop_error``."""
         ts, _, key, namespace = queue.heap[0]
         n = chained.get((key, namespace), 0) + 1
-        if n > self.firing_budget:
-            raise self.loop_error(
-                InternalTimer(ts, key, namespace),
-                domain,
-                now,
-                f"fired {self.firing_budget}",
-                "each was registered by an earlier firing of the same advance, and the next "
-                f"one (at {format_ms(ts)}) is due too",
+        if n <= self.firing_budget:
+            chained[(key, namespace)] = n
+            return
+        if domain == PROCESSING and now == MAX:
+            why = (
+                "With execute(until_processing_time=MAX) the simulated clock runs on to MAX, so "
+                "a chain that registers its next timer at every firing only ends there (about "
+                "as many firings as milliseconds to MAX, divided by its step). A real Flink job "
+                "keeps firing such a chain for as long as it runs; winviz stops it here (a "
+                "winviz guard, not Flink behaviour). Give until_processing_time a finite time "
+                "(a chain towards it runs to the end), stop the chain, or, if it is meant to "
+                "be this long, raise the budget."
             )
-        chained[(key, namespace)] = n
+        else:
+            why = (
+                f"The chain may never end, and the {_CLOCKS[domain]} cannot move on until it "
+                "does. Real Flink keeps firing the same way (its timer service fires every "
+                "timer at or before the new time, including ones the firings register), so the "
+                "job would hang there. If the chain is meant to be this long, raise the budget."
+            )
+        raise self.loop_error(
+            InternalTimer(ts, key, namespace),
+            domain,
+            now,
+            f"fired {self.firing_budget}",
+            "each was registered by an earlier firing of the same advance, and the next one "
+            f"(at {format_ms(ts)}) is due too",
+            why,
+        )
 
     def _check_loop(
         self,
@@ -323,8 +343,8 @@ class InternalTimerService:
                 now,
                 "keeps firing the",
                 f"the one at {format_ms(timer.timestamp)} registers itself again each time it "
-                "fires, and nothing else changes, so it would fire for ever and the clock could "
-                "never move on",
+                "fires, and nothing else changes, so it would fire for ever and the "
+                f"{_CLOCKS[domain]} could never move on",
                 self.key_context.loop_note(timer, domain),
             )
         past.append(config)
@@ -336,42 +356,25 @@ class InternalTimerService:
         now: int,
         firings: str,
         evidence: str,
-        why: str = "",
+        why: str,
     ) -> TimerLoopError:
         """The one ``TimerLoopError`` of a chain of firings in one advance that would not end
         within the firing budget, counted (``_count_chained``), proved endless
         (``_check_loop``) or foreseen by an operator: the operator, the code that registers
         the timers (``key_context.timer_code``), ``timer``'s key and namespace (a window when
         ``key_context.timer_namespace`` says so), the advance, how many ``firings`` and the
-        ``evidence``; ``why``: what Flink does (by default: it keeps firing, FLINK-35069)."""
+        ``evidence``; ``why``: what Flink does (it keeps firing: FLINK-35069) and what to do."""
         context = self.key_context
         operator = getattr(context, "name", self.name)
         code = getattr(context, "timer_code", "")
         who = f"{code} " if code else ""
         per = getattr(context, "timer_namespace", "namespace")
-        clock = "watermark" if domain == EVENT else "processing time"
+        clock = _CLOCKS[domain]
         whose = f"key {timer.key!r}"
         if per == "window":
             whose += f", window {timer.namespace}"
         elif timer.namespace is not None:
             whose += f", namespace {timer.namespace!r}"
-        if not why and domain == PROCESSING and now == MAX:
-            why = (
-                "With execute(until_processing_time=MAX) the simulated clock runs on to MAX, so "
-                "a chain that registers its next timer at every firing only ends there (about "
-                "as many firings as milliseconds to MAX, divided by its step). A real Flink job "
-                "keeps firing such a chain for as long as it runs; winviz stops it here (a "
-                "winviz guard, not Flink behaviour). Give until_processing_time a finite time "
-                "(a chain towards it runs to the end), stop the chain, or, if it is meant to "
-                "be this long, raise the budget."
-            )
-        elif not why:
-            why = (
-                f"The chain may never end, and the {clock} cannot move on until it does. Real "
-                "Flink keeps firing the same way (its timer service fires every timer at or "
-                "before the new time, including ones the firings register), so the job would "
-                "hang there. If the chain is meant to be this long, raise the budget."
-            )
         return TimerLoopError(
             f"timer loop in operator {operator!r}: {who}{firings} {domain}-time timers of "
             f"{whose} in one advance of the {clock} to {format_ms(now)}: {evidence}. {why} "
