@@ -192,16 +192,7 @@ class Trace:
                 "trace.where(...)",
             )
         n = len(self)
-        if not -n <= int(i) < n:
-            raise PositionError(
-                "trace[i] has no record there",
-                field="i",
-                value=int(i),
-                expected=f"a position in 0..{n - 1} or -{n}..-1; the trace has {n} records"
-                if n
-                else "none: the trace has no records",
-            )
-        return next(self._records(np.array([int(i) % n])))
+        return next(self._records(_in_trace(np.array([int(i)]), n, "i", "trace[i]") % n))
 
     def __iter__(self) -> Iterator[TraceRecord]:
         n = len(self)
@@ -516,13 +507,24 @@ def _positions(rows: Any, n: int) -> np.ndarray:
             field="rows",
             expected="a sequence or 1-d array of ints",
         )
-    bad = np.flatnonzero((array < -n) | (array >= n))
+    return _in_trace(array.astype(np.int64, copy=False), n, "rows", "records_at: rows[{}]")
+
+
+def _in_trace(positions: np.ndarray, n: int, field: str, what: str) -> np.ndarray:
+    """``positions`` when each is one of a trace of ``n`` records (negative: from the end),
+    else ``PositionError`` naming the first other one (``what``: where it was given, its
+    index in ``positions`` formatted in)."""
+    bad = np.flatnonzero((positions < -n) | (positions >= n))
     if len(bad):
-        raise IndexError(
-            f"records_at: position {array[bad[0]].item()!r} (rows[{int(bad[0])}]) is outside "
-            f"the trace's {n} records (expected -{n} <= position < {n})"
+        raise PositionError(
+            f"{what.format(int(bad[0]))} has no record there",
+            field=field,
+            value=positions[bad[0]].item(),
+            expected=f"a position in 0..{n - 1} or -{n}..-1; the trace has {n} records"
+            if n
+            else "none: the trace has no records",
         )
-    return array.astype(np.int64, copy=False)
+    return positions
 
 
 _WINDOWS = (
