@@ -670,7 +670,7 @@ def test_a_damaged_snapshot_is_refused_naming_the_missing_part() -> None:
                 snapshot,
                 operator_states=MappingProxyType({**states, "window": _without(window, "timers")}),
             ),
-            "checkpoint 1 is damaged: the state of operator 'window' lacks 'timers'",
+            "checkpoint 1 is damaged: the state of operator 'window' lack(s) 'timers'",
         ),
         (
             replace(snapshot, positions=MappingProxyType({})),

@@ -8,6 +8,7 @@ import pytest
 from jobs import bounded, count_pipeline
 
 import winviz as wv
+from winviz.errors import ArgumentTypeError
 from winviz.trace import Trace
 
 
@@ -132,7 +133,15 @@ def test_records_by_kind_keyword_or_positional() -> None:
 
 def test_filters_refuse_what_is_not_a_name() -> None:
     trace = _job().trace
-    with pytest.raises(TypeError, match="kind=5: expected a name"):
+    with pytest.raises(
+        ArgumentTypeError,
+        match=r"^field 'kind', value 5: kind filters select by name \(expected a name \(str\) "
+        r"or several names\)$",
+    ):
         trace.where(kind=5)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"operator=\[None\]: expected a name"):
+    with pytest.raises(
+        ArgumentTypeError,
+        match=r"^field 'operator', value \[None\]: operator filters select by name \(expected "
+        r"a name \(str\) or several names\)$",
+    ):
         trace.where(operator=[None])  # type: ignore[list-item]

@@ -8,8 +8,9 @@ parallelism 1 and 2.
   fires fewer times on elements before the next element of its operator arrives.
 * "first firing" / "re-firing" and "late firing" are checked by walking the engine's records
   (this file's own walk, no winviz.why code): the count of earlier ``fired`` records of the
-  window, and the operator's watermark before the cause (before the advance that fired an
-  event-time timer) against the window's max timestamp.
+  window (a restore rolls it back to its checkpoint's), and the operator's watermark before
+  the cause (before the advance that fired an event-time timer) against the window's max
+  timestamp. The generated jobs never restore: the walk's restores are checked on fixed jobs.
 * ``why_not_fired`` on ``trace.until(t)``: the channel states it judges are recomputed from
   the records; one holder is an *active* channel below the max timestamp while every other
   active channel is at or above it, and the run's continuation confirms it — the window's
@@ -32,7 +33,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from jobs import build, jobs
+from jobs import build, count_pipeline, jobs, restored_after_idle
 
 import winviz as wv
 from winviz.time import MAX, MIN
@@ -51,10 +52,16 @@ def run(job: dict[str, Any], parallelism: int) -> wv.Trace:
 def walk(trace: wv.Trace) -> dict[str, Any]:
     """What the engine's records say, read one by one: per fired record (by seq) the number
     of earlier fired records of its (operator, key, window), its trigger call, and the
-    operator's watermark before its cause; per (operator, key, window) its fired seqs."""
+    operator's watermark before its cause; per (operator, key, window) its fired seqs.
+
+    A restore rolls the job back to its checkpoint: the firings after that checkpoint were
+    undone (their outputs too), so the counts go back to what they were at the
+    ``checkpoint`` record (to none without one); the watermarks go back to MIN through the
+    restore's own ``watermark`` records."""
     wm: dict[str, int] = {}
     prev: dict[str, int] = {}
     count: Counter[tuple] = Counter()
+    at_checkpoint: dict[int, Counter[tuple]] = {}
     call: dict[str, str] = {}
     fired: dict[int, dict[str, Any]] = {}
     by_window: dict[tuple, list[int]] = {}
@@ -64,6 +71,10 @@ def walk(trace: wv.Trace) -> dict[str, Any]:
             prev[op], wm[op] = wm.get(op, MIN), r.ts
         elif r.kind == "trigger":
             call[op] = r.detail[0]
+        elif r.kind == "checkpoint":
+            at_checkpoint[r.detail[0]] = Counter(count)
+        elif r.kind == "restore":
+            count = Counter(at_checkpoint.get(r.detail[0], Counter()))
         elif r.kind == "fired" and hasattr(r.window, "start"):
             ident = (op, r.key, r.window.start, r.window.end)
             timer = call.get(op) == "on_event_time"
@@ -139,9 +150,15 @@ def check_firing(f: Firing, facts: dict[str, Any]) -> None:
 
 
 def channel_states(trace: wv.Trace, operator: str) -> dict[Any, tuple[int, bool]]:
-    """Each channel of ``operator`` that wrote a record: (watermark, idle)."""
+    """Each channel of ``operator`` that wrote a record since the last restore (which starts
+    fresh operators: every channel at MIN and active): (watermark, idle)."""
     state: dict[Any, tuple[int, bool]] = {}
-    for r in trace.records(*CHANNEL_KINDS, operator=operator):
+    for r in trace.records(*CHANNEL_KINDS, "restore"):
+        if r.kind == "restore":
+            state = {}
+            continue
+        if r.operator != operator:
+            continue
         channel = r.detail[0]
         wm, idle = state.get(channel, (MIN, False))
         if r.kind == "channel_watermark":
@@ -232,10 +249,14 @@ def render_one(claim: Any) -> str:
     return render((claim,))
 
 
+def last_element(trace: wv.Trace, op: str, index: int) -> wv.TraceRecord:
+    """The element record of source record ``index`` at ``op``: of its last arrival when a
+    restore replayed it (the one ``why_dropped`` answers for)."""
+    return [r for r in trace.records("element", operator=op) if r.detail[2] == index][-1]
+
+
 def check_fate(fate: ElementFate, trace: wv.Trace, index: int) -> None:
-    element = next(
-        r for r in trace.records("element", operator=fate.operator) if r.detail[2] == index
-    )
+    element = last_element(trace, fate.operator, index)
     late = element.ts is not None and element.watermark is not None
     late = late and element.ts <= element.watermark
     if fate.fate == "on time":
@@ -323,6 +344,42 @@ def test_every_why_claim_holds_against_the_engine(
                 confirm_element_cause(
                     job, parallelism, trace, op, element.key, (int(start), int(end)), element.seq
                 )
+
+
+def test_the_oracle_rolls_its_counts_back_with_a_restore() -> None:
+    """Generated jobs never restore (tests/jobs.py's ``build`` takes no checkpoint and plans
+    no failure), so the oracle's reading of a restore is checked here: a tumbling window that
+    fires on every record (CountTrigger.of(1)), the checkpoint after two records (seq 16), the
+    failure after four, the restore (seq 33) replaying records 3 and 4. The firings after the
+    checkpoint (seq 23, 31) are undone with their outputs (the sink keeps five counts);
+    replayed, the window's firings are its 3rd and 4th again (2 and 3 earlier), as the
+    engine's pane index, restored with the checkpoint, says."""
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[2])
+    events = [("a", t) for t in (10, 20, 30, 40, 50)]
+    arrivals = [0, 10, 20, 30, 40]
+    run = count_pipeline(env, events, 1000, trigger=wv.CountTrigger.of(1), arrival_times=arrivals)
+    result = run.execute(fail_at=4)
+    trace = result.trace
+    assert [r.seq for r in trace.records("checkpoint", "restore")] == [16, 33]
+    fired = trace.records("fired")
+    assert [r.seq for r in fired] == [6, 14, 23, 31, 40, 48, 56]
+    assert [r.detail[0] for r in fired] == [1, 2, 3, 4, 3, 4, 5]
+    facts = walk(trace)["fired"]
+    assert [facts[r.seq]["earlier"] for r in fired] == [0, 1, 2, 3, 2, 3, 4]
+    assert [r.detail[1] for r in fired] == [0, 1, 2, 3, 2, 3, 4]  # the engine's pane index
+    assert [r.value for r in result.outputs["out"]] == [1, 2, 3, 4, 5]
+
+
+def test_the_oracle_reads_every_channel_afresh_after_a_restore() -> None:
+    """tests/jobs.py's ``restored_after_idle``: before the restore (seq 56) partition 0
+    advanced to 2999 and became active again, partition 1 went idle at 1499. A restore starts
+    fresh operators, every channel at MIN and active: at the failure's cut (1100 ms) neither
+    channel wrote a record since (both MIN, active), and at the end partition 1 is idle at MIN
+    (its 1499 came before the restore), partition 0 active at 8999."""
+    trace = restored_after_idle().trace
+    assert [r.seq for r in trace.records("restore")] == [56]
+    assert channel_states(trace.until(1100), "watermarks") == {}
+    assert channel_states(trace, "watermarks") == {0: (8999, False), 1: (MIN, True)}
 
 
 def test_the_property_test_exercised_every_kind_of_claim() -> None:

@@ -90,28 +90,28 @@ def checked_window_function(function: Any, what: str, *, required: bool = False)
 
 
 def checked_output_tag(tag: Any, what: str) -> OutputTag:
-    if not isinstance(tag, OutputTag):
-        raise ArgumentTypeError(
-            f"{what} needs an OutputTag",
-            field="tag",
-            value=tag,
-            expected=f"an OutputTag, e.g. OutputTag({tag!r})"
-            if isinstance(tag, str)
-            else "an OutputTag",
-        )
-    return tag
+    """``tag`` if it is an ``OutputTag``; ``what`` names the call in the error."""
+    example = f"OutputTag({tag!r})" if isinstance(tag, str) else "OutputTag('late')"
+    return _instance(tag, OutputTag, "tag", f"{what}() takes", example)
+
+
+def _non_negative_ms(value: Any, what: str, field: str, message: str, expected: str) -> int:
+    """``value`` as a duration in ms (``duration_ms``, naming ``what``) that is not negative,
+    else ``InputError`` (``message``, ``expected``)."""
+    ms = duration_ms(value, what=what)
+    if ms < 0:
+        raise InputError(message, field=field, value=value, expected=expected)
+    return ms
 
 
 def checked_watermark_interval(interval: Any) -> int:
-    ms = duration_ms(interval, what="auto_watermark_interval")
-    if ms < 0:
-        raise InputError(
-            "auto_watermark_interval must be >= 0",
-            field="auto_watermark_interval",
-            value=interval,
-            expected=">= 0 ms (0 turns periodic watermarks off)",
-        )
-    return ms
+    return _non_negative_ms(
+        interval,
+        "auto_watermark_interval",
+        "auto_watermark_interval",
+        "auto_watermark_interval must be >= 0",
+        ">= 0 ms (0 turns periodic watermarks off)",
+    )
 
 
 def _instance(value: Any, kind: type, field: str, method: str, example: str) -> Any:
@@ -145,12 +145,10 @@ def checked_evictor(evictor: Any) -> Evictor:
 
 def checked_lateness(lateness: Any) -> int:
     """The allowed lateness in ms (Flink: "The allowed lateness cannot be negative.")."""
-    ms = duration_ms(lateness, what="allowed lateness")
-    if ms < 0:
-        raise InputError(
-            "The allowed lateness cannot be negative.",
-            field="allowed_lateness",
-            value=ms,
-            expected=">= 0",
-        )
-    return ms
+    return _non_negative_ms(
+        lateness,
+        "allowed lateness",
+        "allowed_lateness",
+        "The allowed lateness cannot be negative.",
+        ">= 0",
+    )

@@ -121,7 +121,9 @@ def _names(names: Iterable[str]) -> str:
 
 def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
     """Raise unless ``snapshot`` is a complete snapshot of the job ``rt`` runs: same version,
-    operators, sources, exchanges and registered state types."""
+    operators, sources, exchanges and registered state types (Flink's
+    ``StateMigrationException``: a state the job registers again with another type or
+    namespace serializer; a state only one side has is accepted)."""
     if not isinstance(snapshot, CompletedCheckpoint):
         raise ArgumentTypeError(
             "restore_from takes a snapshot of this job",
@@ -146,12 +148,12 @@ def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
         differences.append(f"the job has operator(s) the snapshot lacks: {_names(missing)}")
     if extra := theirs.keys() - ours.keys():
         differences.append(f"the snapshot has state for operator(s) the job lacks: {_names(extra)}")
-    for name in sorted(ours.keys() & theirs.keys()):
-        if ours[name] != theirs[name]:
-            differences.append(
-                f"operator {name!r} is {ours[name]} in the job, {theirs[name]} in the snapshot"
-            )
-    differences += _state_differences(rt, snapshot)
+    differences += _differing(ours, theirs, "operator {!r} is")
+    held = snapshot.state_descriptors
+    _lacks(cid, "its state_descriptors", held, [])
+    for op in rt.order:
+        registers = f"operator {op.name!r} registers {{}} as"
+        differences += _differing(op.state_descriptors(), held.get(op.name, {}), registers)
     if differences:
         raise SnapshotMismatchError(
             f"checkpoint {cid} is not a snapshot of this job: " + "; ".join(differences)
@@ -159,58 +161,47 @@ def check_snapshot(rt: JobRuntime, snapshot: Any) -> None:
     _check_parts(rt, snapshot)
 
 
-def _state_differences(rt: JobRuntime, snapshot: CompletedCheckpoint) -> list[str]:
-    """Flink's ``StateMigrationException``: a state the job registers again with another type or
-    namespace serializer (a state only one side has is accepted)."""
-    held = snapshot.state_descriptors
+def _differing(ours: Mapping[str, str], theirs: Mapping[str, str], what: str) -> list[str]:
+    """For each name both have with different values: ``what`` (formatted with the name),
+    ours "in the job", theirs "in the snapshot"."""
+    return [
+        f"{what.format(name)} {ours[name]} in the job, {theirs[name]} in the snapshot"
+        for name in sorted(ours.keys() & theirs.keys())
+        if ours[name] != theirs[name]
+    ]
+
+
+def _damaged(cid: int, what: str) -> DamagedSnapshotError:
+    return DamagedSnapshotError(f"checkpoint {cid} is damaged: {what}")
+
+
+def _lacks(cid: int, what: str, held: Any, needed: Iterable[str]) -> None:
+    """``held`` is a mapping with every ``needed`` name, else ``DamagedSnapshotError`` naming
+    ``what`` it is."""
     if not isinstance(held, Mapping):
-        raise DamagedSnapshotError(
-            f"checkpoint {snapshot.checkpoint_id} is damaged: its state_descriptors is "
-            f"{type(held).__name__}, not a mapping"
-        )
-    differences = []
-    for op in rt.order:
-        theirs = held.get(op.name, {})
-        for state, ours in op.state_descriptors().items():
-            if state in theirs and theirs[state] != ours:
-                differences.append(
-                    f"operator {op.name!r} registers {state} as {ours} in the job, "
-                    f"{theirs[state]} in the snapshot"
-                )
-    return differences
+        raise _damaged(cid, f"{what} is {type(held).__name__}, not a mapping")
+    if missing := [n for n in needed if n not in held]:
+        raise _damaged(cid, f"{what} lack(s) {_names(missing)}")
 
 
 def _check_parts(rt: JobRuntime, snapshot: CompletedCheckpoint) -> None:
     """Every part the job needs is in the snapshot (the manifest matched)."""
     cid = snapshot.checkpoint_id
     operators, sources = rt.order, rt.sources
-
-    def damaged(what: str) -> DamagedSnapshotError:
-        return DamagedSnapshotError(f"checkpoint {cid} is damaged: {what}")
-
-    parts = (
-        ("operator_states", snapshot.operator_states, [op.name for op in operators]),
-        ("exchange_states", snapshot.exchange_states, list(rt.exchanges)),
-        ("positions", snapshot.positions, [src.name for src in sources]),
-    )
-    for part, held, needed in parts:
-        if not isinstance(held, Mapping):
-            raise damaged(f"its {part} is {type(held).__name__}, not a mapping")
-        if missing := [n for n in needed if n not in held]:
-            raise damaged(f"its {part} lack(s) {_names(missing)}")
+    _lacks(cid, "its operator_states", snapshot.operator_states, [op.name for op in operators])
+    _lacks(cid, "its exchange_states", snapshot.exchange_states, rt.exchanges)
+    _lacks(cid, "its positions", snapshot.positions, [src.name for src in sources])
     for op in operators:  # a fresh operator's snapshot: the parts its restore reads
         state = snapshot.operator_states[op.name]
-        if not isinstance(state, Mapping):
-            raise damaged(f"the state of operator {op.name!r} is {type(state).__name__}")
-        if missing := [part for part in op.snapshot() if part not in state]:
-            raise damaged(f"the state of operator {op.name!r} lacks {_names(missing)}")
+        _lacks(cid, f"the state of operator {op.name!r}", state, op.snapshot())
     for src in sources:
         position = snapshot.positions[src.name]
         held = snapshot.operator_states[src.name]["position"]
         if not isinstance(position, int) or position != held:
-            raise damaged(
+            raise _damaged(
+                cid,
                 f"source {src.name!r} is at position {position!r} in its positions but "
-                f"{held!r} in its operator state"
+                f"{held!r} in its operator state",
             )
         if not 0 <= position <= len(src.records):
             raise SnapshotMismatchError(
@@ -218,9 +209,10 @@ def _check_parts(rt: JobRuntime, snapshot: CompletedCheckpoint) -> None:
                 f"has {len(src.records)} in this job: not the input it was taken on"
             )
     if sum(snapshot.positions[src.name] for src in sources) != snapshot.source_records:
-        raise damaged(
+        raise _damaged(
+            cid,
             f"its source positions do not add up to its cut ({snapshot.source_records} "
-            "source records)"
+            "source records)",
         )
 
 
@@ -359,9 +351,9 @@ class CheckpointCoordinator:
                 tag: list(copy.deepcopy(recs)) for tag, recs in checkpoint.side_outputs.items()
             }
         except Exception as exc:
-            raise DamagedSnapshotError(
-                f"checkpoint {checkpoint.checkpoint_id} is damaged: the state of {part} "
-                f"{name!r} cannot be loaded ({type(exc).__name__}: {exc})"
+            raise _damaged(
+                checkpoint.checkpoint_id,
+                f"the state of {part} {name!r} cannot be loaded ({type(exc).__name__}: {exc})",
             ) from exc
         rt.result.side_outputs.update(side_outputs)
         rt.set_clock(checkpoint.processing_time)

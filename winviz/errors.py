@@ -169,8 +169,9 @@ class IllegalStateError(WinvizError, RuntimeError):
 
 
 class TimerLoopError(IllegalStateError):
-    """A timer that re-registers itself at the time it fires, with nothing changing
-    (``winviz.timers``; Flink hangs, FLINK-35069); the attributes say which timer."""
+    """A chain of timer firings in one advance that would not end within the firing budget:
+    counted, proved endless or foreseen (``winviz.timers``, ``InternalTimerService.loop_error``;
+    Flink keeps firing and hangs, FLINK-35069); the attributes say which timer."""
 
     def __init__(
         self,

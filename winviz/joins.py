@@ -43,6 +43,7 @@ from winviz.arguments import (
     checked_evictor,
     checked_function,
     checked_lateness,
+    checked_output_tag,
     checked_trigger,
 )
 from winviz.errors import ArgumentTypeError, InputError, UnsupportedOperationError
@@ -133,12 +134,12 @@ class IntervalJoined:
 
     def side_output_left_late_data(self, tag: OutputTag) -> IntervalJoined:
         """Late left elements (``ts < watermark``) to side output ``tag`` (else dropped)."""
-        self.left_late_tag = _tag(tag, "side_output_left_late_data")
+        self.left_late_tag = checked_output_tag(tag, "side_output_left_late_data")
         return self
 
     def side_output_right_late_data(self, tag: OutputTag) -> IntervalJoined:
         """Late right elements (``ts < watermark``) to side output ``tag`` (else dropped)."""
-        self.right_late_tag = _tag(tag, "side_output_right_late_data")
+        self.right_late_tag = checked_output_tag(tag, "side_output_right_late_data")
         return self
 
     def process(self, function: ProcessJoinFunction) -> DataStream:
@@ -175,14 +176,6 @@ class IntervalJoined:
             self.right_late_tag,
         )
         return first._then(spec, "interval_join", second)
-
-
-def _tag(tag: Any, what: str) -> OutputTag:
-    if not isinstance(tag, OutputTag):
-        raise ArgumentTypeError(
-            f"{what} needs an OutputTag", field="tag", value=tag, expected="an OutputTag"
-        )
-    return tag
 
 
 # -- window join and coGroup -------------------------------------------------------------------

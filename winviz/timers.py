@@ -30,6 +30,7 @@ EVENT = "event"
 PROCESSING = "processing"
 
 DEFAULT_FIRING_BUDGET = 100_000  # (``InternalTimerService.firing_budget``)
+_CLOCKS = {EVENT: "watermark", PROCESSING: "processing time"}  # what a domain's advance moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +156,8 @@ class InternalTimerService:
         self.processing_queue = TimerQueue()
         self.current_watermark = MIN
         self.clock = clock if clock is not None else ProcessingClock()
-        self.loop_guard = False  # (``key_context.key_state``, ``timer_loop_error``)
-        self.firing_budget = DEFAULT_FIRING_BUDGET  # (``key_context.timer_budget_error``)
+        self.loop_guard = False  # (``key_context.key_state``, ``_check_loop``)
+        self.firing_budget = DEFAULT_FIRING_BUDGET  # (``_count_chained``)
         # while the clock runs to MAX: (``clock.chain_watch``, the registration number where
         # it began, the chained firings so far)
         self.chain_watch: tuple[Any, int, dict[tuple[Any, Any], int]] | None = None
@@ -288,18 +289,38 @@ class InternalTimerService:
         now: int,
     ) -> None:
         """Count the next timer (registered during this advance) for its key and namespace;
-        raise ``TimerLoopError`` past ``firing_budget``."""
+        past ``firing_budget``: ``loop_error``."""
         ts, _, key, namespace = queue.heap[0]
         n = chained.get((key, namespace), 0) + 1
-        if n > self.firing_budget:
-            timer = InternalTimer(ts, key, namespace)
-            make = getattr(self.key_context, "timer_budget_error", None)
-            if make is not None:
-                raise make(timer, domain, now, self.firing_budget)
-            raise budget_error(
-                getattr(self.key_context, "name", self.name), timer, domain, now, self.firing_budget
+        if n <= self.firing_budget:
+            chained[(key, namespace)] = n
+            return
+        if domain == PROCESSING and now == MAX:
+            why = (
+                "With execute(until_processing_time=MAX) the simulated clock runs on to MAX, so "
+                "a chain that registers its next timer at every firing only ends there (about "
+                "as many firings as milliseconds to MAX, divided by its step). A real Flink job "
+                "keeps firing such a chain for as long as it runs; winviz stops it here (a "
+                "winviz guard, not Flink behaviour). Give until_processing_time a finite time "
+                "(a chain towards it runs to the end), stop the chain, or, if it is meant to "
+                "be this long, raise the budget."
             )
-        chained[(key, namespace)] = n
+        else:
+            why = (
+                f"The chain may never end, and the {_CLOCKS[domain]} cannot move on until it "
+                "does. Real Flink keeps firing the same way (its timer service fires every "
+                "timer at or before the new time, including ones the firings register), so the "
+                "job would hang there. If the chain is meant to be this long, raise the budget."
+            )
+        raise self.loop_error(
+            InternalTimer(ts, key, namespace),
+            domain,
+            now,
+            f"fired {self.firing_budget}",
+            "each was registered by an earlier firing of the same advance, and the next one "
+            f"(at {format_ms(ts)}) is due too",
+            why,
+        )
 
     def _check_loop(
         self,
@@ -309,15 +330,62 @@ class InternalTimerService:
         now: int,
         seen: dict[Any, list[Any]],
     ) -> None:
-        """After ``timer``'s callback registered it again: raise ``TimerLoopError`` if its
-        key's configuration was seen in this advance, else record it."""
+        """After ``timer``'s callback registered it again: ``loop_error`` if its key's
+        configuration was seen in this advance, else record it."""
         key = timer.key
         due = sorted((ts, n, ns) for (k, ns, ts), n in queue.live.items() if ts <= now and k == key)
         config = ([(ts, ns) for ts, _, ns in due], self.key_context.key_state(key))
         past = seen.setdefault(key, [])
         if config in past:
-            raise self.key_context.timer_loop_error(timer, domain, now)
+            raise self.loop_error(
+                timer,
+                domain,
+                now,
+                "keeps firing the",
+                f"the one at {format_ms(timer.timestamp)} registers itself again each time it "
+                "fires, and nothing else changes, so it would fire for ever and the "
+                f"{_CLOCKS[domain]} could never move on",
+                self.key_context.loop_note(timer, domain),
+            )
         past.append(config)
+
+    def loop_error(
+        self,
+        timer: InternalTimer,
+        domain: str,
+        now: int,
+        firings: str,
+        evidence: str,
+        why: str,
+    ) -> TimerLoopError:
+        """The one ``TimerLoopError`` of a chain of firings in one advance that would not end
+        within the firing budget, counted (``_count_chained``), proved endless
+        (``_check_loop``) or foreseen by an operator: the operator, the code that registers
+        the timers (``key_context.timer_code``), ``timer``'s key and namespace (a window when
+        ``key_context.timer_namespace`` says so), the advance, how many ``firings`` and the
+        ``evidence``; ``why``: what Flink does (it keeps firing: FLINK-35069) and what to do."""
+        context = self.key_context
+        operator = getattr(context, "name", self.name)
+        code = getattr(context, "timer_code", "")
+        who = f"{code} " if code else ""
+        per = getattr(context, "timer_namespace", "namespace")
+        clock = _CLOCKS[domain]
+        whose = f"key {timer.key!r}"
+        if per == "window":
+            whose += f", window {timer.namespace}"
+        elif timer.namespace is not None:
+            whose += f", namespace {timer.namespace!r}"
+        return TimerLoopError(
+            f"timer loop in operator {operator!r}: {who}{firings} {domain}-time timers of "
+            f"{whose} in one advance of the {clock} to {format_ms(now)}: {evidence}. {why} "
+            f"The firing budget: {self.firing_budget} firings per key and {per} in one advance "
+            "(env.set_timer_firing_budget(n)).",
+            operator=operator,
+            domain=domain,
+            key=user_key(timer.key),
+            namespace=timer.namespace,
+            timestamp=timer.timestamp,
+        )
 
     # -- inspection -----------------------------------------------------------------------
 
@@ -335,58 +403,6 @@ class InternalTimerService:
     def restore(self, snap: dict[str, Any]) -> None:
         self.event_queue.restore(snap["event"])
         self.processing_queue.restore(snap["processing"])
-
-
-def budget_error(
-    operator: str,
-    timer: InternalTimer,
-    domain: str,
-    now: int,
-    budget: int,
-    what: str = "",
-    per: str = "namespace",
-) -> TimerLoopError:
-    """The ``TimerLoopError`` of firings past the budget; ``what`` names the code that
-    registers the timers, ``per`` what the namespace is."""
-    clock = "watermark" if domain == EVENT else "processing time"
-    who = f"{what} " if what else ""
-    whose = f"key {timer.key!r}"
-    if per == "window":
-        whose += f", window {timer.namespace}"
-    elif timer.namespace is not None:
-        whose += f", namespace {timer.namespace!r}"
-    head = (
-        f"timer loop in operator {operator!r}: {who}fired {budget} {domain}-time timers of "
-        f"{whose} in one advance of the {clock} to {format_ms(now)}, each registered by an "
-        f"earlier firing of the same advance, and the next one (at "
-        f"{format_ms(timer.timestamp)}) is due too: "
-    )
-    if domain == PROCESSING and now == MAX:
-        why = (
-            "with execute(until_processing_time=MAX) the simulated clock runs on to MAX, so "
-            "a chain that registers its next timer at every firing only ends there (about "
-            "as many firings as milliseconds to MAX, divided by its step). A real Flink job "
-            "keeps firing such a chain for as long as it runs; winviz stops it here (a winviz "
-            "guard, not Flink behaviour). Give until_processing_time a finite time (a chain "
-            "towards it runs to the end), stop the chain, or, if it is meant to be this long, "
-            "raise the budget: env.set_timer_firing_budget(n)"
-        )
-    else:
-        why = (
-            f"the chain may never end, and the {clock} cannot move on until it does. Real "
-            "Flink keeps firing the same way (its timer service fires every timer at or "
-            "before the new time, including ones the firings register), so the job would "
-            "hang there. If the chain is meant to be this long, raise the budget: "
-            "env.set_timer_firing_budget(n)"
-        )
-    return TimerLoopError(
-        f"{head}{why} (now {budget} firings per key and {per} in one advance).",
-        operator=operator,
-        domain=domain,
-        key=user_key(timer.key),
-        namespace=timer.namespace,
-        timestamp=timer.timestamp,
-    )
 
 
 class TimerService:

@@ -8,11 +8,10 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from winviz.errors import TimerLoopError
 from winviz.keygroups import KeyRule, user_key
 from winviz.operators.base import JobContext, StreamOperator
 from winviz.state import KeyedStateBackend
-from winviz.timers import InternalTimer, InternalTimerService, budget_error
+from winviz.timers import InternalTimer, InternalTimerService
 
 
 class KeyedStreamOperator(StreamOperator):
@@ -118,27 +117,12 @@ class KeyedStreamOperator(StreamOperator):
             if k == key
         }
 
-    def timer_loop_error(self, timer: InternalTimer, domain: str, now: int) -> TimerLoopError:
-        """The error of a timer that re-registers itself for ever (``winviz.timers``)."""
-        return TimerLoopError(
-            f"operator {self.name!r}: the {domain}-time timer at {timer.timestamp} of key "
-            f"{timer.key!r} (namespace {timer.namespace!r}) registers itself again every time "
-            f"it fires at {domain} time {now}, and nothing else changes: the run would never "
-            "end",
-            operator=self.name,
-            domain=domain,
-            key=user_key(timer.key),
-            namespace=timer.namespace,
-            timestamp=timer.timestamp,
-        )
-
-    def timer_budget_error(
-        self, timer: InternalTimer, domain: str, now: int, budget: int
-    ) -> TimerLoopError:
-        """The error of a chain of timer firings past the firing budget (``winviz.timers``)."""
+    @property
+    def timer_code(self) -> str:
+        """What registers this operator's timers (``F.on_timer``), as
+        ``InternalTimerService.loop_error`` names it."""
         function = getattr(self, "function", None)
-        what = f"{type(function).__name__}.on_timer" if function is not None else ""
-        return budget_error(self.name, timer, domain, now, budget, what)
+        return f"{type(function).__name__}.on_timer" if function is not None else ""
 
     # -- checkpoints ----------------------------------------------------------------------
 

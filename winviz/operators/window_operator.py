@@ -27,7 +27,6 @@ from winviz.copies import copy_record
 from winviz.errors import (
     FunctionResultError,
     IllegalStateError,
-    TimerLoopError,
     UnsupportedOperationError,
     UserFunctionError,
     WinvizError,
@@ -40,7 +39,7 @@ from winviz.operators.window_functions import InternalWindowFunction
 from winviz.operators.window_rules import cleanup_time, is_element_late, next_pane
 from winviz.state import ListStateDescriptor, ReducingStateDescriptor, state_type
 from winviz.time import MAX, format_ms
-from winviz.timers import InternalTimer, budget_error
+from winviz.timers import InternalTimer
 from winviz.windows.assigners import GlobalWindows, WindowAssigner
 from winviz.windows.evictors import Evictor, TimestampedValue
 from winviz.windows.merging import MergingWindowSet
@@ -548,39 +547,34 @@ class WindowOperator(KeyedStreamOperator):
             state[("merging-window-set", None)] = copy.deepcopy(merging.mapping)
         return state
 
-    def timer_loop_error(self, timer: InternalTimer, domain: str, now: int) -> TimerLoopError:
-        """Name the trigger, key, window and time; cite FLINK-35069 for the known case."""
-        window, time = timer.namespace, timer.timestamp
-        message = (
-            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} registers its "
-            f"{domain}-time timer at {time} again each time it fires, for key {timer.key!r}, "
-            f"window {window}, at {domain} time {now}, and nothing else changes, so it would "
-            "fire for ever and the clock could never move on."
-        )
-        if involves(self.trigger, ContinuousProcessingTimeTrigger) and domain == "processing":
-            message += (
-                " Real Flink hangs here too (FLINK-35069): at the window's max timestamp "
-                f"({window.max_timestamp()}) ContinuousProcessingTimeTrigger registers its next "
-                "fire time min(time + interval, max timestamp), the same time again; the window "
-                "is cleaned up only when the watermark passes it, which cannot happen while the "
-                "timer keeps firing. Use ContinuousEventTimeTrigger on event-time windows, or "
-                "processing-time windows (their cleanup timer removes the trigger's timer)."
-            )
-        return TimerLoopError(
-            message,
-            operator=self.name,
-            domain=domain,
-            key=user_key(timer.key),
-            namespace=window,
-            timestamp=time,
+    timer_namespace = "window"  # (a timer's namespace is its window: ``loop_error``)
+
+    @property
+    def timer_code(self) -> str:
+        """What registers this operator's timers, as ``InternalTimerService.loop_error``
+        names it."""
+        return f"trigger {self.trigger!r}"
+
+    def loop_note(self, timer: InternalTimer, domain: str) -> str:
+        """What Flink does when a built-in trigger's timer keeps registering itself
+        (``InternalTimerService._check_loop``): the known case cites FLINK-35069."""
+        if not (involves(self.trigger, ContinuousProcessingTimeTrigger) and domain == "processing"):
+            return "Real Flink keeps firing it the same way: the job would hang there."
+        return (
+            "Real Flink hangs here too (FLINK-35069): at the window's max timestamp "
+            f"({timer.namespace.max_timestamp()}) ContinuousProcessingTimeTrigger registers its "
+            "next fire time min(time + interval, max timestamp), the same time again; the window "
+            "is cleaned up only when the watermark passes it, which cannot happen while the "
+            "timer keeps firing. Use ContinuousEventTimeTrigger on event-time windows, or "
+            "processing-time windows (their cleanup timer removes the trigger's timer)."
         )
 
     def _check_chain(self, key: Any, window: Any, time: int) -> None:
         """After a ContinuousEventTimeTrigger's timer at ``time`` fired: if its next fire
         time is due at the current watermark already, each firing registers the next one
-        ``interval`` later, up to ``min(watermark, max_timestamp)``; raise
-        ``TimerLoopError`` at once when that chain is longer than the firing budget (the
-        timer service would raise once it went past it: ``winviz.timers``)."""
+        ``interval`` later, up to ``min(watermark, max_timestamp)``; ``loop_error`` at once
+        when that chain is longer than the firing budget (the timer service would raise
+        once it went past it: ``winviz.timers``)."""
         trigger = self._continuous
         watermark = self.timers.current_watermark
         next_fire = self.state.get(trigger.state_desc.name, key, window)
@@ -588,43 +582,29 @@ class WindowOperator(KeyedStreamOperator):
             return
         max_ts = window.max_timestamp()
         to_come = (min(watermark, max_ts) - next_fire) // trigger.interval + 1
-        budget = self.timers.firing_budget
-        if to_come <= budget:
+        if to_come <= self.timers.firing_budget:
             return
-        purging = type(self.trigger) is PurgingTrigger
         each = (
             "emitting its contents once and nothing after the purge"
-            if purging
-            else ("emitting its contents")
+            if type(self.trigger) is PurgingTrigger
+            else "emitting its contents"
         )
-        raise TimerLoopError(
-            f"timer loop in operator {self.name!r}: trigger {self.trigger!r} would fire key "
-            f"{key!r}, window {window} at least {to_come} more times at the watermark "
-            f"{format_ms(watermark)}: its next fire time {next_fire} is already due, and each "
-            f"firing registers the next one {trigger.interval} ms later, up to "
-            f"min(watermark, the window's max timestamp {format_ms(max_ts)}) — more than the "
-            f"budget of {budget} timer firings per key and window in one advance "
-            "(env.set_timer_firing_budget(n)). Real Flink does the same: its timer service "
-            "fires every timer at or before the watermark, including the ones these firings "
-            f"register, so it would fire this window about {_about(to_come)} times ({each} "
-            "each time) before the watermark could move on, and the job does not finish in "
-            "practice. A window whose max timestamp is MAX (GlobalWindows) never stops "
-            "re-arming at the end-of-input watermark MAX; give the window an end (e.g. "
-            "TumblingEventTimeWindows), or fire on a count or once at the end of input "
+        raise self.timers.loop_error(
+            InternalTimer(next_fire, key, window),
+            "event",
+            watermark,
+            f"would fire at least {to_come} more",
+            f"the next one (at {next_fire}) is due already, and each firing registers the next "
+            f"one {trigger.interval} ms later, up to min(watermark, the window's max timestamp "
+            f"{format_ms(max_ts)}), more than the firing budget",
+            "Real Flink does the same: its timer service fires every timer at or before the "
+            "watermark, including the ones these firings register, so it would fire this "
+            f"window about {_about(to_come)} times ({each} each time) before the watermark "
+            "could move on, and the job does not finish in practice. A window whose max "
+            "timestamp is MAX (GlobalWindows) never stops re-arming at the end-of-input "
+            "watermark MAX; give the window an end (e.g. TumblingEventTimeWindows), or fire "
+            "on a count or once at the end of input "
             "(GlobalWindows.create_with_end_of_stream_trigger()).",
-            operator=self.name,
-            domain="event",
-            key=user_key(key),
-            namespace=window,
-            timestamp=next_fire,
-        )
-
-    def timer_budget_error(
-        self, timer: InternalTimer, domain: str, now: int, budget: int
-    ) -> TimerLoopError:
-        """Name the trigger, key and window of a chain of firings past the firing budget."""
-        return budget_error(
-            self.name, timer, domain, now, budget, f"trigger {self.trigger!r}", per="window"
         )
 
     # -- checkpoints ------------------------------------------------------------------------

@@ -192,16 +192,7 @@ class Trace:
                 "trace.where(...)",
             )
         n = len(self)
-        if not -n <= int(i) < n:
-            raise PositionError(
-                "trace[i] has no record there",
-                field="i",
-                value=int(i),
-                expected=f"a position in 0..{n - 1} or -{n}..-1; the trace has {n} records"
-                if n
-                else "none: the trace has no records",
-            )
-        return next(self._records(np.array([int(i) % n])))
+        return next(self._records(_in_trace(np.array([int(i)]), n, "i", "trace[i]") % n))
 
     def __iter__(self) -> Iterator[TraceRecord]:
         n = len(self)
@@ -243,24 +234,19 @@ class Trace:
         mask = np.ones(len(c), dtype=bool)
         for field, column, want in (("kind", c.kind, kind), ("operator", c.operator, operator)):
             if want is not None:
-                names = {want} if isinstance(want, str) else _names(field, want)
-                if field == "kind":
-                    _known_kinds(want, names, column.values)
-                else:
-                    _known_operators(want, names, column.values)
+                names = _known(field, want, column.values)
                 codes = [i for i, v in enumerate(column.values) if v in names]
                 mask &= np.isin(column.codes, codes)
         if key is not _ANY:
-            code = c.key.code_of(key)
-            if code < 0 and not _hashable(key):
-                raise ArgumentTypeError(
-                    f"a {type(key).__name__} can never be a key (keys are hashable, as Flink's "
-                    "key selectors' results must be)",
-                    field="key",
-                    value=key,
-                    expected="one key: a str, int, float, bool or tuple of those (select "
-                    "several keys one by one)",
-                )
+            code = _code_of(
+                c.key,
+                "key",
+                key,
+                f"a {type(key).__name__} can never be a key (keys are hashable, as Flink's key "
+                "selectors' results must be)",
+                "one key: a str, int, float, bool or tuple of those (select several keys one by "
+                "one)",
+            )
             mask &= c.key.codes == code
         if window is not _ANY:
             mask &= c.window.codes == _window_code(c, window)
@@ -443,39 +429,35 @@ def load_trace(path: str | Path) -> Trace:
     return Trace.from_columns(load(path), view=True)
 
 
-def _names(field: str, want: Any) -> set[str]:
-    try:
-        names = set(want)
-    except TypeError:
-        names = {want}
-    bad = [n for n in names if not isinstance(n, str)]
-    if bad:
-        raise TypeError(f"{field}={want!r}: expected a name (str) or several names")
-    return names
-
-
-def _known_kinds(want: Any, names: set[str], present: list[Any]) -> None:
-    """Refuse a kind filter naming a kind neither the schema nor the trace has."""
-    known = set(DETAIL_FIELDS).union(k for k in present if isinstance(k, str))
-    unknown = sorted(names - known)
-    if unknown:
-        hints = [m for n in unknown for m in get_close_matches(n, sorted(known), n=1)]
-        raise InputError(
-            f"no kind {', '.join(map(repr, unknown))} in the trace schema"
-            + (f" (did you mean {', '.join(map(repr, hints))}?)" if hints else ""),
-            field="kind",
+def _known(field: str, want: Any, present: list[Any]) -> set[str]:
+    """The names a ``kind`` or ``operator`` filter (``want``: a name or several) selects, each
+    one the trace can have: a kind of the schema or of ``present`` (the column's dictionary),
+    an operator of ``present`` (a view's: its whole run's); else ``InputError`` naming the
+    unknown ones with the closest name (or, for an operator, its subtasks)."""
+    items = list(want) if isinstance(want, Iterable) and not isinstance(want, str) else [want]
+    if not all(isinstance(n, str) for n in items):
+        raise ArgumentTypeError(
+            f"{field} filters select by name",
+            field=field,
             value=want,
-            expected=f"kind names of winviz.trace.schema.DETAIL_FIELDS: {', '.join(DETAIL_FIELDS)}",
+            expected="a name (str) or several names",
         )
-
-
-def _known_operators(want: Any, names: set[str], present: list[Any]) -> None:
-    """Refuse an operator filter naming an operator no record of the run has (``present``:
-    the operator dictionary, a view's its whole run's)."""
-    known = [o for o in present if isinstance(o, str)]
+    names = set(items)
+    known = [v for v in present if isinstance(v, str)]
+    if field == "kind":
+        known = sorted(set(DETAIL_FIELDS).union(known))
+        place = "in the trace schema"
+        expected = f"kind names of winviz.trace.schema.DETAIL_FIELDS: {', '.join(DETAIL_FIELDS)}"
+    else:
+        place = "in this trace"
+        expected = (
+            f"the name of one of the trace's operators: {', '.join(map(repr, known))}"
+            if known
+            else "an operator name, but the trace has no records"
+        )
     unknown = sorted(names.difference(known))
     if not unknown:
-        return
+        return names
     hints = []
     for name in unknown:
         subtasks = [o for o in known if o != name and split_subtask(o)[0] == name]
@@ -484,22 +466,24 @@ def _known_operators(want: Any, names: set[str], present: list[Any]) -> None:
         else:
             hints.extend(f"did you mean {m!r}?" for m in get_close_matches(name, known, n=1))
     raise InputError(
-        f"no operator {', '.join(map(repr, unknown))} in this trace"
+        f"no {field} {', '.join(map(repr, unknown))} {place}"
         + (f" ({'; '.join(hints)})" if hints else ""),
-        field="operator",
+        field=field,
         value=want,
-        expected=f"the name of one of the trace's operators: {', '.join(map(repr, known))}"
-        if known
-        else "an operator name, but the trace has no records",
+        expected=expected,
     )
 
 
-def _hashable(value: Any) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
+def _code_of(column: Any, field: str, value: Any, what: str, expected: str) -> int:
+    """``value``'s code in a key or window column (-1: in no record), else
+    ``ArgumentTypeError`` (``what``, ``expected``) when it can never be one (not hashable)."""
+    code = column.code_of(value)
+    if code < 0:
+        try:
+            hash(value)
+        except TypeError:
+            raise ArgumentTypeError(what, field=field, value=value, expected=expected) from None
+    return code
 
 
 def _positions(rows: Any, n: int) -> np.ndarray:
@@ -523,54 +507,58 @@ def _positions(rows: Any, n: int) -> np.ndarray:
             field="rows",
             expected="a sequence or 1-d array of ints",
         )
-    bad = np.flatnonzero((array < -n) | (array >= n))
+    return _in_trace(array.astype(np.int64, copy=False), n, "rows", "records_at: rows[{}]")
+
+
+def _in_trace(positions: np.ndarray, n: int, field: str, what: str) -> np.ndarray:
+    """``positions`` when each is one of a trace of ``n`` records (negative: from the end),
+    else ``PositionError`` naming the first other one (``what``: where it was given, its
+    index in ``positions`` formatted in)."""
+    bad = np.flatnonzero((positions < -n) | (positions >= n))
     if len(bad):
-        raise IndexError(
-            f"records_at: position {array[bad[0]].item()!r} (rows[{int(bad[0])}]) is outside "
-            f"the trace's {n} records (expected -{n} <= position < {n})"
+        raise PositionError(
+            f"{what.format(int(bad[0]))} has no record there",
+            field=field,
+            value=positions[bad[0]].item(),
+            expected=f"a position in 0..{n - 1} or -{n}..-1; the trace has {n} records"
+            if n
+            else "none: the trace has no records",
         )
-    return array.astype(np.int64, copy=False)
+    return positions
 
 
-def _bound(value: Any, window: Any) -> int:
-    """One bound of a ``(start, end)`` window filter: an int (or a whole float)."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    raise ArgumentTypeError(
-        "a window's bounds are int milliseconds",
-        field="window",
-        value=window,
-        expected="a TimeWindow, a (start, end) pair of ints, GLOBAL_WINDOW or None",
-    )
+_WINDOWS = (
+    "a TimeWindow, a (start, end) pair of ints such as (0, 1000) or wv.TimeWindow(0, 1000), "
+    "GLOBAL_WINDOW or None"
+)
 
 
 def _window_code(c: TraceColumns, window: Any) -> int:
-    """The code of a window filter (a TimeWindow, (start, end) pair, GLOBAL_WINDOW or None)."""
+    """The code of a window filter (``_WINDOWS``; -1: in no record), else
+    ``ArgumentTypeError`` naming what it is."""
     pair = isinstance(window, (tuple, list)) and not hasattr(window, "start")
     if pair and len(window) == 2:
-        want = (_bound(window[0], window), _bound(window[1], window))
+        if not all(_whole(b) for b in window):
+            raise ArgumentTypeError(
+                "a window's bounds are int milliseconds",
+                field="window",
+                value=window,
+                expected=_WINDOWS,
+            )
+        want = (int(window[0]), int(window[1]))
         for i, w in enumerate(c.window.values):
             if getattr(w, "end", None) is not None and (w.start, w.end) == want:
                 return i
         return -1
+    what = f"{type(window).__name__} is no window"
     if pair or isinstance(window, (str, bytes, numbers.Number)):
-        what = f"a {len(window)}-item " if pair else "a "
-        what += type(window).__name__
-        raise ArgumentTypeError(
-            f"{what} is no window",
-            field="window",
-            value=window,
-            expected="a TimeWindow, a (start, end) pair of ints such as (0, 1000) or "
-            "wv.TimeWindow(0, 1000), GLOBAL_WINDOW or None",
-        )
-    code = c.window.code_of(window)
-    if code < 0 and not _hashable(window):
-        raise ArgumentTypeError(
-            f"{type(window).__name__} is no window",
-            field="window",
-            value=window,
-            expected="a TimeWindow, a (start, end) pair of ints, GLOBAL_WINDOW or None",
-        )
-    return code
+        what = f"a {f'{len(window)}-item ' if pair else ''}{what}"
+        raise ArgumentTypeError(what, field="window", value=window, expected=_WINDOWS)
+    return _code_of(c.window, "window", window, what, _WINDOWS)
+
+
+def _whole(value: Any) -> bool:
+    """An int (no bool) or a whole float: a window bound."""
+    if isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
