@@ -14,7 +14,7 @@ from tests.browser.gallery import running_example
 from winviz import viz
 from winviz.trace.coded import first_of_each
 from winviz.viz import timer_places as tp
-from winviz.viz.boxes import Taken, crosses, crossings
+from winviz.viz.boxes import Box, Taken, crosses, crossings, first_clear
 from winviz.viz.palette import TimeAxis
 from winviz.viz.skew import _across
 
@@ -24,6 +24,12 @@ DEDUP = "registration of a timer that already existed (de-duplicated)"
 def plot() -> tp.Plot:
     """A 100 × 100 px plot of 0..100 ms either way (1 px a ms; y up)."""
     return tp.Plot(TimeAxis("x", "ms", 0, 100), TimeAxis("y", "ms", 0, 100), 100, 100)
+
+
+def free(taken: Taken, box: Box, tags: Any = None) -> bool:
+    """Whether ``box`` has a place (``boxes.first_clear``): it overlaps no box ``taken`` and
+    no segment (tagged one of ``tags``; None: any) crosses it."""
+    return first_clear([(0, [box])], taken, lines=(tags,), add=False) is not None
 
 
 def rows(spec: dict[str, Any], pick: Any) -> list[dict[str, Any]]:
@@ -43,11 +49,11 @@ def test_a_mark_may_lie_on_the_watermark_but_not_on_a_rule_and_a_text_on_neither
     taken = Taken()
     taken.add_segment((0, 50, 100, 50), False)  # a watermark step
     taken.add_segment((80, 0, 80, 100))  # a timer's rule
-    assert taken.free((40, 46, 48, 54), tp.RULES)  # a ▼ on the 1.5 px line is seen
-    assert not taken.free((40, 46, 48, 54))  # a text crossed by it is not read
-    assert not taken.free((76, 10, 84, 18), tp.RULES)
+    assert free(taken, (40, 46, 48, 54), tp.RULES)  # a ▼ on the 1.5 px line is seen
+    assert not free(taken, (40, 46, 48, 54))  # a text crossed by it is not read
+    assert not free(taken, (76, 10, 84, 18), tp.RULES)
     taken.add((40, 10, 48, 18))
-    assert not taken.free((44, 14, 52, 22), tp.RULES)
+    assert not free(taken, (44, 14, 52, 22), tp.RULES)
 
 
 def test_the_places_a_dedup_tries_nearest_first_right_before_left() -> None:
@@ -155,7 +161,7 @@ def test_no_dedup_lies_on_a_rule_and_every_one_is_drawn_or_counted() -> None:
     taken = Taken()
     for seg in tp.rule_segments(rules, px):
         taken.add_segment(seg)
-    on = [r for r in dedup if "above" not in r and not taken.free(_box(r, px), tp.RULES)]
+    on = [r for r in dedup if "above" not in r and not free(taken, _box(r, px), tp.RULES)]
     assert on == []
 
 
@@ -216,8 +222,8 @@ def test_taken_finds_the_segments_near_a_box_in_the_order_added_and_their_tags()
     assert taken.crossing((35.0, 15.0, 45.0, 25.0), ("level",)) == "level"
     assert taken.crossing((35.0, 60.0, 45.0, 70.0)) == "rule"
     assert taken.crossing((35.0, 60.0, 45.0, 70.0), ("level",)) is None
-    assert not taken.free((35.0, 60.0, 45.0, 70.0))
-    assert taken.free((35.0, 60.0, 45.0, 70.0), ("level", "ideal"))
+    assert not free(taken, (35.0, 60.0, 45.0, 70.0))
+    assert free(taken, (35.0, 60.0, 45.0, 70.0), ("level", "ideal"))
     assert taken.crossing((60.0, 90.0, 70.0, 95.0)) is None
     # not finite: every segment is near, and crossing is what ``crosses`` says of each
     nan = (float("nan"), 0.0, 1.0, 1.0)

@@ -203,10 +203,6 @@ class Taken:
                 return tag
         return None
 
-    def free(self, box: Box, tags: Any = None) -> bool:
-        """Whether ``box`` overlaps no box and no segment (tagged one of ``tags``) crosses it."""
-        return clear(box, *self.near(box), tags)
-
 
 def first_clear(
     tries: Iterable[tuple[Any, Iterable[Box]]],

@@ -2,7 +2,8 @@
 the watermark's edge texts go so that they cross no mark, no line and no other label.
 
 The plot's data → pixel mapping (``Plot``), the pixel boxes taken (``boxes.Taken``), the places a
-label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), leader lines (``label_leaders``),
+label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``: the first clear one taken,
+``boxes.first_clear``), leader lines (``label_leaders``),
 marks at one point drawn side by side (``_side_by_side``) and the layers' drawing order.
 """
 
@@ -325,12 +326,13 @@ def _edge_texts_off_marks(
     layers: list[Any], plot: Plot, points: Taken, taken: Taken, notes: list[str]
 ) -> list[Any]:
     """The watermark's edge texts moved to the first of ``EDGE_PLACES`` where they cross no
-    mark (``points``; away from their place: nothing ``taken``) and, where one is free of
-    them, no guide line (else the row's ``across`` names it); left out where none is free.
-    Returns the layers, one per place used."""
-    out, own = [], points.copy()  # (at its own place: the marks and the guide lines)
+    mark (``points``, given ``taken``'s guide lines; away from their place: nothing
+    ``taken``) and, where one is free of them, no guide line (else the row's ``across`` names
+    it): ``boxes.first_clear``; left out where none is free. Returns the layers, one per place
+    used."""
+    out = []
     for seg, tag in taken.segments:
-        own.add_segment(seg, tag)
+        points.add_segment(seg, tag)
     for layer in layers:
         rows = spec.rows(layer) if layer["mark"]["type"] == "text" else []
         if not rows or "text" not in rows[0] or layer["mark"].get("baseline") != "top":
@@ -342,7 +344,7 @@ def _edge_texts_off_marks(
             boxes = _edge_places(plot.px(e["x"]), plot.py(e["y"]), e["text"], align)
             tries = [(n, [box]) for n, box in enumerate(boxes)]
             for lines in ((None,), ((),)):  # off the guide lines where a place is, else across
-                spot = first_clear(tries[:1], own, lines=lines, add=False) or first_clear(
+                spot = first_clear(tries[:1], points, lines=lines, add=False) or first_clear(
                     tries[1:], taken, lines=lines, add=False
                 )
                 if spot is not None:
