@@ -321,3 +321,44 @@ def test_the_dedup_rows_pixel_rows_are_px_py_of_each_clipped_time() -> None:
     assert tp._rows_px(outside, p.y, p).tolist() == [100.0, 97.0, 0.0]
     absent = np.array([3, None], dtype=object)  # (no time: row 0)
     assert tp._rows_px(absent, p.y, p).tolist() == [97.0, 0.0]
+
+
+def test_the_placement_rule_takes_the_first_clear_try_and_says_none_when_there_is_none() -> None:
+    """``boxes.first_clear``, the one rule every placement calls: tries in order; a try is
+    clear when every box lies inside the area, overlaps nothing taken and is crossed by no
+    segment of the tags its position names (``lines``: None every segment, () none, the last
+    entry for the boxes after); the place taken is added (``add``), so the next keeps off it."""
+    taken = Taken()
+    taken.add((10.0, 10.0, 20.0, 20.0))
+    taken.add_segment((50.0, 0.0, 50.0, 100.0), "rule")
+    tries = [
+        ("on the box", [(12.0, 12.0, 18.0, 18.0)]),
+        ("off the plot", [(-5.0, 30.0, 5.0, 40.0)]),
+        ("across the rule", [(45.0, 30.0, 55.0, 40.0)]),
+        ("its text on the box", [(30.0, 30.0, 40.0, 40.0), (15.0, 15.0, 25.0, 25.0)]),
+        ("clear", [(30.0, 30.0, 40.0, 40.0), (45.0, 45.0, 55.0, 55.0)]),
+    ]
+    area = (0.0, 0.0, 100.0, 100.0)
+    # the text (the second box) crosses the rule: only where its lines are () is it clear
+    assert first_clear(tries, taken, inside=area, add=False) is None
+    got = first_clear(tries, taken, inside=area, lines=(None, ()), add=False)
+    assert got == ("clear", [(30.0, 30.0, 40.0, 40.0), (45.0, 45.0, 55.0, 55.0)])
+    # no area: off the plot is a place; no lines at all: across the rule is one
+    assert first_clear(tries, taken, add=False)[0] == "off the plot"
+    assert first_clear(tries[2:], taken, inside=area, lines=((),), add=False)[0] == (
+        "across the rule"
+    )
+    # a segment of another tag does not count; placed, its box is taken
+    assert first_clear(tries[2:], taken, inside=area, lines=(("line",),))[0] == "across the rule"
+    assert not free(taken, (50.0, 35.0, 51.0, 36.0), ())
+    # many tries in one area: what met a try passes over those it still meets (``passed``)
+    asked = []
+
+    def passed(box, boxes, segments) -> int:
+        asked.append(box)
+        return 3
+
+    row = [(k, [(k * 2.0, 60.0, k * 2.0 + 4.0, 64.0)]) for k in range(10)]
+    taken.add((0.0, 60.0, 5.0, 64.0))  # meets tries 0, 1 and 2 (their left edge below 5)
+    got = first_clear(row, taken, inside=area, near=(0.0, 60.0, 23.0, 64.0), passed=passed)
+    assert (got[0], asked) == (3, [(0.0, 60.0, 4.0, 64.0)])

@@ -471,13 +471,13 @@ def dedup_places(
         right, left = [dx for dx in dxs if dx > hi], [dx for dx in dxs if dx <= hi]
         k = _first_place(x0, cy, n, right, taken, px)
         j = _first_place(x0, cy, n, left[:k], taken, px)  # (right first at one distance)
-        spot = (left[j] if j < k else right[k]) if j < k or k < len(right) else None
-        if spot is None:
-            failed.append(i)
-        else:
-            r["dx"] = spot
-            for b in dedup_boxes(x0 + spot, cy, n):
+        dx = left[j] if j < k else right[k] if k < len(right) else None
+        if dx is not None:
+            r["dx"] = dx
+            for b in dedup_boxes(x0 + dx, cy, n):
                 taken.add(b)
+        else:
+            failed.append(i)
     return failed
 
 
@@ -491,9 +491,14 @@ def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, p
     out = dxs[-1] > dxs[0]  # to the right
     tries = [(k, dedup_boxes(x0 + dx, cy, n)) for k, dx in enumerate(dxs)]
     spot = first_clear(
-        tries, taken, inside=px.area, lines=(RULES, None), add=False, near=around(ends),
+        tries,
+        taken,
+        inside=px.area,
+        lines=(RULES, None),
+        add=False,
+        near=around(ends),
         passed=lambda b, boxes, segments: _passed(b, boxes, segments, out),
-    )  # fmt: skip
+    )
     return len(dxs) if spot is None else spot[0]
 
 
@@ -502,7 +507,7 @@ def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out:
     the first of ``boxes`` (if it overlaps it), else of ``segments`` (a slanted line: 1)."""
     if boxes and overlaps(b, boxes[0]):
         lo, hi = boxes[0][0], boxes[0][2]
-    elif segments and ((s := segments[0][0])[0] == s[2] or s[1] == s[3]):
+    elif (s := segments[0][0])[0] == s[2] or s[1] == s[3]:
         lo, hi = min(s[0], s[2]), max(s[0], s[2])
     else:
         return 1
