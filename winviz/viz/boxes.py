@@ -214,17 +214,13 @@ def first_clear(
     near: Box | None = None,
     passed: Callable[[Box, list[Box], list[tuple[Segment, Any]]], int] | None = None,
 ) -> tuple[Any, list[Box]] | None:
-    """The placement rule (nothing here is Flink's: no mark hides another): the first of
-    ``tries`` — each a place and the boxes drawn there, in order of preference — whose every
-    box lies inside ``inside`` (None: anywhere), overlaps no box ``taken`` and is crossed by no
-    segment tagged one of ``lines[i]`` (box ``i``; the last entry for the boxes after; None:
-    every segment, (): none); its boxes then added to ``taken`` (``add``), so what is placed
-    next keeps off it. None when no try is clear: the caller's fallback says what then (a
-    looser pass, counted on another mark, left out and said in the subtitle).
-
-    Many tries in an area ``near``: what is taken there is fetched once (``Taken.near``), and
-    the tries a box met still meets are passed over (``passed(box, boxes, segments)``: how
-    many, what met ``box`` first in its list; else 1)."""
+    """The placement rule (no mark hides another; nothing here is Flink's): the first of
+    ``tries`` (a place and the boxes drawn there, in order of preference) whose every box lies
+    inside ``inside``, overlaps no box ``taken`` and is crossed by no segment tagged one of
+    ``lines[i]`` (box ``i``, the last entry for the rest; None: any, (): none), its boxes added
+    to ``taken`` (``add``); None when none is: the caller's fallback says what then. ``near``:
+    an area every try lies in, what is taken there fetched once, and ``passed(box, boxes,
+    segments)`` how many tries on the next that may be clear is (what met ``box`` first)."""
     last, tries = len(lines) - 1, list(tries)
     fetched = None if near is None else taken.near(near)
     k = 0

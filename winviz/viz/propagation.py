@@ -25,7 +25,7 @@ import pandas as pd
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import coinciding, idle, palette, scale, spec, watermark_steps
-from winviz.viz.boxes import Box, Taken, first_clear, within
+from winviz.viz.boxes import Box, Taken, first_clear
 from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
@@ -558,23 +558,21 @@ def _restart_place(
     px: float, text: str, plot: Plot, dots: list[Box], steps: list[Box]
 ) -> tuple[str, int]:
     """The first place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at
-    ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots
-    (``boxes.first_clear``), else the first inside; its box added to ``dots`` (the next
-    restart's text keeps off it)."""
+    ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots, else the
+    first inside (``boxes.first_clear``); its box added to ``dots`` (the next restart's text
+    keeps off it)."""
     w, h = CHAR_PX * len(text), LABEL_FONT + 2
     lefts = {"left": px + 3, "right": px - 3 - w}
     tries = [(p, [(lefts[p[0]], p[1], lefts[p[0]] + w, p[1] + h)]) for p in RESTART_PLACES]
-    inside = (0, -math.inf, plot.width, math.inf)
-    for avoid in (dots + steps, dots):
+    for avoid in (dots + steps, dots, []):  # (clear of nothing: the first inside the panel)
         taken = Taken()
         taken.add_array(avoid)
-        spot = first_clear(tries, taken, inside=inside, add=False)
+        spot = first_clear(tries, taken, inside=(0, -math.inf, plot.width, math.inf), add=False)
         if spot is not None:
             break
-    else:  # (no place clear of the dots: the first inside the panel)
-        spot = next((t for t in tries if within(t[1][0], inside)), tries[0])
-    dots.append(spot[1][0])
-    return spot[0]
+    place, (box,) = spot or tries[0]
+    dots.append(box)
+    return place
 
 
 def _restart_rules(
