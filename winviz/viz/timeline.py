@@ -194,8 +194,12 @@ def _timeline(
     # (after the cleanups are placed) a ring round each mark others were counted on
     ring_layer = piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90)
     merge_layer = window_marks._merges(view, op, x, y, notes)
-    join_layer = window_marks._joins(view, op, x, y, notes)
-    layers += [ring_layer, merge_layer, *window_marks._restarts(restarts, x, y, notes), join_layer]
+    layers += [
+        ring_layer,
+        merge_layer,
+        *window_marks._restarts(restarts, x, y, notes),
+        join_layer := window_marks._joins(view, op, x, y, notes),
+    ]
     layers = [layer for layer in layers if layer is not None]
     points.add_array(occupied.boxes())
     # (an edge text at its own place keeps off the marks and the lines, not off its own box)
@@ -203,8 +207,7 @@ def _timeline(
     labels._taken_by_rules(points, horizon_layer, plot)
     layers = labels._edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
-        # the element labels keep off the "merged" and join marks and the rings too (at their
-        # offsets)
+        # the element labels keep off the "merged" and join marks, the rings (at their offsets)
         labels._taken_by_marks(taken, [merge_layer, join_layer], plot, lines=False)
         labels._taken_by_marks(taken, [ring_layer], mark_plot, lines=False)
         layers += labels._element_label_layers(element_layer, element_labels, plot, taken, notes)
