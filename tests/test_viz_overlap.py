@@ -167,3 +167,37 @@ def test_identities_share_no_colour_with_meanings() -> None:
     assert set(timers.KEY_COLORS) <= set(palette.IDENTITY_COLORS)
     assert set(propagation.CHANNEL_COLORS) <= set(palette.IDENTITY_COLORS)
     assert not set(timers.KEY_COLORS) & set(timers.DOMAIN_COLORS)
+
+
+def test_element_labels_keep_off_an_interval_joins_marks() -> None:
+    """An interval join's timeline draws its elements' dots (labelled here) and its "joined"
+    and "buffer removed" marks: before, the labels did not keep off the join's marks and two
+    "joined" marks — (0, 2): r2 (-1) joins l0 on arriving; (11, 6): r6 (10) joins l5 (11) —
+    lay under a label. Now none does, and every element keeps its label."""
+    from tests.test_joins import interval
+
+    events = [
+        ("L", "k", 0, "l0"), ("R", "w", 1, None), ("R", "k", -1, "r2"), ("L", "w", 5, None),
+        ("L", "k", 9, "l4"), ("L", "k", 11, "l5"), ("R", "k", 10, "r6"), ("L", "k", 16, "l7"),
+        ("L", "k", 21, "l8"), ("L", "k", 22, "l9"), ("L", "k", 21, "l10"),
+        ("R", "k", 23, "r11"), ("R", "k", 24, "r12"), ("L", "w", 26, None),
+    ]  # fmt: skip
+    spec = wv.timeline(
+        interval(events, -2, 3), operator="interval_join", view="timeline", element_labels=2,
+        width=400, height=250,
+    ).to_dict()  # fmt: skip
+    texts = _pixel_boxes(spec, "element label")
+    enc = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "point")["encoding"]
+    x, y = (palette.TimeAxis(c, "ms", *enc[c]["scale"]["domain"]) for c in ("x", "y"))
+    plot = labels.Plot(x, y, spec["width"], spec["height"])
+    marks = []  # (what, x, y, its box: a side of sqrt(40) = 6.3 px)
+    for lay in spec["layer"]:
+        if lay["mark"]["type"] == "point" and lay["mark"].get("size") == 40:
+            for r in spec["datasets"][lay["data"]["name"]]:
+                px, py = plot.px(r["x"]), plot.py(r["y"])
+                marks.append((r["what"], r["x"], r["y"], (px - 3.2, py - 3.2, px + 3.2, py + 3.2)))
+    assert sorted(w for w, *_ in marks) == ["buffer removed"] * 10 + ["joined"] * 9
+    assert sorted(r["label"] for _, r in rows_of(spec, "element label")) == [
+        "l0", "l10", "l4", "l5", "l7", "l8", "l9", "r11", "r12", "r2", "r6",
+    ]  # fmt: skip
+    assert [m[:3] for m in marks if any(boxes.overlaps(t, m[3]) for t in texts)] == []

@@ -148,17 +148,23 @@ def test_the_restart_text_goes_beside_its_rule_off_the_dots() -> None:
     assert propagation._restart_place(500, text, plot, [], []) == ("left", 2)
     # a dot right of the rule at the top: left of it
     dot = [(600.0, 0.0, 606.0, 6.0)]
-    assert propagation._restart_place(500, text, plot, dot, []) == ("right", 2)
+    assert propagation._restart_place(500, text, plot, list(dot), []) == ("right", 2)
     # dots both sides at the top: a line lower; a step line there too: lower still
     both = [(600.0, 0.0, 606.0, 6.0), (300.0, 0.0, 306.0, 6.0)]
-    assert propagation._restart_place(500, text, plot, both, []) == ("left", 16)
+    assert propagation._restart_place(500, text, plot, list(both), []) == ("left", 16)
     line = [(0.0, 14.0, 1000.0, 20.0)]
-    assert propagation._restart_place(500, text, plot, both, line) == ("left", 30)
+    assert propagation._restart_place(500, text, plot, list(both), line) == ("left", 30)
     # no room right of the rule (near the right edge): left of it
     assert propagation._restart_place(900, text, plot, [], []) == ("right", 2)
     # crossing a line rather than a dot where nothing is free of both
     everywhere = [(0.0, 0.0, 1000.0, 1000.0)]
-    assert propagation._restart_place(500, text, plot, both, everywhere) == ("left", 16)
+    assert propagation._restart_place(500, text, plot, list(both), everywhere) == ("left", 16)
+    # its box is added to the dots: a second restart 100 px right keeps off its text (left
+    # of the rule at 2 px: 503 .. 767 × 2 .. 14) — a line lower, no longer over it
+    dots: list = []
+    assert propagation._restart_place(500, text, plot, dots, []) == ("left", 2)
+    assert dots == [(503, 2, 767.0, 14)]
+    assert propagation._restart_place(600, text, plot, dots, []) == ("left", 16)
 
 
 def test_the_gallery_restart_text_sits_left_of_its_rule(restore_run) -> None:

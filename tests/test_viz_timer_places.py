@@ -14,7 +14,7 @@ from tests.browser.gallery import running_example
 from winviz import viz
 from winviz.trace.coded import first_of_each
 from winviz.viz import timer_places as tp
-from winviz.viz.boxes import Taken, crosses, crossings
+from winviz.viz.boxes import Box, Taken, crosses, crossings, first_clear
 from winviz.viz.palette import TimeAxis
 from winviz.viz.skew import _across
 
@@ -24,6 +24,12 @@ DEDUP = "registration of a timer that already existed (de-duplicated)"
 def plot() -> tp.Plot:
     """A 100 × 100 px plot of 0..100 ms either way (1 px a ms; y up)."""
     return tp.Plot(TimeAxis("x", "ms", 0, 100), TimeAxis("y", "ms", 0, 100), 100, 100)
+
+
+def free(taken: Taken, box: Box, tags: Any = None) -> bool:
+    """Whether ``box`` has a place (``boxes.first_clear``): it overlaps no box ``taken`` and
+    no segment (tagged one of ``tags``; None: any) crosses it."""
+    return first_clear([(0, [box])], taken, lines=(tags,), add=False) is not None
 
 
 def rows(spec: dict[str, Any], pick: Any) -> list[dict[str, Any]]:
@@ -43,11 +49,11 @@ def test_a_mark_may_lie_on_the_watermark_but_not_on_a_rule_and_a_text_on_neither
     taken = Taken()
     taken.add_segment((0, 50, 100, 50), False)  # a watermark step
     taken.add_segment((80, 0, 80, 100))  # a timer's rule
-    assert taken.free((40, 46, 48, 54), tp.RULES)  # a ▼ on the 1.5 px line is seen
-    assert not taken.free((40, 46, 48, 54))  # a text crossed by it is not read
-    assert not taken.free((76, 10, 84, 18), tp.RULES)
+    assert free(taken, (40, 46, 48, 54), tp.RULES)  # a ▼ on the 1.5 px line is seen
+    assert not free(taken, (40, 46, 48, 54))  # a text crossed by it is not read
+    assert not free(taken, (76, 10, 84, 18), tp.RULES)
     taken.add((40, 10, 48, 18))
-    assert not taken.free((44, 14, 52, 22), tp.RULES)
+    assert not free(taken, (44, 14, 52, 22), tp.RULES)
 
 
 def test_the_places_a_dedup_tries_nearest_first_right_before_left() -> None:
@@ -155,7 +161,7 @@ def test_no_dedup_lies_on_a_rule_and_every_one_is_drawn_or_counted() -> None:
     taken = Taken()
     for seg in tp.rule_segments(rules, px):
         taken.add_segment(seg)
-    on = [r for r in dedup if "above" not in r and not taken.free(_box(r, px), tp.RULES)]
+    on = [r for r in dedup if "above" not in r and not free(taken, _box(r, px), tp.RULES)]
     assert on == []
 
 
@@ -216,8 +222,8 @@ def test_taken_finds_the_segments_near_a_box_in_the_order_added_and_their_tags()
     assert taken.crossing((35.0, 15.0, 45.0, 25.0), ("level",)) == "level"
     assert taken.crossing((35.0, 60.0, 45.0, 70.0)) == "rule"
     assert taken.crossing((35.0, 60.0, 45.0, 70.0), ("level",)) is None
-    assert not taken.free((35.0, 60.0, 45.0, 70.0))
-    assert taken.free((35.0, 60.0, 45.0, 70.0), ("level", "ideal"))
+    assert not free(taken, (35.0, 60.0, 45.0, 70.0))
+    assert free(taken, (35.0, 60.0, 45.0, 70.0), ("level", "ideal"))
     assert taken.crossing((60.0, 90.0, 70.0, 95.0)) is None
     # not finite: every segment is near, and crossing is what ``crosses`` says of each
     nan = (float("nan"), 0.0, 1.0, 1.0)
@@ -315,3 +321,44 @@ def test_the_dedup_rows_pixel_rows_are_px_py_of_each_clipped_time() -> None:
     assert tp._rows_px(outside, p.y, p).tolist() == [100.0, 97.0, 0.0]
     absent = np.array([3, None], dtype=object)  # (no time: row 0)
     assert tp._rows_px(absent, p.y, p).tolist() == [97.0, 0.0]
+
+
+def test_the_placement_rule_takes_the_first_clear_try_and_says_none_when_there_is_none() -> None:
+    """``boxes.first_clear``, the one rule every placement calls: tries in order; a try is
+    clear when every box lies inside the area, overlaps nothing taken and is crossed by no
+    segment of the tags its position names (``lines``: None every segment, () none, the last
+    entry for the boxes after); the place taken is added (``add``), so the next keeps off it."""
+    taken = Taken()
+    taken.add((10.0, 10.0, 20.0, 20.0))
+    taken.add_segment((50.0, 0.0, 50.0, 100.0), "rule")
+    tries = [
+        ("on the box", [(12.0, 12.0, 18.0, 18.0)]),
+        ("off the plot", [(-5.0, 30.0, 5.0, 40.0)]),
+        ("across the rule", [(45.0, 30.0, 55.0, 40.0)]),
+        ("its text on the box", [(30.0, 30.0, 40.0, 40.0), (15.0, 15.0, 25.0, 25.0)]),
+        ("clear", [(30.0, 30.0, 40.0, 40.0), (45.0, 45.0, 55.0, 55.0)]),
+    ]
+    area = (0.0, 0.0, 100.0, 100.0)
+    # the text (the second box) crosses the rule: only where its lines are () is it clear
+    assert first_clear(tries, taken, inside=area, add=False) is None
+    got = first_clear(tries, taken, inside=area, lines=(None, ()), add=False)
+    assert got == ("clear", [(30.0, 30.0, 40.0, 40.0), (45.0, 45.0, 55.0, 55.0)])
+    # no area: off the plot is a place; no lines at all: across the rule is one
+    assert first_clear(tries, taken, add=False)[0] == "off the plot"
+    assert first_clear(tries[2:], taken, inside=area, lines=((),), add=False)[0] == (
+        "across the rule"
+    )
+    # a segment of another tag does not count; placed, its box is taken
+    assert first_clear(tries[2:], taken, inside=area, lines=(("line",),))[0] == "across the rule"
+    assert not free(taken, (50.0, 35.0, 51.0, 36.0), ())
+    # many tries in one area: what met a try passes over those it still meets (``passed``)
+    asked = []
+
+    def passed(box, boxes, segments) -> int:
+        asked.append(box)
+        return 3
+
+    row = [(k, [(k * 2.0, 60.0, k * 2.0 + 4.0, 64.0)]) for k in range(10)]
+    taken.add((0.0, 60.0, 5.0, 64.0))  # meets tries 0, 1 and 2 (their left edge below 5)
+    got = first_clear(row, taken, inside=area, near=(0.0, 60.0, 23.0, 64.0), passed=passed)
+    assert (got[0], asked) == (3, [(0.0, 60.0, 4.0, 64.0)])

@@ -1,12 +1,14 @@
-"""What a chart has drawn, in pixels, and whether a new box would meet it: the one index the
-placements ask (the timeline's labels and edge texts, the timers chart's marks and labels, the
-skew chart's "watermark lag" label). A box meets a box it ``overlaps`` and a segment that
-``crosses`` it; each segment carries a tag (a rule, a line, a guide's name).
+"""What a chart has drawn, in pixels, whether a new box would meet it, and the one placement
+rule every chart's labels and moved marks follow (``first_clear``: the timeline's labels and
+edge texts, the timers chart's ▼, labels and row above, the propagation chart's restart texts).
+A box meets a box it ``overlaps`` and a segment that ``crosses`` it; each segment carries a tag
+(a rule, a line, a guide's name).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -55,6 +57,11 @@ def crossings(segments: np.ndarray, box: Box) -> np.ndarray:
         lo = np.where(p < 0, np.maximum(lo, ratio), lo)
         hi = np.where(p > 0, np.minimum(hi, ratio), hi)
     return out & (lo <= hi)
+
+
+def within(box: Box, area: Box) -> bool:
+    """Whether ``box`` lies inside ``area`` (edges touching count)."""
+    return area[0] <= box[0] and area[1] <= box[1] and box[2] <= area[2] and box[3] <= area[3]
 
 
 def around(boxes: list[Box]) -> Box:
@@ -196,9 +203,48 @@ class Taken:
                 return tag
         return None
 
-    def free(self, box: Box, tags: Any = None) -> bool:
-        """Whether ``box`` overlaps no box and no segment (tagged one of ``tags``) crosses it."""
-        return clear(box, *self.near(box), tags)
+
+def first_clear(
+    tries: Iterable[tuple[Any, Iterable[Box]]],
+    taken: Taken,
+    *,
+    inside: Box | None = None,
+    lines: tuple[Any, ...] = (None,),
+    add: bool = True,
+    near: Box | None = None,
+    passed: Callable[[Box, list[Box], list[tuple[Segment, Any]]], int] | None = None,
+) -> tuple[Any, list[Box]] | None:
+    """The placement rule (no mark hides another; nothing here is Flink's): the first of
+    ``tries`` (a place and the boxes drawn there, in order of preference) whose every box lies
+    inside ``inside``, overlaps no box ``taken`` and is crossed by no segment tagged one of
+    ``lines[i]`` (box ``i``, the last entry for the rest; None: any, (): none), its boxes added
+    to ``taken`` (``add``); None when none is: the caller's fallback says what then. ``near``:
+    an area every try lies in, what is taken there fetched once, and ``passed(box, boxes,
+    segments)`` how many tries on the next that may be clear is (what met ``box`` first)."""
+    last, tries = len(lines) - 1, list(tries)
+    fetched = None if near is None else taken.near(near)
+    k = 0
+    while k < len(tries):
+        place, boxes = tries[k]
+        drawn, step = [], 0
+        for i, box in enumerate(boxes):
+            tags = lines[min(i, last)]
+            if inside is not None and not within(box, inside):
+                step = 1
+            elif fetched is None:
+                met = taken.hits(box) or (tags != () and taken.crossing(box, tags) is not None)
+                step = int(bool(met))
+            elif not clear(box, *fetched, tags):
+                step = 1 if passed is None else passed(box, *fetched)
+            if step:
+                break
+            drawn.append(box)
+        if not step:
+            for box in drawn if add else ():
+                taken.add(box)
+            return place, drawn
+        k += step
+    return None
 
 
 def clear(

@@ -2,7 +2,8 @@
 the watermark's edge texts go so that they cross no mark, no line and no other label.
 
 The plot's data → pixel mapping (``Plot``), the pixel boxes taken (``boxes.Taken``), the places a
-label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``), leader lines (``label_leaders``),
+label tries in order (``LABEL_PLACES``, ``EDGE_PLACES``: the first clear one taken,
+``boxes.first_clear``), leader lines (``label_leaders``),
 marks at one point drawn side by side (``_side_by_side``) and the layers' drawing order.
 """
 
@@ -10,14 +11,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
 from winviz.viz import palette, piles, spec
-from winviz.viz.boxes import Box, Taken
+from winviz.viz.boxes import Box, Taken, first_clear, within
 from winviz.viz.palette import TimeAxis
 
 EDGE_DX = {"right": -4, "left": 4}
@@ -68,9 +69,14 @@ class Plot:
     def py(self, vy: float) -> float:
         return (1 - (vy - self.y.lo) / max(1, self.y.hi - self.y.lo)) * self.height
 
+    @property
+    def area(self) -> Box:
+        """The plot's box: what a label or a moved mark must lie inside."""
+        return (0, 0, self.width, self.height)
+
     def holds(self, box: Box) -> bool:
         """Whether ``box`` lies on the plot."""
-        return box[0] >= 0 and box[1] >= 0 and box[2] <= self.width and box[3] <= self.height
+        return within(box, self.area)
 
 
 def _text_box(px: float, py: float, text: str, align: str, dx: float, dy: float) -> Box:
@@ -122,31 +128,16 @@ def _place_in_order(
         r = rows[i]
         px, py = plot.px(r["x"]) + shift[i], plot.py(r["y"])
         # off the guide lines (``taken.segments``) where a place is free of them, else across one
-        for across, (align, dx, dy) in _PLACE_TRIES if taken.segments else _FIRST_TRIES:
-            box = _text_box(px, py, r[field], align, dx, dy)
-            if (
-                not plot.holds(box)
-                or taken.hits(box)
-                or not (across or taken.crossing(box) is None)
-            ):
-                continue
-            line = _leader(shift[i], r[field], align, dx + shift[i], dy)
-            along = []  # small boxes every 3 px along the leader line, but at its mark
-            if line is not None:
-                x1, y1, x2, y2 = line
-                n, mx = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / 3)), px - shift[i]
-                for k in range(1, n):
-                    sx, sy = mx + x1 + (x2 - x1) * k / n, py + y1 + (y2 - y1) * k / n
-                    along.append((sx - 1, sy - 1, sx + 1, sy + 1))
-            if not any(map(taken.hits, along)):  # (nor its leader line crossing anything)
-                taken.add(box)
-                for b in along:
-                    taken.add(b)
+        for lines in ((None, ()), ((),))[: 1 + bool(taken.segments)]:
+            tries = [(at, _label_boxes(px, py, shift[i], r[field], *at)) for at in LABEL_PLACES]
+            spot = first_clear(tries, taken, inside=plot.area, lines=lines)
+            if spot is not None:
+                (align, dx, dy), (box, *_) = spot
                 kind = "firing label" if field == "label" else "element label"
                 row = {"x": r["x"], "y": r["y"], "label": r[field], "kind": kind}
                 if shift[i]:
                     row["shift"] = shift[i]
-                if across:
+                if lines == ((),):
                     row["across"] = taken.crossing(box)
                 placed.setdefault((align, dx + shift[i], dy), []).append(row)
                 break
@@ -155,8 +146,21 @@ def _place_in_order(
     return placed, hidden
 
 
-_FIRST_TRIES = [(False, place) for place in LABEL_PLACES]
-_PLACE_TRIES = _FIRST_TRIES + [(True, place) for place in LABEL_PLACES]
+def _label_boxes(
+    px: float, py: float, shift: float, text: str, align: str, dx: int, dy: int
+) -> Iterator[Box]:
+    """A label's box at (align, dx, dy) from its mark at (``px``, ``py``; drawn ``shift`` px
+    right of its point), then small boxes every 3 px along its leader line (``_leader``) but
+    at its mark: what the label draws there."""
+    yield _text_box(px, py, text, align, dx, dy)
+    line = _leader(shift, text, align, dx + shift, dy)
+    if line is not None:
+        x1, y1, x2, y2 = line
+        n, mx = max(1, math.ceil(math.hypot(x2 - x1, y2 - y1) / 3)), px - shift
+        for k in range(1, n):
+            sx, sy = mx + x1 + (x2 - x1) * k / n, py + y1 + (y2 - y1) * k / n
+            yield (sx - 1, sy - 1, sx + 1, sy + 1)
+
 
 LABEL_REACH_PX = 12.0
 """How far (pixels) a firing label may lie from its mark's centre (to its box's nearest
@@ -322,10 +326,13 @@ def _edge_texts_off_marks(
     layers: list[Any], plot: Plot, points: Taken, taken: Taken, notes: list[str]
 ) -> list[Any]:
     """The watermark's edge texts moved to the first of ``EDGE_PLACES`` where they cross no
-    mark (``points``; away from their place: nothing ``taken``) and, where one is free of
-    them, no guide line (else the row's ``across`` names it); left out where none is free.
-    Returns the layers, one per place used."""
+    mark (``points``, given ``taken``'s guide lines; away from their place: nothing
+    ``taken``) and, where one is free of them, no guide line (else the row's ``across`` names
+    it): ``boxes.first_clear``; left out where none is free. Returns the layers, one per place
+    used."""
     out = []
+    for seg, tag in taken.segments:
+        points.add_segment(seg, tag)
     for layer in layers:
         rows = spec.rows(layer) if layer["mark"]["type"] == "text" else []
         if not rows or "text" not in rows[0] or layer["mark"].get("baseline") != "top":
@@ -335,14 +342,17 @@ def _edge_texts_off_marks(
         align = layer["mark"]["align"]
         for e in rows:
             boxes = _edge_places(plot.px(e["x"]), plot.py(e["y"]), e["text"], align)
-            free = [n for n, box in enumerate(boxes) if not (points if n == 0 else taken).hits(box)]
-            off = [n for n in free if taken.crossing(boxes[n]) is None]
-            if free:
-                n = (off or free)[0]
-                taken.add(boxes[n])
-                if not off:
-                    e["across"] = taken.crossing(boxes[n])
-                by.setdefault(EDGE_PLACES[n], []).append(e)
+            tries = [(n, [box]) for n, box in enumerate(boxes)]
+            for lines in ((None,), ((),)):  # off the guide lines where a place is, else across
+                spot = first_clear(tries[:1], points, lines=lines, add=False) or first_clear(
+                    tries[1:], taken, lines=lines, add=False
+                )
+                if spot is not None:
+                    taken.add(box := spot[1][0])
+                    if lines == ((),):
+                        e["across"] = taken.crossing(box)
+                    by.setdefault(EDGE_PLACES[spot[0]], []).append(e)
+                    break
             else:
                 notes.append(f"{e['text']}: its text is left out (it would cross marks)")
         encoding = {

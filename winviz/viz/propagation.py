@@ -14,6 +14,7 @@ bottom, where every line starts, and where a channel that wrote no record stays
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 from typing import Any
 
@@ -24,7 +25,7 @@ import pandas as pd
 from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import coinciding, idle, palette, scale, spec, watermark_steps
-from winviz.viz.boxes import Box, overlaps
+from winviz.viz.boxes import Box, Taken, first_clear
 from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
@@ -557,16 +558,21 @@ def _restart_place(
     px: float, text: str, plot: Plot, dots: list[Box], steps: list[Box]
 ) -> tuple[str, int]:
     """The first place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at
-    ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots."""
+    ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots, else the
+    first inside (``boxes.first_clear``); its box added to ``dots`` (the next restart's text
+    keeps off it)."""
     w, h = CHAR_PX * len(text), LABEL_FONT + 2
     lefts = {"left": px + 3, "right": px - 3 - w}
-    boxes = {(a, top): (lefts[a], top, lefts[a] + w, top + h) for a, top in RESTART_PLACES}
-    inside = [p for p, b in boxes.items() if b[0] >= 0 and b[2] <= plot.width]
-    for avoid in (dots + steps, dots):
-        for place in inside:
-            if not any(overlaps(boxes[place], o) for o in avoid):
-                return place
-    return (inside or list(RESTART_PLACES))[0]
+    tries = [(p, [(lefts[p[0]], p[1], lefts[p[0]] + w, p[1] + h)]) for p in RESTART_PLACES]
+    for avoid in (dots + steps, dots, []):  # (clear of nothing: the first inside the panel)
+        taken = Taken()
+        taken.add_array(avoid)
+        spot = first_clear(tries, taken, inside=(0, -math.inf, plot.width, math.inf), add=False)
+        if spot is not None:
+            break
+    place, (box,) = spot or tries[0]
+    dots.append(box)
+    return place
 
 
 def _restart_rules(

@@ -198,7 +198,7 @@ def _timeline(
         ring_layer,
         merge_layer,
         *window_marks._restarts(restarts, x, y, notes),
-        window_marks._joins(view, op, x, y, notes),
+        join_layer := window_marks._joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
     points.add_array(occupied.boxes())
@@ -207,8 +207,8 @@ def _timeline(
     labels._taken_by_rules(points, horizon_layer, plot)
     layers = labels._edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
-        # the element labels keep off the "merged" marks and the rings too (at their offsets)
-        labels._taken_by_marks(taken, [merge_layer], plot, lines=False)
+        # the element labels keep off the "merged" and join marks, the rings (at their offsets)
+        labels._taken_by_marks(taken, [merge_layer, join_layer], plot, lines=False)
         labels._taken_by_marks(taken, [ring_layer], mark_plot, lines=False)
         layers += labels._element_label_layers(element_layer, element_labels, plot, taken, notes)
     layers = labels._drawing_order(layers)

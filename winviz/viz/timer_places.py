@@ -9,7 +9,6 @@ be placed is counted or left to the tooltip, and the subtitle says how many.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from itertools import pairwise
 from typing import Any
 
@@ -18,7 +17,7 @@ import pandas as pd
 
 from winviz.trace.coded import first_of_each
 from winviz.viz import axes, palette, piles, scale, spec
-from winviz.viz.boxes import Box, Segment, Taken, around, clear, overlaps
+from winviz.viz.boxes import Box, Segment, Taken, around, first_clear, overlaps
 from winviz.viz.labels import Plot
 from winviz.viz.palette import TimeAxis
 from winviz.viz.value_texts import key_texts
@@ -214,23 +213,18 @@ def watermark_label_off_marks(
     half = 0.3 * 11 * len(row["text"])
     steps = [(a, b) for a, b in pairwise(vertices) if a["x"] == b["x"] and a["y"] != b["y"]]
     spots = (
-        ((a["x"], mid), (cx + 2, cy - half, cx + 3 + 11 + 1, cy + half))
+        ((a["x"], mid), [(cx + 2, cy - half, cx + 3 + 11 + 1, cy + half)])
         for a, b in steps[:WATERMARK_STEPS_TRIED]
         if None not in (a["x"], a["y"], b["y"])
         for mid in [(a["y"] + b["y"]) / 2]
         for cx, cy in [(px.px(a["x"]), px.py(mid))]
     )
-    spot = _first_free(spots, _taken(lines, marks), px)
+    spot = first_clear(spots, _taken(lines, marks), inside=px.area)
     if spot is None:
         return []
     (row["x"], row["y"]), box = spot
-    marks.append(box)
+    marks += box
     return layers
-
-
-def _first_free(spots: Iterable[tuple[Any, Box]], taken: Taken, px: Plot) -> Any:
-    """The first of ``spots`` (a place, its box) whose box is on the plot and free."""
-    return next(((at, box) for at, box in spots if px.holds(box) and taken.free(box)), None)
 
 
 LABEL_SPOTS = tuple(k / 20 for k in sorted(range(2, 19), key=lambda k: (abs(k - 10), k)))
@@ -259,17 +253,16 @@ def labels_off_marks(
         lo, hi = extents.get(row.pop("group"), (row["dx"], row["dx"]))
         start, end = row.pop("span")
         spots = (
-            (at, _vertical_text_box(at, px))
+            (at, [_vertical_text_box(at, px)])
             for dx in (lo, hi + 2 * LABEL_GAP + LABEL_FONT)
             for frac in LABEL_SPOTS
             for at in [{**row, "dx": dx, "y": start + (end - start) * frac}]
         )
-        spot = _first_free(spots, taken, px)
+        spot = first_clear(spots, taken, inside=px.area)
         if spot is None:
             left_out += 1
             continue
-        taken.add(spot[1])
-        marks.append(spot[1])
+        marks += spot[1]
         kept.append(spot[0])
     if left_out:
         notes.append(f"{left_out} timestamp label(s) left out where they would cross a mark")
@@ -462,8 +455,9 @@ def dedup_places(
 ) -> list[int]:
     """Each ▼ row's ``dx`` at the first place it tries (``_tries``; ``extents``: per
     ``group``, its rules' least and greatest dx) where its box and "×n" lie on the plot clear
-    of ``taken`` (the ▼ of the rules, its text of every line), each then added to ``taken``;
-    rows before ``start`` keep their ``dx``. Returns the positions of those with none."""
+    of ``taken`` (the ▼ of the rules, its text of every line: ``boxes.first_clear``), each
+    then added to ``taken``; rows before ``start`` keep their ``dx``. Returns the positions of
+    those with none."""
     failed = []
     for i, r in enumerate(rows):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
@@ -489,28 +483,23 @@ def dedup_places(
 
 def _first_place(x0: float, cy: float, n: int, dxs: list[float], taken: Taken, px: Plot) -> int:
     """The position in ``dxs`` (one side's tries, outwards) of the first place clear of
-    ``taken``, else ``len(dxs)``; tries a box met still meets are passed over."""
+    ``taken`` (``boxes.first_clear``), else ``len(dxs)``; tries a box met still meets are
+    passed over (``_passed``)."""
     if not dxs:
         return 0
     ends = dedup_boxes(x0 + dxs[0], cy, n) + dedup_boxes(x0 + dxs[-1], cy, n)
-    boxes, segments = taken.near(around(ends))
     out = dxs[-1] > dxs[0]  # to the right
-    k = 0
-    while k < len(dxs):
-        for m, b in enumerate(dedup_boxes(x0 + dxs[k], cy, n)):
-            if not px.holds(b):
-                if b[1] < 0 or b[3] > px.height or (b[2] > px.width if out else b[0] < 0):
-                    return len(dxs)  # (off the plot, and the tries ahead farther)
-                k += 1
-                break
-            if not clear(
-                b, boxes, segments, RULES if m == 0 else None
-            ):  # (what it met is first in its list)
-                k += _passed(b, boxes, segments, out)
-                break
-        else:
-            return k
-    return len(dxs)
+    tries = [(k, dedup_boxes(x0 + dx, cy, n)) for k, dx in enumerate(dxs)]
+    spot = first_clear(
+        tries,
+        taken,
+        inside=px.area,
+        lines=(RULES, None),
+        add=False,
+        near=around(ends),
+        passed=lambda b, boxes, segments: _passed(b, boxes, segments, out),
+    )
+    return len(dxs) if spot is None else spot[0]
 
 
 def _passed(b: Box, boxes: list[Box], segments: list[tuple[Segment, bool]], out: bool) -> int:
@@ -584,16 +573,8 @@ def in_row_above(rows: Rows, extents: dict[Any, tuple[float, float]], px: Plot) 
         lo, hi = extents.get(r["group"], (0.0, 0.0))
         r["dx"] = (lo + hi) / 2
         cx = px.px(r["x"]) + r["dx"]
-        line = 0
-        while True:
-            cy = -(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX
-            boxes = dedup_boxes(cx, cy, r["n"])
-            if not any(map(placed.hits, boxes)):
-                break
-            line += 1
-        r["above"] = -cy
-        for b in boxes:
-            placed.add(b)
+        cys = [-(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX for line in range(len(out) + 1)]
+        r["above"] = -first_clear(((cy, dedup_boxes(cx, cy, r["n"])) for cy in cys), placed)[0]
         out.append(r)
     return out
 
