@@ -13,6 +13,7 @@ import vl_convert as vlc
 from jobs import aligned_job, count_pipeline, kafka_readers, restored_after_idle, union_all_idle
 
 import winviz as wv
+from winviz import viz
 from winviz.viz import palette, scale
 from winviz.viz.export import spec_json
 from winviz.viz.idle import IdleSpan, span_row, spans_of
@@ -165,14 +166,17 @@ def test_lines_idle_and_points_data(fixed) -> None:
     # partition 1 is idle from 1400 ms to the end of the trace (2000 ms)
     assert data(spec, idle) == [
         {
-            "x": 1400,
-            "x2": 2000,
             "line": "kafka[1]",
             "kind": "idle",
+            "idle": "kafka[1]",
+            "x": 1400,
+            "x2": 2000,
             "idle from": "1,400 ms",
             "idle until": "end of trace",
         }
     ]
+    tips = ["kind", "idle", "idle from", "idle until"]  # (as the timeline's strips)
+    assert idle["encoding"]["tooltip"] == [{"field": f, "type": "nominal"} for f in tips]
     assert channel_steps(spec) == {
         "kafka[0]": [
             (200, 99), (600, 99), (600, 199), (600, 599), (1200, 599), (1200, 1199),
@@ -303,7 +307,8 @@ def test_span_row_one_rule_for_both_charts_strips() -> None:
 
 def test_paused_strip_along_the_bottom() -> None:
     """Watermark alignment paused "fast" from 1,000 to 3,000 ms: a strip in its line's colour
-    along the panel's bottom (7 px), its times as the timeline's strips say them."""
+    along the panel's bottom (7 px), its times and watermarks as the timeline's strips say
+    them (the watermarks once written as raw ints, "8999")."""
     spec = propagation_chart(aligned_job().trace).to_dict()
     strip = spec["layer"][0]
     assert strip["mark"] == {"type": "rect", "opacity": 0.75}
@@ -312,17 +317,32 @@ def test_paused_strip_along_the_bottom() -> None:
             "y": 253,
             "y2": 260,
             "line": "watermarks",
+            "kind": "paused",
             "paused": "fast",
             "x": 1000,
             "x2": 3000,
             "paused from": "1,000 ms",
             "paused until": "3,000 ms",
-            "its watermark": "8999",
-            "max allowed": "1899",
+            "its watermark": "8,999 ms",
+            "max allowed": "1,899 ms",
             "group": "g",
         }
     ]
-    tips = ["paused", "paused from", "paused until", "its watermark", "max allowed", "group"]
+    timeline = viz.timeline(aligned_job().trace, view="timeline").to_dict()
+    (row,) = [r for rows in timeline["datasets"].values() for r in rows if r.get("paused")]
+    assert {k: row[k] for k in ("its watermark", "max allowed")} == {
+        "its watermark": "8,999 ms",
+        "max allowed": "1,899 ms",
+    }
+    tips = [
+        "kind",
+        "paused",
+        "paused from",
+        "paused until",
+        "its watermark",
+        "max allowed",
+        "group",
+    ]
     assert strip["encoding"]["tooltip"] == [{"field": f, "type": "nominal"} for f in tips]
 
 
@@ -484,8 +504,8 @@ def test_svg_render_shows_idle_span_and_minimum(fixed) -> None:
     labels = re.findall(r'aria-label="([^"]*)"', svg)
     idle = [s for s in labels if "idle: kafka[1]" in s]
     assert idle == [
-        "x: 1,400; x2: 2000; watermark line: kafka[1]; idle: kafka[1]; idle from: 1,400 ms; "
-        "idle until: end of trace"
+        "x: 1,400; x2: 2000; watermark line: kafka[1]; kind: idle; idle: kafka[1]; "
+        "idle from: 1,400 ms; idle until: end of trace"
     ]
     # the shade spans the full panel height (260 px) from 1,400 to 2,000 ms
     rect = re.search(r'aria-label="x: 1,400; x2: 2000[^"]*"[^>]*d="M([\d.]+),0h([\d.]+)v260', svg)

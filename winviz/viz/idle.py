@@ -128,45 +128,71 @@ def span_row(
     }
 
 
+def edge_columns(
+    spans: Sequence[IdleSpan | PausedSpan], x: TimeAxis, kind: str = "idle"
+) -> list[dict[str, Any]]:
+    """The timeline's places of the strips across the event-time axis ``x``: a column per
+    input, idle spans' from the left edge, paused spans' from the right."""
+    column = {name: i for i, name in enumerate(dict.fromkeys(s.input for s in spans))}
+    width = (x.hi - x.lo) * STRIP_SHARE
+    places = []
+    for s in spans:
+        if kind == "idle":
+            left = x.lo + column[s.input] * width * 1.25
+            places.append({"x": round(left, 3), "x2": round(left + width, 3)})
+        else:
+            right = x.hi - column[s.input] * width * 1.25
+            places.append({"x": round(right - width, 3), "x2": round(right, 3)})
+    return places
+
+
 def strip_layer(
-    spans: list[IdleSpan] | list[PausedSpan],
+    spans: Sequence[IdleSpan | PausedSpan],
     x: TimeAxis,
     y: TimeAxis,
     transform: list[dict[str, Any]] | None = None,
     y2: str = "y2",
     kind: str = "idle",
+    *,
+    time_on_x: bool = False,
+    places: list[dict[str, Any]] | None = None,
+    across: dict[str, Any] | None = None,
+    style: dict[str, Any] | None = None,
+    open_end: int | None = None,
 ) -> Any:
-    """Spans of ``kind`` as one rect layer of strips, a column per input (idle from the left
-    edge, paused from the right), their other fields as its tooltip (None without any); a
-    span still open at the end reaches the axis' edge. ``transform`` / ``y2``: the scrubber
-    shows only what happened by its ``t``."""
+    """Spans of ``kind`` as one rect layer of strips (None without any), every chart's: each
+    runs along the processing-time axis (``y``; ``time_on_x``: ``x``) from its start to its
+    end (still open: to ``open_end``, else the axis' edge), at its place across it
+    (``places``: each span's fields, a ``line`` naming its colour; ``across``: their
+    channels; default: the timeline's ``edge_columns``); its other fields the tooltip, a
+    paused span's watermarks as times on the event-time axis. ``style``: the mark's colour
+    and opacity (default ``_STRIPS``'); ``transform`` / ``y2`` (the end's field): the
+    scrubber shows only what happened by its ``t``."""
     if not spans:
         return None
-    column = {name: i for i, name in enumerate(dict.fromkeys(s.input for s in spans))}
-    width = (x.hi - x.lo) * STRIP_SHARE
+    time, event, ends = (x, y, ("x", "x2")) if time_on_x else (y, x, ("y", y2))
+    if places is None:
+        places, across = edge_columns(spans, x, kind), {"x": x.channel("x"), "x2": {"field": "x2"}}
     rows = []
-    for s in spans:
-        if kind == "idle":
-            left = x.lo + column[s.input] * width * 1.25
-            x0, x1 = round(left, 3), round(left + width, 3)
-        else:
-            right = x.hi - column[s.input] * width * 1.25
-            x0, x1 = round(right - width, 3), round(right, 3)
-        row = {"x": x0, "x2": x1, "kind": kind, kind: s.input, **span_row(s, y, ("y", "y2"), kind)}
+    for s, place in zip(spans, places, strict=True):
+        row = {**place, "kind": kind, kind: s.input}
+        row |= span_row(s, time, (ends[0], ends[0] + "2"), kind, open_end)
         if isinstance(s, PausedSpan):
-            row |= {"its watermark": x.fmt(s.watermark), "max allowed": x.fmt(s.max_allowed)}
+            row |= {
+                "its watermark": event.fmt(s.watermark),
+                "max allowed": event.fmt(s.max_allowed),
+            }
             row["group"] = s.group
         rows.append(row)
     color, opacity, _, _ = _STRIPS[kind]
     return spec.layer(
         rows,
-        {"type": "rect", "color": color, "opacity": opacity},
+        {"type": "rect", **(style or {"color": color, "opacity": opacity})},
         {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": y.channel("y"),
-            "y2": {"field": y2},
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
+            ends[0]: time.channel(ends[0]),
+            ends[0] + "2": {"field": ends[1]},
+            **(across or {}),
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2", "line"]),
         },
         transform,
     )

@@ -336,8 +336,8 @@ def _panel(
     paused = d["paused"]
     if paused:
         sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
-        layers.append(_paused_layer(paused, x, t_end, height, color))
-    layers += _idle_layers(chan_spans, op_spans, x, t_end, color)
+        layers.append(_paused_layer(paused, x, y, t_end, height, color))
+    layers += _idle_layers(chan_spans, op_spans, x, y, t_end, color)
     vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
     y_channel = {
         "axis": y_axis,
@@ -489,29 +489,30 @@ def _idle_layers(
     chan_spans: list[idle.IdleSpan],
     op_spans: list[idle.IdleSpan],
     x: TimeAxis,
+    y: TimeAxis,
     t_end: int,
     color: dict[str, Any],
 ) -> list[spec.ChartDict]:
     """Each channel's idle spans (full height, in its colour) and the operator's own (a
     labelled grey strip along the top)."""
     layers: list[spec.ChartDict] = []
-    span = {
-        "x": x.channel("x"),
-        "x2": {"field": "x2"},
-        "tooltip": [_tip("line", "idle"), _tip("idle from"), _tip("idle until")],
-    }
+    along = {"time_on_x": True, "open_end": t_end}
     if chan_spans:
-        # a channel's idle span: full height, in the channel's colour
-        mark = {"type": "rect", "opacity": IDLE_OPACITY}
-        layers.append(spec.layer(_span_rows(chan_spans, x, t_end), mark, span | {"color": color}))
+        places = [{"line": s.input} for s in chan_spans]
+        style = {"opacity": IDLE_OPACITY}
+        across = {"color": color}
+        layers.append(
+            idle.strip_layer(chan_spans, x, y, places=places, across=across, style=style, **along)
+        )
     if op_spans:
         # the operator's own idle span: a grey strip along the top, labelled
-        rows = _span_rows(op_spans, x, t_end)
-        mark = {"type": "rect", "color": palette.IDLE_COLOR, "opacity": 0.5}
-        strip = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
-        layers.append(spec.layer(rows, mark, span | strip))
+        across = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
+        style = {"color": palette.IDLE_COLOR, "opacity": 0.5}
+        places = [{"line": s.input} for s in op_spans]
+        strip = idle.strip_layer(op_spans, x, y, places=places, across=across, style=style, **along)
+        layers.append(strip)
         # labelled where the strip is wide enough to hold the words (≥ 10 % of the axis)
-        wide = [r for r in rows if r["x2"] - r["x"] >= (x.hi - x.lo) / 10]
+        wide = [r for r in spec.rows(strip) if r["x2"] - r["x"] >= (x.hi - x.lo) / 10]
         if wide:
             mark = {
                 "type": "text",
@@ -608,50 +609,43 @@ def _restart_rules(
 def _paused_layer(
     paused: list[tuple[str, PausedSpan]],
     x: TimeAxis,
+    y: TimeAxis,
     t_end: int,
     height: int,
     color: dict[str, Any],
 ) -> spec.ChartDict:
     """Paused-for-alignment spans: a strip per line along the bottom, in its colour."""
     at = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
-    rows = [
+    places = [
         {
             "y": height - PAUSED_STRIP * (at[line] + 1),
             "y2": height - PAUSED_STRIP * at[line],
             "line": line,
-            "paused": s.input,
-            **idle.span_row(s, x, ("x", "x2"), "paused", t_end),
-            "its watermark": str(s.watermark),
-            "max allowed": str(s.max_allowed),
-            "group": s.group,
         }
-        for line, s in paused
+        for line, _ in paused
     ]
-    return spec.layer(
-        rows,
-        {"type": "rect", "opacity": 0.75},
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": {"axis": None, "field": "y", "scale": None, "type": "quantitative"},
-            "y2": {"field": "y2"},
-            "color": color,
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2", "line"]),
-        },
+    across = {
+        "y": {"axis": None, "field": "y", "scale": None, "type": "quantitative"},
+        "y2": {"field": "y2"},
+        "color": color,
+    }
+    spans = [s for _, s in paused]
+    return idle.strip_layer(
+        spans,
+        x,
+        y,
+        kind="paused",
+        time_on_x=True,
+        places=places,
+        across=across,
+        style={"opacity": 0.75},
+        open_end=t_end,
     )
 
 
 def _point_style(n: int) -> dict[str, float]:
     """The dots' style: small and faint when there are many."""
     return {"size": 18, "opacity": 0.8} if n <= 300 else {"size": 8, "opacity": 0.35}
-
-
-def _span_rows(spans: list[idle.IdleSpan], x: TimeAxis, t_end: int) -> list[dict[str, Any]]:
-    """The rows of idle ``spans`` along ``x`` (``idle.span_row``), each of its line."""
-    return [
-        {**idle.span_row(s, x, ("x", "x2"), "idle", t_end), "line": s.input, "kind": "idle"}
-        for s in spans
-    ]
 
 
 def _tip(field: str, title: str | None = None) -> dict[str, Any]:
