@@ -14,7 +14,7 @@ from jobs import bounded, count_pipeline, kafka_readers
 import winviz as wv
 from winviz import viz
 from winviz.viz import palette
-from winviz.viz.timeline import _coinciding
+from winviz.viz.watermark_steps import step_lines
 
 W0, W1 = "watermarks#0", "watermarks#1"
 WINDOW, KAFKA = "window#0, window#1 (same)", "kafka#0, kafka#1 (same)"
@@ -147,13 +147,20 @@ def test_no_runs_for_one_line_or_a_missing_position() -> None:
     def vertex(op: str, i: int, x: Any, y: Any) -> dict[str, Any]:
         return {"operator": op, "attempt": 0, "i": i, "x": x, "y": y}
 
+    def runs(vertices: list[dict[str, Any]], time_on_x: bool = False) -> Any:
+        return step_lines(vertices, "operator", {}, {}, time_on_x=time_on_x)[2]
+
     one = [vertex("a", 0, 5, 0), vertex("a", 1, 5, 10)]
-    assert _coinciding(one) is None
+    assert runs(one) is None
     two = [*one, vertex("b", 0, 5, 0), vertex("b", 1, 5, 10)]
-    cut = _coinciding(two)
+    cut = runs(two)
     # the paths as (processing time, watermark): what they share is processing time, 10 ms
     assert cut is not None and cut.shared == {(("a", 0), ("b", 0)): 10.0}
-    assert _coinciding([*two[:3], vertex("b", 1, None, 10)]) is None
+    # processing time on x (propagation): the same lines share no processing time, one step
+    flipped = runs(two, time_on_x=True)
+    assert flipped is not None and flipped.shared == {(("a", 0), ("b", 0)): 0.0}
+    assert runs([*two[:3], vertex("b", 1, None, 10)]) is None
+    assert runs([*two[:3], vertex("b", 1, float("nan"), 10)]) is None
 
 
 def test_lines_that_lie_on_each_other_all_along_keep_their_legend() -> None:

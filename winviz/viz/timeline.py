@@ -21,7 +21,6 @@ import pandas as pd
 
 from winviz.viz import (
     bands,
-    coinciding,
     fates,
     idle,
     labels,
@@ -357,49 +356,29 @@ def _watermarks(
         notes.append(f"watermark: {len(thinned):,} of {len(shared):,} records drawn ({scale.KEPT})")
         seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
         marks, operators = thinned["watermark"].tolist(), thinned["operator"].tolist()
-    vertices: list[dict[str, Any]] = []
-    one_dot: dict[tuple[Any, Any], dict[str, Any]] = {}
-    edges: list[dict[str, Any]] = []
     by_op: dict[Any, list[int]] = {}  # as groupby("operator", sort=False): first seen first
     for j, op in enumerate(operators):
         if not window_marks._missing(op):
             by_op.setdefault(op, []).append(j)
-    for op, recs in by_op.items():
-        op_marks, op_procs = [marks[j] for j in recs], [procs[j] for j in recs]
-        x_clipped = x.clip_all(op_marks)
-        y_at = [c[0] for c in y.clip_all(op_procs)]
-        proc_texts, mark_texts = y.fmt_all(op_procs), x.fmt_all(op_marks)
-        attempts, ends = watermark_steps.steps_by_attempt(
-            [seqs[j] for j in recs], op_procs, restarts
-        )
-        for i, j in enumerate(recs):
-            (wx, note), t0 = x_clipped[i], y_at[i]
-            t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
-            vertices += [
-                {"operator": op, "attempt": attempts[i], "i": 2 * i, "x": wx, "y": t0},
-                {"operator": op, "attempt": attempts[i], "i": 2 * i + 1, "x": wx, "y": t1},
-            ]
-            dot = {
-                "operator": op,
-                "shade": op,
-                "x": wx,
-                "y": t0,
-                "kind": "watermark",
-                "seq": int(seqs[j]),
-                "proc_time": proc_texts[i],
-                "watermark": mark_texts[i],
-                "note": note,
-            }
-            # one dot per point: the first one's stands for the others, naming each operator
-            first = one_dot.setdefault((wx, t0), dot)
-            if first is not dot and op not in str(first["operator"]).split("; "):
-                first["operator"] = f"{first['operator']}; {op}"
-            if note:
-                text = _EDGE_TEXTS.get(note, "watermark beyond the axis")
-                edges.append({"x": wx, "y": t0, "text": text})
-    ops = list(dict.fromkeys(operators))
+    lines = [
+        ({"operator": op}, [seqs[j] for j in js], [procs[j] for j in js], [marks[j] for j in js])
+        for op, js in by_op.items()
+    ]
+    vertices, points = watermark_steps.staircase(lines, y, x, restarts)
+    one_dot: dict[tuple[Any, Any], dict[str, Any]] = {}
+    edges: list[dict[str, Any]] = []
+    for dot in points:
+        op, place = dot["operator"], (dot["x"], dot["y"])
+        dot["shade"] = op
+        # one dot per point: the first one's stands for the others, naming each operator
+        first = one_dot.setdefault(place, dot)
+        if first is not dot and op not in str(first["operator"]).split("; "):
+            first["operator"] = f"{first['operator']}; {op}"
+        if dot["note"]:
+            text = _EDGE_TEXTS.get(dot["note"], "watermark beyond the axis")
+            edges.append({"x": dot["x"], "y": dot["y"], "text": text})
     xy = {"x": x.channel("x"), "y": y.channel("y")}
-    line, drawn, dots = _watermark_lines(vertices, list(one_dot.values()), ops, xy)
+    line, drawn, dots = _watermark_lines(vertices, list(one_dot.values()), list(by_op), xy)
     texts = [
         spec.text_layer(part, xy, align=align, baseline="top", dx=labels.EDGE_DX[align], dy=4)
         for align, part in _edge_sides(edges)
@@ -413,11 +392,11 @@ def _watermark_lines(
     ops: list[Any],
     xy: dict[str, Any],
 ) -> tuple[spec.ChartDict, list[spec.ChartDict], spec.ChartDict]:
-    """The watermark's line through ``vertices``, the layers that draw it (a run shared by n
-    lines drawn by each in one dash of n: ``coinciding``), and its dots (``points``); the
-    n-th operator of ``ops`` in the n-th of ``palette.WATERMARK_SHADES`` and ``_DASHES``; past
-    the fifth the shades start again, each round with the next dash, so no two of the first 25
-    operators are drawn alike."""
+    """The watermark's line through ``vertices``, the layers that draw it
+    (``watermark_steps.step_lines``), and its dots (``points``); the n-th operator of ``ops``
+    in the n-th of ``palette.WATERMARK_SHADES`` and ``_DASHES``; past the fifth the shades
+    start again, each round with the next dash, so no two of the first 25 operators are
+    drawn alike."""
 
     def by_operator(values: Sequence[Any], legend: bool = True, turn: int = 0) -> dict[str, Any]:
         encoding = {"field": "operator", "type": "nominal", "title": "watermark of"}
@@ -426,55 +405,21 @@ def _watermark_lines(
         scale = {"scale": {"domain": ops, "range": cycled}}
         return encoding | scale | ({} if legend else {"legend": None})
 
-    shade = by_operator(palette.WATERMARK_SHADES)
-    dash = by_operator(palette.WATERMARK_DASHES, turn=1)
-    base = {**xy, "order": {"field": "i", "type": "quantitative"}, "stroke": shade}
+    encoding = {
+        **xy,
+        "order": {"field": "i", "type": "quantitative"},
+        "stroke": by_operator(palette.WATERMARK_SHADES),
+        "strokeDash": by_operator(palette.WATERMARK_DASHES, turn=1),
+    }
     mark = {"type": "line", "strokeWidth": 2}
-    line = spec.layer(
-        vertices,
-        mark,
-        {**base, "strokeDash": dash, "detail": {"field": "attempt", "type": "nominal"}},
-    )
+    line, drawn, _ = watermark_steps.step_lines(vertices, "operator", mark, encoding, order=ops)
     fill = {"fill": by_operator(palette.WATERMARK_SHADES, legend=False) | {"field": "shade"}}
     dots = spec.layer(
         points,
         {"type": "point", "size": 14, "filled": True, "opacity": 0.6},
         {**xy, **fill, "tooltip": spec.tooltips(points, ["x", "y", "shade"])},
     )
-    cut = _coinciding(vertices)
-    if cut is None:
-        return line, [line], dots
-    drawn = []
-    unnamed = base | {"stroke": by_operator(palette.WATERMARK_SHADES, legend=False)}
-    for n, k in sorted(cut.rows.keys() | {(1, 0)}):  # (1, 0): the legend's, even if empty
-        rows = [
-            {
-                "operator": r["path"][0],
-                "attempt": r["path"][1],
-                "run": f"{r['path'][1]}.{r['run']}",
-                "i": r["i"],
-                "x": r["y"],
-                "y": r["x"],
-            }  # (cut on (processing time, watermark))
-            for r in cut.rows.get((n, k), [])
-        ] or [vertices[0] | {"run": ""}]  # (no line alone: one vertex, which draws nothing)
-        run = {"detail": {"field": "run", "type": "nominal"}}
-        if n == 1:
-            drawn.append(spec.layer(rows, mark, {**base, "strokeDash": dash, **run}))
-        else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
-            drawn.append(spec.layer(rows, mark | coinciding.dash(n, k), {**unnamed, **run}))
     return line, drawn, dots
-
-
-def _coinciding(vertices: list[dict[str, Any]]) -> coinciding.Runs | None:
-    """The watermark lines' ``vertices`` cut into runs (``coinciding.runs``, on (processing
-    time, watermark) points), or None where none lie on each other (or one is missing)."""
-    paths: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
-    for v in vertices:
-        if v["x"] is None or v["y"] is None:
-            return None
-        paths.setdefault((v["operator"], v["attempt"]), []).append((v["y"], v["x"]))
-    return coinciding.runs(paths) if len(paths) > 1 else None
 
 
 def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:

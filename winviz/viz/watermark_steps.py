@@ -1,15 +1,20 @@
-"""The ``watermark`` records as steps per operator, and the job's restarts, which split a
-run's steps into attempts."""
+"""The ``watermark`` records as steps per operator, the job's restarts, which split a run's
+steps into attempts, and the watermark staircase every chart draws from them (``staircase``,
+``step_lines``): a watermark holds from its record until the next one (Flink's
+``StatusWatermarkValve`` / ``InternalTimeServiceManager`` see it only as it advances)."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from winviz.viz import coinciding, spec
+from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
 
 
@@ -114,3 +119,112 @@ def steps_by_attempt(
         else:
             ends.append(times[i + 1] if i + 1 < len(seqs) else None)
     return attempts, ends
+
+
+Line = tuple[dict[str, Any], list[int], list[Any], list[Any]]
+"""One step line: the fields naming it, and its records' seqs, processing times and
+watermarks in seq order."""
+
+
+def staircase(
+    lines: Iterable[Line],
+    time: TimeAxis,
+    marks: TimeAxis,
+    restarts: Sequence[Restart],
+    *,
+    time_on_x: bool = False,
+    end: Any = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every chart's watermark staircase on the processing-time axis ``time`` (y; x where
+    ``time_on_x``) and the event-time one ``marks``: per line, two vertices per record (its
+    fields, ``attempt``, ``i``, ``x``, ``y``) — at its processing time and where its step ends
+    (``steps_by_attempt``; the last at ``end``, None: the axis' end) — and a dot per record
+    (its fields, place, ``kind``, ``seq``, times as words, ``note``: where the axis put it)."""
+    vertices: list[dict[str, Any]] = []
+    points: list[dict[str, Any]] = []
+    last = time.hi if end is None else time.clip(end)[0]
+    for fields, seqs, times, values in lines:
+        attempts, ends = steps_by_attempt(seqs, times, restarts)
+        at_time = [c[0] for c in time.clip_all(times)]
+        at_mark = marks.clip_all(values)
+        time_texts, mark_texts = time.fmt_all(times), marks.fmt_all(values)
+        for i, seq in enumerate(seqs):
+            (m, note), t0 = at_mark[i], at_time[i]
+            t1 = last if ends[i] is None else time.clip(ends[i])[0]
+            for k, t in enumerate((t0, t1)):
+                at = {"x": t, "y": m} if time_on_x else {"x": m, "y": t}
+                vertices.append({**fields, "attempt": attempts[i], "i": 2 * i + k, **at})
+            at = {"x": t0, "y": m} if time_on_x else {"x": m, "y": t0}
+            points.append(
+                {
+                    **fields,
+                    **at,
+                    "kind": "watermark",
+                    "seq": int(seq),
+                    "proc_time": time_texts[i],
+                    "watermark": mark_texts[i],
+                    "note": note,
+                }
+            )
+    return vertices, points
+
+
+def step_lines(
+    vertices: list[dict[str, Any]],
+    field: str,
+    mark: dict[str, Any],
+    encoding: dict[str, Any],
+    *,
+    time_on_x: bool = False,
+    cut: bool = True,
+    order: Sequence[Any] = (),
+) -> tuple[spec.ChartDict, list[spec.ChartDict], coinciding.Runs | None]:
+    """The step lines through ``vertices`` (``staircase``; a line per ``field`` and run
+    attempt) as one layer, and the layers that draw them: where lines lie on each other
+    (``cut``), cut into runs (``coinciding.runs``, on (processing time, watermark) points,
+    lines in ``order`` of ``field``, else of their first vertex), a run shared by n lines
+    drawn by each in one dash of n, without its strokeDash encoding or a legend (a layer of
+    lines alone, even if empty, keeps the legend); and the runs (None: none coincide)."""
+    detail = {"detail": {"field": "attempt", "type": "nominal"}}
+    whole = spec.layer(vertices, mark, encoding | detail)
+    runs = _runs(vertices, field, time_on_x, order) if cut else None
+    if runs is None:
+        return whole, [whole], None
+    alone = {
+        c: e | {"legend": None} if c in ("color", "stroke") else e
+        for c, e in encoding.items()
+        if c != "strokeDash"
+    }
+    drawn = []
+    for n, k in sorted(runs.rows.keys() | {(1, 0)}):
+        rows = [
+            {field: line, "attempt": attempt, "run": f"{attempt}.{r['run']}", "i": r["i"]}
+            | ({"x": r["x"], "y": r["y"]} if time_on_x else {"x": r["y"], "y": r["x"]})
+            for r in runs.rows.get((n, k), [])
+            for line, attempt in [r["path"]]
+        ] or [vertices[0] | {"run": ""}]  # (no line alone: one vertex, which draws nothing)
+        run = {"detail": {"field": "run", "type": "nominal"}}
+        if n == 1:
+            drawn.append(spec.layer(rows, mark, encoding | run))
+        else:  # one dash in n, in turn (coinciding.dash)
+            drawn.append(spec.layer(rows, mark | coinciding.dash(n, k), alone | run))
+    return whole, drawn, runs
+
+
+def _runs(
+    vertices: list[dict[str, Any]], field: str, time_on_x: bool, order: Sequence[Any]
+) -> coinciding.Runs | None:
+    """The lines' ``vertices`` cut into runs on (processing time, watermark) points, or None
+    where none lie on each other (or a vertex is off the chart)."""
+    paths: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
+    for v in vertices:
+        if v["x"] is None or v["y"] is None or v["x"] != v["x"] or v["y"] != v["y"]:
+            return None
+        at = (v["x"], v["y"]) if time_on_x else (v["y"], v["x"])
+        paths.setdefault((v[field], v["attempt"]), []).append(at)
+    if len(paths) < 2:
+        return None
+    rank = {line: i for i, line in enumerate(order)}
+    return coinciding.runs(
+        {p: paths[p] for p in sorted(paths, key=lambda p: rank.get(p[0], len(rank)))}
+    )
