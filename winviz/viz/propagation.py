@@ -17,7 +17,6 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -38,7 +37,7 @@ from winviz.viz.watermark_channels import (
     operator_records,
     pick_operators,
 )
-from winviz.viz.watermark_steps import Restart, steps_by_attempt
+from winviz.viz.watermark_steps import Restart, staircase, step_lines
 
 CHART = "propagation_chart"
 CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
@@ -338,14 +337,13 @@ def _panel(
         sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
         layers.append(_paused_layer(paused, x, y, t_end, height, color))
     layers += _idle_layers(chan_spans, op_spans, x, y, t_end, color)
-    vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
     y_channel = {
         "axis": y_axis,
         "field": "y",
         "scale": {"domain": [y.lo, y.hi], "nice": False, "zero": False},
         "type": "quantitative",
     }
-    layers += _line_layers(vdata, x, y_channel, color, dash, channels, d, notes)
+    layers += _line_layers(vertices, x, y_channel, color, dash, channels, d, notes)
     if points:
         tooltip = [
             _tip("line"),
@@ -364,7 +362,7 @@ def _panel(
 
 
 def _line_layers(
-    vdata: pd.DataFrame,
+    vertices: list[dict[str, Any]],
     x: TimeAxis,
     y_channel: dict[str, Any],
     color: dict[str, Any],
@@ -374,59 +372,29 @@ def _line_layers(
     notes: list[str],
 ) -> list[spec.ChartDict]:
     """The watermark lines of one panel (the operator's thick, its channels' thin); channel
-    lines that lie on each other drawn in turn (``coinciding``; a note says which)."""
+    lines that lie on each other drawn in turn (``watermark_steps.step_lines``; a note says
+    which)."""
     layers: list[spec.ChartDict] = []
+    encoding = {
+        "x": x.channel("x"),
+        "y": y_channel,
+        "order": {"field": "i", "type": "quantitative"},
+        "color": color,
+        "strokeDash": dash,
+    }
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
-        part = vdata[vdata["role"] == role].drop(columns="role")
-        if part.empty:
+        part = [{k: v for k, v in r.items() if k != "role"} for r in vertices if r["role"] == role]
+        if not part:
             continue
-        encoding = {
-            "x": x.channel("x"),
-            "y": y_channel,
-            "order": {"field": "i", "type": "quantitative"},
-            "color": color,
-            "strokeDash": dash,
-            "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
-        }
         mark = {"type": "line", "interpolate": "linear", "strokeWidth": width_px}
-        cut = _coinciding(part, channels) if role == "channel" else None
-        if cut is None:
-            layers.append(spec.layer(alt.to_values(part)["values"], mark, encoding))
-            continue
-        notes.append(("" if d["per_operator"] else f"{d['name']}: ") + _coinciding_text(cut))
-        encoding["detail"] = {"field": "run", "type": "nominal"}  # a line per run
-        for (n, k), rows in sorted(cut.rows.items()):
-            runs = [
-                r | {"line": line, "attempt": attempt, "run": f"{attempt}.{r['run']}"}
-                for r in rows
-                for line, attempt in [r["path"]]
-            ]
-            values = alt.to_values(pd.DataFrame(runs).drop(columns="path"))["values"]
-            if n == 1:
-                layers.append(spec.layer(values, mark, encoding))
-            else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
-                alone = {c: e for c, e in encoding.items() if c != "strokeDash"}
-                layers.append(spec.layer(values, mark | coinciding.dash(n, k), alone))
+        cut = role == "channel"
+        _, drawn, runs = step_lines(
+            part, "line", mark, encoding, time_on_x=True, cut=cut, order=channels
+        )
+        layers += drawn
+        if runs is not None:
+            notes.append(("" if d["per_operator"] else f"{d['name']}: ") + _coinciding_text(runs))
     return layers
-
-
-def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | None:
-    """The channel lines' vertices cut into runs where they coincide, or None."""
-    if part[["x", "y"]].isna().any().any():
-        return None
-    legend = {line: i for i, line in enumerate(channels)}
-    paths: dict[tuple[str, Any], list[tuple[float, float]]] = {}
-    ordered = part.sort_values("i", kind="stable")
-    for line, attempt, px, py in zip(
-        ordered["line"].tolist(),
-        ordered["attempt"].tolist(),
-        ordered["x"].tolist(),
-        ordered["y"].tolist(),
-        strict=True,
-    ):
-        paths.setdefault((line, attempt), []).append((px, py))
-    order = sorted(paths, key=lambda p: (legend.get(p[0], len(legend)), str(p[1])))
-    return coinciding.runs({p: paths[p] for p in order})
 
 
 def _coinciding_text(cut: coinciding.Runs) -> str:
@@ -660,36 +628,34 @@ def _vertices(
     t_end: int,
     restarts: list[Restart] = (),  # type: ignore[assignment]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Step vertices per line and run attempt (``steps_by_attempt``), the last held to
-    ``t_end``, and the dots (``one_dot_per_place``)."""
-    vertices: list[dict[str, Any]] = []
-    points: list[dict[str, Any]] = []
-    end_x = x.clip(t_end)[0]
-    for (line, role), g in lines.groupby(["line", "role"], sort=False):
-        seqs, times = g["seq"].tolist(), g["proc_time"].tolist()
-        attempts, ends = steps_by_attempt(seqs, times, restarts)
-        recs = zip(seqs, times, g["watermark"].tolist(), g["note"].tolist(), strict=True)
-        for j, (seq, proc, wm, held) in enumerate(recs):
-            px = x.clip(proc)[0]
-            wy, note = y.clip(wm)
-            nxt = end_x if ends[j] is None else x.clip(ends[j])[0]
-            for k, vx in enumerate((px, nxt)):
-                vertex = {"line": line, "role": role, "attempt": attempts[j], "i": 2 * j + k}
-                vertices.append(vertex | {"x": vx, "y": wy})
-            if note == "MAX ▶":
-                note = "end of input (MAX), drawn on the top edge"
-            points.append(
-                {
-                    "x": px,
-                    "y": wy,
-                    "line": line,
-                    "role": role,
-                    "seq": int(seq) if seq >= 0 else None,  # (no record: held at MIN)
-                    "proc_time": x.fmt(proc),
-                    "watermark": y.fmt(wm),
-                    "note": held or note,
-                }
+    """Step vertices per line and run attempt (``watermark_steps.staircase``), the last held
+    to ``t_end``, and the dots (``one_dot_per_place``): a row held at MIN (seq -1) names no
+    record, its note says why."""
+    groups = list(lines.groupby(["line", "role"], sort=False))
+    vertices, points = staircase(
+        (
+            (
+                {"line": line, "role": role},
+                g["seq"].tolist(),
+                g["proc_time"].tolist(),
+                g["watermark"].tolist(),
             )
+            for (line, role), g in groups
+        ),
+        x,
+        y,
+        restarts,
+        time_on_x=True,
+        end=t_end,
+    )
+    held = [note for _, g in groups for note in g["note"].tolist()]
+    for p, why in zip(points, held, strict=True):
+        del p["kind"]  # (its tooltip names the line)
+        if p["seq"] < 0:  # (no record: held at MIN)
+            p["seq"] = None
+        if p["note"] == "MAX ▶":
+            p["note"] = "end of input (MAX), drawn on the top edge"
+        p["note"] = why or p["note"]
     return vertices, one_dot_per_place(points)
 
 
