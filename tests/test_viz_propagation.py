@@ -347,11 +347,14 @@ def test_paused_strip_along_the_bottom() -> None:
 
 
 def test_restart_words_one_wording_for_both_charts() -> None:
-    """The timeline says "restarted from", propagation "restart from"; a run from a snapshot
-    (no failure) "started from" it in both."""
+    """Every chart says "restarted from" (the propagation chart once said "restart from ...:
+    watermarks at MIN"); a run from a snapshot (no failure) "started from" it."""
+    axis = palette.time_axis("processing time", [0, 1000])
     assert Restart(5, 500, 700, 1).words() == "restarted from checkpoint 1"
-    assert Restart(5, 500, 700, None).words("restart") == "restart from the beginning"
-    assert Restart(0, 500, None, 2).words("restart") == "started from checkpoint 2"
+    assert Restart(5, 500, 700, None).text(axis) == (
+        "restarted from the beginning at 500 ms: watermarks back to MIN"
+    )
+    assert Restart(0, 500, None, 2).words() == "started from checkpoint 2"
 
 
 def test_frame_input_and_determinism(fixed) -> None:

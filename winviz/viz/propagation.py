@@ -37,7 +37,7 @@ from winviz.viz.watermark_channels import (
     operator_records,
     pick_operators,
 )
-from winviz.viz.watermark_steps import Restart, staircase, step_lines
+from winviz.viz.watermark_steps import Restart, restart_layers, staircase, step_lines
 
 CHART = "propagation_chart"
 CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
@@ -542,36 +542,11 @@ def _restart_rules(
     restarts: list[Restart], plot: Plot, dots: list[Box], steps: list[Box]
 ) -> list[spec.ChartDict]:
     """A rule at each restart, its text beside it near the top (``_restart_place``)."""
-    if not restarts:
-        return []
-    x = plot.x
-    rows = [
-        {
-            "x": x.clip(r.proc_time)[0],
-            "text": f"{r.words('restart')}: watermarks at MIN",
-        }
+    places = [
+        _restart_place(plot.px(plot.x.clip(r.proc_time)[0]), r.text(plot.x), plot, dots, steps)
         for r in restarts
     ]
-    rule = spec.layer(
-        rows,
-        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2]},
-        {"x": x.channel("x"), "tooltip": [_tip("text", "restart")]},
-    )
-    places = [_restart_place(plot.px(r["x"]), r["text"], plot, dots, steps) for r in rows]
-    labels = []
-    for align, top in dict.fromkeys(places):
-        part = [r for r, p in zip(rows, places, strict=True) if p == (align, top)]
-        mark = {
-            "type": "text",
-            "align": align,
-            "baseline": "top",
-            "color": palette.GUIDE_COLOR,
-            "dx": 3 if align == "left" else -3,
-            "fontSize": LABEL_FONT,
-        }
-        encoding = {"x": x.channel("x"), "y": {"value": top}, "text": _tip("text")}
-        labels.append(spec.layer(part, mark, encoding))
-    return [rule, *labels]
+    return restart_layers(restarts, plot.x, places, time_on_x=True)
 
 
 def _paused_layer(

@@ -166,7 +166,7 @@ def _timeline(
         a, b = spec.rows(layer)
         seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
         taken.add_segment(seg, a["kind"])
-    for box in labels._edge_boxes(watermark_layers, plot) + window_marks._restart_boxes(
+    for box in labels._edge_boxes(watermark_layers, plot) + watermark_steps.restart_boxes(
         restarts, plot
     ):
         taken.add(box)
@@ -196,7 +196,7 @@ def _timeline(
     layers += [
         ring_layer,
         merge_layer,
-        *window_marks._restarts(restarts, x, y, notes),
+        *watermark_steps.restart_layers(restarts, y, notes=notes),
         window_marks._joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]

@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.viz import coinciding, spec
+from winviz.viz import coinciding, palette, spec
+from winviz.viz.boxes import Box
+from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
 
@@ -64,11 +66,16 @@ class Restart:
     failed_at: int | None
     checkpoint_id: int | None
 
-    def words(self, restarted: str = "restarted") -> str:
+    def words(self) -> str:
         """ "restarted from checkpoint 1" (or the beginning); a run from a snapshot "started"."""
         cid = self.checkpoint_id
         source = "the beginning" if cid is None else f"checkpoint {cid}"
-        return f"{'started' if self.failed_at is None else restarted} from {source}"
+        return f"{'started' if self.failed_at is None else 'restarted'} from {source}"
+
+    def text(self, time: TimeAxis) -> str:
+        """Its text in every chart: "restarted from checkpoint 1 at 500 ms: watermarks back to
+        MIN" (``time``: the processing-time axis)."""
+        return f"{self.words()} at {time.fmt(self.proc_time)}: watermarks back to MIN"
 
 
 def restarts(view: TraceView) -> list[Restart]:
@@ -228,3 +235,63 @@ def _runs(
     return coinciding.runs(
         {p: paths[p] for p in sorted(paths, key=lambda p: rank.get(p[0], len(rank)))}
     )
+
+
+def restart_layers(
+    restarts: Sequence[Restart],
+    time: TimeAxis,
+    places: Sequence[tuple[str, int]] = (),
+    *,
+    time_on_x: bool = False,
+    notes: list[str] | None = None,
+) -> list[spec.ChartDict]:
+    """Every chart's restarts: a dashed rule across the chart at each restore's processing
+    time on the ``time`` axis (y; x where ``time_on_x``) and its text (``Restart.text``),
+    above the rule 4 px right of the left edge, or (time on x) beside it at its place
+    (``places``: (align, px from the top) each); ``notes``: the subtitle, told what each
+    restart did (the clock went back to the checkpoint's, every watermark to MIN)."""
+    if not restarts:
+        return []
+    t = "x" if time_on_x else "y"
+    rows = [{t: time.clip(r.proc_time)[0], "text": r.text(time)} for r in restarts]
+    for r in restarts if notes is not None else ():
+        if r.failed_at is not None:
+            notes.append(
+                f"a failure at {time.fmt(r.failed_at)}: the job {r.words()} — the clock "
+                f"went back to {time.fmt(r.proc_time)} and every watermark to MIN; the replay "
+                "is drawn over what came before"
+            )
+        else:
+            notes.append(f"the run {r.words()}: every watermark started at MIN")
+    at = {t: time.channel(t)}
+    rule = spec.layer(
+        rows,
+        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2], "strokeWidth": 1},
+        at | {"tooltip": [{"field": "text", "type": "nominal", "title": "restart"}]},
+    )
+    style = {"size": LABEL_FONT, "color": palette.GUIDE_COLOR}
+    if not time_on_x:
+        above = at | {"x": {"value": 0}}
+        return [
+            rule,
+            spec.text_layer(rows, above, align="left", baseline="bottom", dx=4, dy=-2, **style),
+        ]
+    texts = []
+    for align, top in dict.fromkeys(places):
+        part = [r for r, p in zip(rows, places, strict=True) if p == (align, top)]
+        beside = at | {"y": {"value": top}}
+        dx = 3 if align == "left" else -3
+        texts.append(spec.text_layer(part, beside, align=align, baseline="top", dx=dx, **style))
+    return [rule, *texts]
+
+
+def restart_boxes(restarts: Sequence[Restart], plot: Plot) -> list[Box]:
+    """The pixel boxes of the restarts' texts above their rules (``restart_layers``, time on
+    y: 4 px right of the left edge, their bottom 2 px above the rule), which labels and edge
+    texts keep off."""
+    boxes = []
+    for r in restarts:
+        py = plot.py(plot.y.clip(r.proc_time)[0])
+        width = CHAR_PX * len(r.text(plot.y))
+        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + width, py - 2))
+    return boxes
