@@ -652,21 +652,16 @@ def now_layer(axis: TimeAxis, channel: str = "y") -> spec.ChartDict:
 
 
 def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
-    """The rule at the watermark in effect at t and its label above the plot, on the side of
-    the rule towards the axis' middle."""
+    """The rule at the watermark in effect at t (the last record by t of its staircase's,
+    ``watermark_steps.staircase``) and its label above the plot, on the side of the rule
+    towards the axis' middle."""
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
-    rows = [
-        {"proc": y.clip(p)[0], "x": x.clip(w)[0], "seq": q, "kind": "watermark at t",
-         "watermark": x.fmt(w)}
-        for p, w, q in zip(
-            thinned["proc_time"].tolist(), thinned["watermark"].tolist(),
-            thinned["seq"].astype("int64").tolist(), strict=True,
-        )
-    ]  # fmt: skip
+    line = ({}, *(thinned[c].tolist() for c in ("seq", "proc_time", "watermark")))
+    rows = [p | {"kind": "watermark at t"} for p in watermark_steps.staircase([line], y, x, ())[1]]
     latest = [
-        {"filter": f"datum.proc <= {PARAM}"},
+        {"filter": f"datum.y <= {PARAM}"},
         {
             "window": [{"op": "row_number", "field": "", "as": "rank"}],
             "sort": [{"field": "seq", "order": "descending"}],
