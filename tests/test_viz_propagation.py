@@ -16,7 +16,7 @@ import winviz as wv
 from winviz import viz
 from winviz.viz import palette, scale
 from winviz.viz.export import spec_json
-from winviz.viz.idle import IdleSpan, span_row, spans_of
+from winviz.viz.idle import IdleSpan, spans_of, strip_layer
 from winviz.viz.propagation import CHANNEL_COLORS, propagation_chart
 from winviz.viz.watermark_steps import Restart
 
@@ -285,24 +285,30 @@ def test_a_restart_ends_every_open_idle_span() -> None:
     ]
 
 
-def test_span_row_one_rule_for_both_charts_strips() -> None:
+def test_strip_rows_one_rule_for_both_charts_strips() -> None:
     """A span's ends on its axis and its times as words: an open span runs to ``open_end``
     (propagation: the trace's end) or else to the axis' end (the timeline's strips)."""
     axis = palette.time_axis("t", [0, 1000])  # domain -30 .. 1030
     closed, still = IdleSpan("a", 100, 400), IdleSpan("a", 2000, None)
-    assert span_row(closed, axis, ("y", "y2")) == {
+
+    def row(span: IdleSpan, *fields: str, **how: Any) -> dict[str, Any]:
+        (got,) = strip_layer([span], axis, axis, **how)["data"]["values"]
+        return {f: got[f] for f in fields}
+
+    assert row(closed, "y", "y2", "idle from", "idle until") == {
         "y": 100,
         "y2": 400,
         "idle from": "100 ms",
         "idle until": "400 ms",
     }
-    assert span_row(still, axis, ("x", "x2"), "paused", 900) == {
+    along_x = {"kind": "paused", "time_on_x": True, "places": [{}], "open_end": 900}
+    assert row(still, "x", "x2", "paused from", "paused until", **along_x) == {
         "x": 1030,
         "x2": 900,
         "paused from": "2,000 ms",
         "paused until": "end of trace",
     }
-    assert span_row(still, axis, ("y", "y2"))["y2"] == 1030
+    assert row(still, "y2") == {"y2": 1030}
 
 
 def test_paused_strip_along_the_bottom() -> None:

@@ -522,7 +522,7 @@ def test_scrubber_param_and_layers(trace) -> None:
     windows, now, wm, _, _, fut, arrived, _, _ = spec["layer"]
     assert windows["transform"][0]["calculate"].startswith("t < datum.opened ? 'not yet'")
     assert now["transform"] == [{"calculate": "t", "as": "y"}]
-    assert wm["transform"][0] == {"filter": "datum.y <= t"}
+    assert wm["transform"][0] == {"filter": "datum.proc <= t"}
     assert fut["transform"] == [{"filter": "datum.arrived > t"}]
     assert arrived["transform"] == [{"filter": "datum.arrived <= t"}]
     assert arrived["encoding"]["color"]["field"] == "fate"
@@ -592,7 +592,7 @@ def test_scrubber_data(trace) -> None:
     ]
     # no session merge here: "merged away" is not in the legend
     assert windows["encoding"]["color"]["scale"]["domain"] == ["open", "fired", "gone"]
-    assert [(w["y"], w["x"]) for w in data(spec, wm)] == [(200, 5499), (600, 7499), (700, 10300)]
+    assert [(w["proc"], w["x"]) for w in data(spec, wm)] == [(200, 5499), (600, 7499), (700, 10300)]
     assert [(e["x"], e["arrived"], e["fate"]) for e in data(spec, arrived)] == [
         (1000, 0, "on time"),
         (1200, 50, "on time"),

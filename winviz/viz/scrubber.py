@@ -147,7 +147,7 @@ def _scrubber(
     firings, badges = firing_layer(view, op, x, y, size, notes, across=across, avoid=points)
     notes += element_notes
     idle_at_t = [  # an idle period begun by t, up to its end or t
-        {"filter": f"datum.y <= {PARAM}"},
+        {"filter": f"datum.proc <= {PARAM}"},
         {"calculate": f"datum.y2 < {PARAM} ? datum.y2 : {PARAM}", "as": "y2_at_t"},
     ]
     layers = [
@@ -652,16 +652,25 @@ def now_layer(axis: TimeAxis, channel: str = "y") -> spec.ChartDict:
 
 
 def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
-    """The rule at the watermark in effect at t (the last record by t of its staircase's,
+    """The rule at the watermark in effect at t (the last by t of the staircase's dots,
     ``watermark_steps.staircase``) and its label above the plot, on the side of the rule
     towards the axis' middle."""
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
     line = ({}, *(thinned[c].tolist() for c in ("seq", "proc_time", "watermark")))
-    rows = [p | {"kind": "watermark at t"} for p in watermark_steps.staircase([line], y, x, ())[1]]
+    rows = [  # (its place, seq and watermark only: an explorer sends them at every step)
+        {
+            "proc": p["y"],
+            "x": p["x"],
+            "seq": p["seq"],
+            "kind": "watermark at t",
+            "watermark": p["watermark"],
+        }
+        for p in watermark_steps.staircase([line], y, x, ())[1]
+    ]
     latest = [
-        {"filter": f"datum.y <= {PARAM}"},
+        {"filter": f"datum.proc <= {PARAM}"},
         {
             "window": [{"op": "row_number", "field": "", "as": "rank"}],
             "sort": [{"field": "seq", "order": "descending"}],

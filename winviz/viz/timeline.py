@@ -338,9 +338,10 @@ def _watermarks(
     notes: list[str],
     restarts: Sequence[watermark_steps.Restart],
 ) -> tuple[list, list]:
-    """The watermark: step vertices per operator and run attempt, the last held to the top
-    edge; a dot per record; the edge texts. Returns the layers as one line (what labels keep
-    off) and as drawn (``_watermark_lines``)."""
+    """The watermark (``watermark_steps.staircase``): step lines per operator and run attempt,
+    the last held to the top edge, an operator in a shade and dash of its own; a dot per
+    point; the edge texts. Returns the layers as one line (what labels keep off) and as
+    drawn (``watermark_steps.step_lines``: lines on each other in turns)."""
     if steps.empty:
         return [], []
     seqs, operators, procs, marks = (
@@ -377,34 +378,18 @@ def _watermarks(
         if dot["note"]:
             text = _EDGE_TEXTS.get(dot["note"], "watermark beyond the axis")
             edges.append({"x": dot["x"], "y": dot["y"], "text": text})
-    xy = {"x": x.channel("x"), "y": y.channel("y")}
-    line, drawn, dots = _watermark_lines(vertices, list(one_dot.values()), list(by_op), xy)
-    texts = [
-        spec.text_layer(part, xy, align=align, baseline="top", dx=labels.EDGE_DX[align], dy=4)
-        for align, part in _edge_sides(edges)
-    ]
-    return [line, dots, *texts], [*drawn, dots, *texts]
-
-
-def _watermark_lines(
-    vertices: list[dict[str, Any]],
-    points: list[dict[str, Any]],
-    ops: list[Any],
-    xy: dict[str, Any],
-) -> tuple[spec.ChartDict, list[spec.ChartDict], spec.ChartDict]:
-    """The watermark's line through ``vertices``, the layers that draw it
-    (``watermark_steps.step_lines``), and its dots (``points``); the n-th operator of ``ops``
-    in the n-th of ``palette.WATERMARK_SHADES`` and ``_DASHES``; past the fifth the shades
-    start again, each round with the next dash, so no two of the first 25 operators are
-    drawn alike."""
+    ops = list(by_op)
 
     def by_operator(values: Sequence[Any], legend: bool = True, turn: int = 0) -> dict[str, Any]:
+        """The n-th operator in the n-th of ``values``; past the fifth the shades start again,
+        each round with the next dash, so no two of the first 25 operators are drawn alike."""
         encoding = {"field": "operator", "type": "nominal", "title": "watermark of"}
         rounds = len(palette.WATERMARK_SHADES)
         cycled = [values[(n + turn * (n // rounds)) % len(values)] for n in range(len(ops))]
         scale = {"scale": {"domain": ops, "range": cycled}}
         return encoding | scale | ({} if legend else {"legend": None})
 
+    xy = {"x": x.channel("x"), "y": y.channel("y")}
     encoding = {
         **xy,
         "order": {"field": "i", "type": "quantitative"},
@@ -413,13 +398,18 @@ def _watermark_lines(
     }
     mark = {"type": "line", "strokeWidth": 2}
     line, drawn, _ = watermark_steps.step_lines(vertices, "operator", mark, encoding, order=ops)
+    points = list(one_dot.values())
     fill = {"fill": by_operator(palette.WATERMARK_SHADES, legend=False) | {"field": "shade"}}
     dots = spec.layer(
         points,
         {"type": "point", "size": 14, "filled": True, "opacity": 0.6},
         {**xy, **fill, "tooltip": spec.tooltips(points, ["x", "y", "shade"])},
     )
-    return line, drawn, dots
+    texts = [
+        spec.text_layer(part, xy, align=align, baseline="top", dx=labels.EDGE_DX[align], dy=4)
+        for align, part in _edge_sides(edges)
+    ]
+    return [line, dots, *texts], [*drawn, dots, *texts]
 
 
 def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
