@@ -185,3 +185,44 @@ def test_lines_that_lie_on_each_other_all_along_keep_their_legend() -> None:
     line = next(lay for lay in spec["layer"] if "stroke" in lay["encoding"])
     assert line["encoding"]["strokeDash"]["scale"]["domain"] == ["source", shared]
     assert line["encoding"]["stroke"]["scale"]["range"] == ["#000000", "#68909C"]
+
+
+def test_a_watermark_dot_says_the_same_in_the_timeline_and_the_timers_chart() -> None:
+    """One staircase builder (``watermark_steps.staircase``): a dot's tooltip is its kind,
+    seq, times as words and where the axis put it, in both charts (the timers chart's once
+    left out the note, in another order); the timeline's names its operators first."""
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
+    count_pipeline(env, [("k", 500), ("k", 1500)], 1000, bounded(0), arrival_times=[100, 300])
+    run = env.execute()
+
+    def dots(spec: dict[str, Any]) -> tuple[list[str], list[tuple]]:
+        stack, found = [spec], []
+        while stack:
+            node = stack.pop()
+            if "mark" in node and node["mark"]["type"] == "point":
+                rows = spec["datasets"][node["data"]["name"]]
+                if rows and rows[0].get("kind") == "watermark":
+                    found.append(node)
+            stack += [n for key in ("layer", "vconcat", "hconcat") for n in node.get(key, [])]
+        ((layer,),) = [found]
+        rows = spec["datasets"][layer["data"]["name"]]
+        tips = [t["field"] for t in layer["encoding"]["tooltip"]]
+        return tips, [(*(r[t] for t in tips if t != "operator"), r["x"]) for r in rows]
+
+    fields = ["kind", "seq", "proc_time", "watermark", "note"]
+    assert dots(viz.timeline(run.trace, view="timeline").to_dict()) == (
+        ["operator", *fields],
+        [
+            ("watermark", 7, "300 ms", "499 ms", "", 499),
+            ("watermark", 17, "300 ms", "1,499 ms", "", 1499),
+            ("watermark", 27, "300 ms", "MAX (Long.MAX_VALUE)", "MAX ▶", 2060),
+        ],
+    )
+    assert dots(viz.timers_chart(run.trace).to_dict()) == (  # (the window's own records)
+        fields,
+        [
+            ("watermark", 8, "300 ms", "499 ms", "", 499),
+            ("watermark", 18, "300 ms", "1,499 ms", "", 1499),
+            ("watermark", 28, "300 ms", "MAX (Long.MAX_VALUE)", "MAX ▶", 2044),
+        ],
+    )
