@@ -357,7 +357,10 @@ def _panel(
         encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
         layers.append(spec.layer(points, mark, encoding))
     plot = Plot(x, y, width, height)
-    layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
+    dots, steps = _dot_boxes(points, plot), _step_boxes(vertices, plot)
+    at = [(plot.px(x.clip(r.proc_time)[0]), r.text(x)) for r in restarts]  # (text beside rule)
+    places = [_restart_place(px, text, plot, dots, steps) for px, text in at]
+    layers += restart_layers(restarts, x, places, time_on_x=True)
     return {"layer": layers, "width": width, "height": height}, sub
 
 
@@ -536,17 +539,6 @@ def _restart_place(
             if not any(overlaps(boxes[place], o) for o in avoid):
                 return place
     return (inside or list(RESTART_PLACES))[0]
-
-
-def _restart_rules(
-    restarts: list[Restart], plot: Plot, dots: list[Box], steps: list[Box]
-) -> list[spec.ChartDict]:
-    """A rule at each restart, its text beside it near the top (``_restart_place``)."""
-    places = [
-        _restart_place(plot.px(plot.x.clip(r.proc_time)[0]), r.text(plot.x), plot, dots, steps)
-        for r in restarts
-    ]
-    return restart_layers(restarts, plot.x, places, time_on_x=True)
 
 
 def _paused_layer(

@@ -659,16 +659,9 @@ def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
     line = ({}, *(thinned[c].tolist() for c in ("seq", "proc_time", "watermark")))
-    rows = [  # (its place, seq and watermark only: an explorer sends them at every step)
-        {
-            "proc": p["y"],
-            "x": p["x"],
-            "seq": p["seq"],
-            "kind": "watermark at t",
-            "watermark": p["watermark"],
-        }
-        for p in watermark_steps.staircase([line], y, x, ())[1]
-    ]
+    dots = watermark_steps.staircase([line], y, x, ())[1]
+    keep = ("x", "seq", "watermark")  # (the fields it draws: an explorer sends every row)
+    rows = [{"proc": d["y"], "kind": "watermark at t"} | {k: d[k] for k in keep} for d in dots]
     latest = [
         {"filter": f"datum.proc <= {PARAM}"},
         {

@@ -397,7 +397,9 @@ def _watermarks(
         "strokeDash": by_operator(palette.WATERMARK_DASHES, turn=1),
     }
     mark = {"type": "line", "strokeWidth": 2}
-    line, drawn, _ = watermark_steps.step_lines(vertices, "operator", mark, encoding, order=ops)
+    line, drawn, _ = watermark_steps.step_lines(
+        vertices, "operator", mark, encoding, order=ops, legend=False
+    )
     points = list(one_dot.values())
     fill = {"fill": by_operator(palette.WATERMARK_SHADES, legend=False) | {"field": "shade"}}
     dots = spec.layer(

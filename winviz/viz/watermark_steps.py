@@ -142,11 +142,10 @@ def staircase(
     time_on_x: bool = False,
     end: Any = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Every chart's watermark staircase on the processing-time axis ``time`` (y; x where
-    ``time_on_x``) and the event-time one ``marks``: per line, two vertices per record (its
-    fields, ``attempt``, ``i``, ``x``, ``y``) — at its processing time and where its step ends
-    (``steps_by_attempt``; the last at ``end``, None: the axis' end) — and a dot per record
-    (its fields, place, ``kind``, ``seq``, times as words, ``note``: where the axis put it)."""
+    """Every chart's watermark staircase, processing time on ``time`` (y; ``time_on_x``: x),
+    watermarks on ``marks``: per line two vertices per record, at its time and where its step
+    ends (``steps_by_attempt``; the last at ``end``, None: the axis' end), and a dot per
+    record (its seq, times as words and ``note``: where the axis put it)."""
     vertices: list[dict[str, Any]] = []
     points: list[dict[str, Any]] = []
     last = time.hi if end is None else time.clip(end)[0]
@@ -185,25 +184,26 @@ def step_lines(
     time_on_x: bool = False,
     cut: bool = True,
     order: Sequence[Any] = (),
+    legend: bool = True,
 ) -> tuple[spec.ChartDict, list[spec.ChartDict], coinciding.Runs | None]:
-    """The step lines through ``vertices`` (``staircase``; a line per ``field`` and run
-    attempt) as one layer, and the layers that draw them: where lines lie on each other
-    (``cut``), cut into runs (``coinciding.runs``, on (processing time, watermark) points,
-    lines in ``order`` of ``field``, else of their first vertex), a run shared by n lines
-    drawn by each in one dash of n, without its strokeDash encoding or a legend (a layer of
-    lines alone, even if empty, keeps the legend); and the runs (None: none coincide)."""
+    """The step lines through ``vertices`` (a line per ``field`` and attempt) as one layer,
+    the layers that draw them — where lines lie on each other (``cut``; in ``order`` of
+    ``field``) a run shared by n drawn by each in one dash of n (``coinciding``; without
+    ``legend``, its colour drawn with none, a layer of lines alone, even if empty, keeps the
+    legend: the timeline's legends are independent) — and the runs (None: none coincide)."""
     detail = {"detail": {"field": "attempt", "type": "nominal"}}
     whole = spec.layer(vertices, mark, encoding | detail)
     runs = _runs(vertices, field, time_on_x, order) if cut else None
     if runs is None:
         return whole, [whole], None
+    unnamed = {} if legend else {"legend": None}
     alone = {
-        c: e | {"legend": None} if c in ("color", "stroke") else e
+        c: e | unnamed if c in ("color", "stroke") else e
         for c, e in encoding.items()
         if c != "strokeDash"
     }
     drawn = []
-    for n, k in sorted(runs.rows.keys() | {(1, 0)}):
+    for n, k in sorted(runs.rows.keys() | ({(1, 0)} if unnamed else set())):
         rows = [
             {field: line, "attempt": attempt, "run": f"{attempt}.{r['run']}", "i": r["i"]}
             | ({"x": r["x"], "y": r["y"]} if time_on_x else {"x": r["y"], "y": r["x"]})
@@ -221,8 +221,8 @@ def step_lines(
 def _runs(
     vertices: list[dict[str, Any]], field: str, time_on_x: bool, order: Sequence[Any]
 ) -> coinciding.Runs | None:
-    """The lines' ``vertices`` cut into runs on (processing time, watermark) points, or None
-    where none lie on each other (or a vertex is off the chart)."""
+    """``vertices`` cut into runs on (processing time, watermark) points, or None (none lie
+    on each other, or a vertex is off the chart)."""
     paths: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
     for v in vertices:
         if v["x"] is None or v["y"] is None or v["x"] != v["x"] or v["y"] != v["y"]:
@@ -245,11 +245,10 @@ def restart_layers(
     time_on_x: bool = False,
     notes: list[str] | None = None,
 ) -> list[spec.ChartDict]:
-    """Every chart's restarts: a dashed rule across the chart at each restore's processing
-    time on the ``time`` axis (y; x where ``time_on_x``) and its text (``Restart.text``),
-    above the rule 4 px right of the left edge, or (time on x) beside it at its place
-    (``places``: (align, px from the top) each); ``notes``: the subtitle, told what each
-    restart did (the clock went back to the checkpoint's, every watermark to MIN)."""
+    """Every chart's restarts: a dashed rule at each restore's processing time on ``time``
+    (y; ``time_on_x``: x) and its ``Restart.text``, above it at the left edge or (time on x)
+    beside it at its place (``places``: (align, px from the top)); ``notes`` told what
+    each did (the clock back to the checkpoint's, every watermark to MIN)."""
     if not restarts:
         return []
     t = "x" if time_on_x else "y"
@@ -287,8 +286,7 @@ def restart_layers(
 
 def restart_boxes(restarts: Sequence[Restart], plot: Plot) -> list[Box]:
     """The pixel boxes of the restarts' texts above their rules (``restart_layers``, time on
-    y: 4 px right of the left edge, their bottom 2 px above the rule), which labels and edge
-    texts keep off."""
+    y: 4 px right of the left edge, 2 px above the rule): labels keep off them."""
     boxes = []
     for r in restarts:
         py = plot.py(plot.y.clip(r.proc_time)[0])
