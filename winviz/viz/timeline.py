@@ -2,8 +2,9 @@
 
 Layers, back to front: window bands and allowed-lateness horizons (``bands``), idle and
 paused strips (``idle``), the ideal diagonal, the watermark (a step line per distinct
-staircase, lines lying on each other drawn in turns: ``coinciding``), the elements by fate
-(``fates``), the firings, cleanups, merges, joins and restarts (``window_marks``), their
+staircase, lines lying on each other drawn in turns: ``watermark_steps``), the elements by
+fate (``fates``), the firings, cleanups, merges and joins (``window_marks``), the restarts
+(``watermark_steps``), their
 labels placed off every mark and line (``labels``). Large traces are reduced per layer
 (``scale``); the subtitle says how. ``view="auto"`` draws the skew chart instead when the
 timeline would be one thick diagonal (``auto_view``): more than ``SKEW_MIN_ELEMENTS``
