@@ -147,7 +147,7 @@ def _scrubber(
     firings, badges = firing_layer(view, op, x, y, size, notes, across=across, avoid=points)
     notes += element_notes
     idle_at_t = [  # an idle period begun by t, up to its end or t
-        {"filter": f"datum.proc <= {PARAM}"},
+        {"filter": f"datum.y <= {PARAM}"},
         {"calculate": f"datum.y2 < {PARAM} ? datum.y2 : {PARAM}", "as": "y2_at_t"},
     ]
     layers = [
@@ -652,16 +652,19 @@ def now_layer(axis: TimeAxis, channel: str = "y") -> spec.ChartDict:
 
 
 def watermark_layers(steps: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list:
-    """The rule at the watermark in effect at t (the last by t of the staircase's dots,
-    ``watermark_steps.staircase``) and its label above the plot, on the side of the rule
-    towards the axis' middle."""
+    """The rule at the watermark in effect at t and its label above the plot, on the side of
+    the rule towards the axis' middle."""
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT)
-    line = ({}, *(thinned[c].tolist() for c in ("seq", "proc_time", "watermark")))
-    dots = watermark_steps.staircase([line], y, x, ())[1]
-    keep = ("x", "seq", "watermark")  # (the fields it draws: an explorer sends every row)
-    rows = [{"proc": d["y"], "kind": "watermark at t"} | {k: d[k] for k in keep} for d in dots]
+    rows = [
+        {"proc": y.clip(p)[0], "x": x.clip(w)[0], "seq": q, "kind": "watermark at t",
+         "watermark": x.fmt(w)}
+        for p, w, q in zip(
+            thinned["proc_time"].tolist(), thinned["watermark"].tolist(),
+            thinned["seq"].astype("int64").tolist(), strict=True,
+        )
+    ]  # fmt: skip
     latest = [
         {"filter": f"datum.proc <= {PARAM}"},
         {

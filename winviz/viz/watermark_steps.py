@@ -155,16 +155,16 @@ def staircase(
         at_mark = marks.clip_all(values)
         time_texts, mark_texts = time.fmt_all(times), marks.fmt_all(values)
         for i, seq in enumerate(seqs):
-            (m, note), t0 = at_mark[i], at_time[i]
+            (m, note), t0, a = at_mark[i], at_time[i], attempts[i]
             t1 = last if ends[i] is None else time.clip(ends[i])[0]
-            for k, t in enumerate((t0, t1)):
-                at = {"x": t, "y": m} if time_on_x else {"x": m, "y": t}
-                vertices.append({**fields, "attempt": attempts[i], "i": 2 * i + k, **at})
-            at = {"x": t0, "y": m} if time_on_x else {"x": m, "y": t0}
+            x0, y0, x1, y1 = (t0, m, t1, m) if time_on_x else (m, t0, m, t1)
+            vertices.append({**fields, "attempt": a, "i": 2 * i, "x": x0, "y": y0})
+            vertices.append({**fields, "attempt": a, "i": 2 * i + 1, "x": x1, "y": y1})
             points.append(
                 {
                     **fields,
-                    **at,
+                    "x": x0,
+                    "y": y0,
                     "kind": "watermark",
                     "seq": int(seq),
                     "proc_time": time_texts[i],
