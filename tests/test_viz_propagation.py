@@ -13,9 +13,10 @@ import vl_convert as vlc
 from jobs import aligned_job, count_pipeline, kafka_readers, restored_after_idle, union_all_idle
 
 import winviz as wv
+from winviz import viz
 from winviz.viz import palette, scale
 from winviz.viz.export import spec_json
-from winviz.viz.idle import IdleSpan, span_row, spans_of
+from winviz.viz.idle import IdleSpan, spans_of, strip_layer
 from winviz.viz.propagation import CHANNEL_COLORS, propagation_chart
 from winviz.viz.watermark_steps import Restart
 
@@ -165,14 +166,17 @@ def test_lines_idle_and_points_data(fixed) -> None:
     # partition 1 is idle from 1400 ms to the end of the trace (2000 ms)
     assert data(spec, idle) == [
         {
-            "x": 1400,
-            "x2": 2000,
             "line": "kafka[1]",
             "kind": "idle",
+            "idle": "kafka[1]",
+            "x": 1400,
+            "x2": 2000,
             "idle from": "1,400 ms",
             "idle until": "end of trace",
         }
     ]
+    tips = ["kind", "idle", "idle from", "idle until"]  # (as the timeline's strips)
+    assert idle["encoding"]["tooltip"] == [{"field": f, "type": "nominal"} for f in tips]
     assert channel_steps(spec) == {
         "kafka[0]": [
             (200, 99), (600, 99), (600, 199), (600, 599), (1200, 599), (1200, 1199),
@@ -281,29 +285,36 @@ def test_a_restart_ends_every_open_idle_span() -> None:
     ]
 
 
-def test_span_row_one_rule_for_both_charts_strips() -> None:
+def test_strip_rows_one_rule_for_both_charts_strips() -> None:
     """A span's ends on its axis and its times as words: an open span runs to ``open_end``
     (propagation: the trace's end) or else to the axis' end (the timeline's strips)."""
     axis = palette.time_axis("t", [0, 1000])  # domain -30 .. 1030
     closed, still = IdleSpan("a", 100, 400), IdleSpan("a", 2000, None)
-    assert span_row(closed, axis, ("y", "y2")) == {
+
+    def row(span: IdleSpan, *fields: str, **how: Any) -> dict[str, Any]:
+        (got,) = strip_layer([span], axis, axis, **how)["data"]["values"]
+        return {f: got[f] for f in fields}
+
+    assert row(closed, "y", "y2", "idle from", "idle until") == {
         "y": 100,
         "y2": 400,
         "idle from": "100 ms",
         "idle until": "400 ms",
     }
-    assert span_row(still, axis, ("x", "x2"), "paused", 900) == {
+    along_x = {"kind": "paused", "time_on_x": True, "places": [{}], "open_end": 900}
+    assert row(still, "x", "x2", "paused from", "paused until", **along_x) == {
         "x": 1030,
         "x2": 900,
         "paused from": "2,000 ms",
         "paused until": "end of trace",
     }
-    assert span_row(still, axis, ("y", "y2"))["y2"] == 1030
+    assert row(still, "y2") == {"y2": 1030}
 
 
 def test_paused_strip_along_the_bottom() -> None:
     """Watermark alignment paused "fast" from 1,000 to 3,000 ms: a strip in its line's colour
-    along the panel's bottom (7 px), its times as the timeline's strips say them."""
+    along the panel's bottom (7 px), its times and watermarks as the timeline's strips say
+    them (the watermarks once written as raw ints, "8999")."""
     spec = propagation_chart(aligned_job().trace).to_dict()
     strip = spec["layer"][0]
     assert strip["mark"] == {"type": "rect", "opacity": 0.75}
@@ -312,26 +323,44 @@ def test_paused_strip_along_the_bottom() -> None:
             "y": 253,
             "y2": 260,
             "line": "watermarks",
+            "kind": "paused",
             "paused": "fast",
             "x": 1000,
             "x2": 3000,
             "paused from": "1,000 ms",
             "paused until": "3,000 ms",
-            "its watermark": "8999",
-            "max allowed": "1899",
+            "its watermark": "8,999 ms",
+            "max allowed": "1,899 ms",
             "group": "g",
         }
     ]
-    tips = ["paused", "paused from", "paused until", "its watermark", "max allowed", "group"]
+    timeline = viz.timeline(aligned_job().trace, view="timeline").to_dict()
+    (row,) = [r for rows in timeline["datasets"].values() for r in rows if r.get("paused")]
+    assert {k: row[k] for k in ("its watermark", "max allowed")} == {
+        "its watermark": "8,999 ms",
+        "max allowed": "1,899 ms",
+    }
+    tips = [
+        "kind",
+        "paused",
+        "paused from",
+        "paused until",
+        "its watermark",
+        "max allowed",
+        "group",
+    ]
     assert strip["encoding"]["tooltip"] == [{"field": f, "type": "nominal"} for f in tips]
 
 
 def test_restart_words_one_wording_for_both_charts() -> None:
-    """The timeline says "restarted from", propagation "restart from"; a run from a snapshot
-    (no failure) "started from" it in both."""
+    """Every chart says "restarted from" (the propagation chart once said "restart from ...:
+    watermarks at MIN"); a run from a snapshot (no failure) "started from" it."""
+    axis = palette.time_axis("processing time", [0, 1000])
     assert Restart(5, 500, 700, 1).words() == "restarted from checkpoint 1"
-    assert Restart(5, 500, 700, None).words("restart") == "restart from the beginning"
-    assert Restart(0, 500, None, 2).words("restart") == "started from checkpoint 2"
+    assert Restart(5, 500, 700, None).text(axis) == (
+        "restarted from the beginning at 500 ms: watermarks back to MIN"
+    )
+    assert Restart(0, 500, None, 2).words() == "started from checkpoint 2"
 
 
 def test_frame_input_and_determinism(fixed) -> None:
@@ -484,8 +513,8 @@ def test_svg_render_shows_idle_span_and_minimum(fixed) -> None:
     labels = re.findall(r'aria-label="([^"]*)"', svg)
     idle = [s for s in labels if "idle: kafka[1]" in s]
     assert idle == [
-        "x: 1,400; x2: 2000; watermark line: kafka[1]; idle: kafka[1]; idle from: 1,400 ms; "
-        "idle until: end of trace"
+        "x: 1,400; x2: 2000; watermark line: kafka[1]; kind: idle; idle: kafka[1]; "
+        "idle from: 1,400 ms; idle until: end of trace"
     ]
     # the shade spans the full panel height (260 px) from 1,400 to 2,000 ms
     rect = re.search(r'aria-label="x: 1,400; x2: 2000[^"]*"[^>]*d="M([\d.]+),0h([\d.]+)v260', svg)

@@ -14,7 +14,7 @@ from jobs import bounded, count_pipeline, kafka_readers
 import winviz as wv
 from winviz import viz
 from winviz.viz import palette
-from winviz.viz.timeline import _coinciding
+from winviz.viz.watermark_steps import step_lines
 
 W0, W1 = "watermarks#0", "watermarks#1"
 WINDOW, KAFKA = "window#0, window#1 (same)", "kafka#0, kafka#1 (same)"
@@ -147,13 +147,20 @@ def test_no_runs_for_one_line_or_a_missing_position() -> None:
     def vertex(op: str, i: int, x: Any, y: Any) -> dict[str, Any]:
         return {"operator": op, "attempt": 0, "i": i, "x": x, "y": y}
 
+    def runs(vertices: list[dict[str, Any]], time_on_x: bool = False) -> Any:
+        return step_lines(vertices, "operator", {}, {}, time_on_x=time_on_x)[2]
+
     one = [vertex("a", 0, 5, 0), vertex("a", 1, 5, 10)]
-    assert _coinciding(one) is None
+    assert runs(one) is None
     two = [*one, vertex("b", 0, 5, 0), vertex("b", 1, 5, 10)]
-    cut = _coinciding(two)
+    cut = runs(two)
     # the paths as (processing time, watermark): what they share is processing time, 10 ms
     assert cut is not None and cut.shared == {(("a", 0), ("b", 0)): 10.0}
-    assert _coinciding([*two[:3], vertex("b", 1, None, 10)]) is None
+    # processing time on x (propagation): the same lines share no processing time, one step
+    flipped = runs(two, time_on_x=True)
+    assert flipped is not None and flipped.shared == {(("a", 0), ("b", 0)): 0.0}
+    assert runs([*two[:3], vertex("b", 1, None, 10)]) is None
+    assert runs([*two[:3], vertex("b", 1, float("nan"), 10)]) is None
 
 
 def test_lines_that_lie_on_each_other_all_along_keep_their_legend() -> None:
@@ -178,3 +185,44 @@ def test_lines_that_lie_on_each_other_all_along_keep_their_legend() -> None:
     line = next(lay for lay in spec["layer"] if "stroke" in lay["encoding"])
     assert line["encoding"]["strokeDash"]["scale"]["domain"] == ["source", shared]
     assert line["encoding"]["stroke"]["scale"]["range"] == ["#000000", "#68909C"]
+
+
+def test_a_watermark_dot_says_the_same_in_the_timeline_and_the_timers_chart() -> None:
+    """One staircase builder (``watermark_steps.staircase``): a dot's tooltip is its kind,
+    seq, times as words and where the axis put it, in both charts (the timers chart's once
+    left out the note, in another order); the timeline's names its operators first."""
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=200)
+    count_pipeline(env, [("k", 500), ("k", 1500)], 1000, bounded(0), arrival_times=[100, 300])
+    run = env.execute()
+
+    def dots(spec: dict[str, Any]) -> tuple[list[str], list[tuple]]:
+        stack, found = [spec], []
+        while stack:
+            node = stack.pop()
+            if "mark" in node and node["mark"]["type"] == "point":
+                rows = spec["datasets"][node["data"]["name"]]
+                if rows and rows[0].get("kind") == "watermark":
+                    found.append(node)
+            stack += [n for key in ("layer", "vconcat", "hconcat") for n in node.get(key, [])]
+        ((layer,),) = [found]
+        rows = spec["datasets"][layer["data"]["name"]]
+        tips = [t["field"] for t in layer["encoding"]["tooltip"]]
+        return tips, [(*(r[t] for t in tips if t != "operator"), r["x"]) for r in rows]
+
+    fields = ["kind", "seq", "proc_time", "watermark", "note"]
+    assert dots(viz.timeline(run.trace, view="timeline").to_dict()) == (
+        ["operator", *fields],
+        [
+            ("watermark", 7, "300 ms", "499 ms", "", 499),
+            ("watermark", 17, "300 ms", "1,499 ms", "", 1499),
+            ("watermark", 27, "300 ms", "MAX (Long.MAX_VALUE)", "MAX ▶", 2060),
+        ],
+    )
+    assert dots(viz.timers_chart(run.trace).to_dict()) == (  # (the window's own records)
+        fields,
+        [
+            ("watermark", 8, "300 ms", "499 ms", "", 499),
+            ("watermark", 18, "300 ms", "1,499 ms", "", 1499),
+            ("watermark", 28, "300 ms", "MAX (Long.MAX_VALUE)", "MAX ▶", 2044),
+        ],
+    )

@@ -110,63 +110,59 @@ def lines_text(spans: list[IdleSpan] | list[PausedSpan], kind: str = "idle") -> 
     return f"{n:,} {what}{'' if n == 1 else 's'} ({where}: {inputs})"
 
 
-def span_row(
-    s: IdleSpan | PausedSpan,
-    axis: TimeAxis,
-    ends: tuple[str, str],
-    kind: str = "idle",
-    open_end: int | None = None,
-) -> dict[str, Any]:
-    """Where a span of ``kind`` runs on ``axis`` (its ``ends`` fields; still open: to
-    ``open_end``, else the axis' end) and when, as words: both charts' strips."""
-    end = s.end if s.end is not None else open_end
-    return {
-        ends[0]: axis.clip(s.start)[0],
-        ends[1]: axis.hi if end is None else axis.clip(end)[0],
-        f"{kind} from": axis.fmt(s.start),
-        f"{kind} until": "end of trace" if s.end is None else axis.fmt(s.end),
-    }
-
-
 def strip_layer(
-    spans: list[IdleSpan] | list[PausedSpan],
+    spans: Sequence[IdleSpan | PausedSpan],
     x: TimeAxis,
     y: TimeAxis,
     transform: list[dict[str, Any]] | None = None,
     y2: str = "y2",
     kind: str = "idle",
+    *,
+    time_on_x: bool = False,
+    places: list[dict[str, Any]] | None = None,
+    across: dict[str, Any] | None = None,
+    style: dict[str, Any] | None = None,
+    open_end: int | None = None,
 ) -> Any:
-    """Spans of ``kind`` as one rect layer of strips, a column per input (idle from the left
-    edge, paused from the right), their other fields as its tooltip (None without any); a
-    span still open at the end reaches the axis' edge. ``transform`` / ``y2``: the scrubber
-    shows only what happened by its ``t``."""
+    """Every chart's strips of ``kind`` as one rect layer (None without any): each from its
+    span's start to its end (still open: to ``open_end``, else the axis' end) along the
+    processing-time axis (``y``; ``time_on_x``: ``x``), at its place across it (``places``
+    and their channels ``across``; default: the timeline's, a column per input, idle from the
+    left edge, paused from the right); its times and (paused) watermarks as words the
+    tooltip. ``style``: colour and opacity (default ``_STRIPS``'); ``transform`` / ``y2``:
+    the scrubber's, showing what happened by its ``t``."""
     if not spans:
         return None
-    column = {name: i for i, name in enumerate(dict.fromkeys(s.input for s in spans))}
-    width = (x.hi - x.lo) * STRIP_SHARE
+    time, event, t = (x, y, "x") if time_on_x else (y, x, "y")
+    if places is None:
+        column = {name: i for i, name in enumerate(dict.fromkeys(s.input for s in spans))}
+        width, sign = (x.hi - x.lo) * STRIP_SHARE, 1 if kind == "idle" else -1
+        edges = [
+            (x.lo if sign > 0 else x.hi) + sign * column[s.input] * width * 1.25 for s in spans
+        ]
+        ends = [sorted((a, a + sign * width)) for a in edges]
+        places = [{"x": round(a, 3), "x2": round(b, 3)} for a, b in ends]
+        across = {"x": x.channel("x"), "x2": {"field": "x2"}}
     rows = []
-    for s in spans:
-        if kind == "idle":
-            left = x.lo + column[s.input] * width * 1.25
-            x0, x1 = round(left, 3), round(left + width, 3)
-        else:
-            right = x.hi - column[s.input] * width * 1.25
-            x0, x1 = round(right - width, 3), round(right, 3)
-        row = {"x": x0, "x2": x1, "kind": kind, kind: s.input, **span_row(s, y, ("y", "y2"), kind)}
+    for s, place in zip(spans, places, strict=True):
+        end = s.end if s.end is not None else open_end
+        row = {**place, "kind": kind, kind: s.input, t: time.clip(s.start)[0]}
+        row[t + "2"] = time.hi if end is None else time.clip(end)[0]
+        row[f"{kind} from"] = time.fmt(s.start)
+        row[f"{kind} until"] = "end of trace" if s.end is None else time.fmt(s.end)
         if isinstance(s, PausedSpan):
-            row |= {"its watermark": x.fmt(s.watermark), "max allowed": x.fmt(s.max_allowed)}
+            row["its watermark"], row["max allowed"] = event.fmt_all([s.watermark, s.max_allowed])
             row["group"] = s.group
         rows.append(row)
     color, opacity, _, _ = _STRIPS[kind]
     return spec.layer(
         rows,
-        {"type": "rect", "color": color, "opacity": opacity},
+        {"type": "rect", **(style or {"color": color, "opacity": opacity})},
         {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": y.channel("y"),
-            "y2": {"field": y2},
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2"]),
+            t: time.channel(t),
+            t + "2": {"field": y2 if t == "y" else "x2"},
+            **(across or {}),
+            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2", "line"]),
         },
         transform,
     )

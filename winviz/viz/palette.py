@@ -389,30 +389,6 @@ def title(text: str, subtitle: list[str]) -> dict[str, Any]:
     return out | {"subtitleColor": NOTE_INK, "subtitleFontSize": 11}
 
 
-def watermark_staircase(
-    vertices: list[dict[str, Any]],
-    points: list[dict[str, Any]],
-    xy: dict[str, Any],
-    dash: dict[str, Any] | None = None,
-) -> list[spec.ChartDict]:
-    """A watermark as a staircase: a line through ``vertices`` in ``i`` order, one per run
-    ``attempt``, and a dot per record (``points``, other columns the tooltip); ``xy``: the x
-    and y channels; ``dash``: a strokeDash channel telling operators apart."""
-    order = {"order": {"field": "i", "type": "quantitative"}}
-    dashes = {} if dash is None else {"strokeDash": dash}
-    line = spec.layer(
-        vertices,
-        {"type": "line", "color": WATERMARK_COLOR, "strokeWidth": 1.5},
-        {**xy, **order, **dashes, "detail": {"field": "attempt", "type": "nominal"}},
-    )
-    dots = spec.layer(
-        points,
-        {"type": "point", "color": WATERMARK_COLOR, "size": 14, "filled": True, "opacity": 0.6},
-        {**xy, "tooltip": spec.tooltips(points, ["x", "y"])},
-    )
-    return [line, dots]
-
-
 def message_chart(headline: str, detail: str, *, chart: str) -> dict[str, Any]:
     """The chart returned in place of a plot: ``headline`` as title, ``detail`` (what is wrong,
     what to do) as text; ``usermeta.winviz.status`` is "message"."""

@@ -18,7 +18,6 @@ import math
 from itertools import pairwise
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -39,7 +38,7 @@ from winviz.viz.watermark_channels import (
     operator_records,
     pick_operators,
 )
-from winviz.viz.watermark_steps import Restart, steps_by_attempt
+from winviz.viz.watermark_steps import Restart, restart_layers, staircase, step_lines
 
 CHART = "propagation_chart"
 CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
@@ -337,16 +336,15 @@ def _panel(
     paused = d["paused"]
     if paused:
         sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
-        layers.append(_paused_layer(paused, x, t_end, height, color))
-    layers += _idle_layers(chan_spans, op_spans, x, t_end, color)
-    vdata = pd.DataFrame(vertices, columns=["line", "role", "attempt", "i", "x", "y"])
+        layers.append(_paused_layer(paused, x, y, t_end, height, color))
+    layers += _idle_layers(chan_spans, op_spans, x, y, t_end, color)
     y_channel = {
         "axis": y_axis,
         "field": "y",
         "scale": {"domain": [y.lo, y.hi], "nice": False, "zero": False},
         "type": "quantitative",
     }
-    layers += _line_layers(vdata, x, y_channel, color, dash, channels, d, notes)
+    layers += _line_layers(vertices, x, y_channel, color, dash, channels, d, notes)
     if points:
         tooltip = [
             _tip("line"),
@@ -360,12 +358,15 @@ def _panel(
         encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
         layers.append(spec.layer(points, mark, encoding))
     plot = Plot(x, y, width, height)
-    layers += _restart_rules(restarts, plot, _dot_boxes(points, plot), _step_boxes(vertices, plot))
+    dots, steps = _dot_boxes(points, plot), _step_boxes(vertices, plot)
+    at = [(plot.px(x.clip(r.proc_time)[0]), r.text(x)) for r in restarts]  # (text beside rule)
+    places = [_restart_place(px, text, plot, dots, steps) for px, text in at]
+    layers += restart_layers(restarts, x, places, time_on_x=True)
     return {"layer": layers, "width": width, "height": height}, sub
 
 
 def _line_layers(
-    vdata: pd.DataFrame,
+    vertices: list[dict[str, Any]],
     x: TimeAxis,
     y_channel: dict[str, Any],
     color: dict[str, Any],
@@ -375,59 +376,29 @@ def _line_layers(
     notes: list[str],
 ) -> list[spec.ChartDict]:
     """The watermark lines of one panel (the operator's thick, its channels' thin); channel
-    lines that lie on each other drawn in turn (``coinciding``; a note says which)."""
+    lines that lie on each other drawn in turn (``watermark_steps.step_lines``; a note says
+    which)."""
     layers: list[spec.ChartDict] = []
+    encoding = {
+        "x": x.channel("x"),
+        "y": y_channel,
+        "order": {"field": "i", "type": "quantitative"},
+        "color": color,
+        "strokeDash": dash,
+    }
     for role, width_px in (("operator", 3.5), ("channel", 1.8)):
-        part = vdata[vdata["role"] == role].drop(columns="role")
-        if part.empty:
+        part = [{k: v for k, v in r.items() if k != "role"} for r in vertices if r["role"] == role]
+        if not part:
             continue
-        encoding = {
-            "x": x.channel("x"),
-            "y": y_channel,
-            "order": {"field": "i", "type": "quantitative"},
-            "color": color,
-            "strokeDash": dash,
-            "detail": {"field": "attempt", "type": "nominal"},  # a line per run attempt
-        }
         mark = {"type": "line", "interpolate": "linear", "strokeWidth": width_px}
-        cut = _coinciding(part, channels) if role == "channel" else None
-        if cut is None:
-            layers.append(spec.layer(alt.to_values(part)["values"], mark, encoding))
-            continue
-        notes.append(("" if d["per_operator"] else f"{d['name']}: ") + _coinciding_text(cut))
-        encoding["detail"] = {"field": "run", "type": "nominal"}  # a line per run
-        for (n, k), rows in sorted(cut.rows.items()):
-            runs = [
-                r | {"line": line, "attempt": attempt, "run": f"{attempt}.{r['run']}"}
-                for r in rows
-                for line, attempt in [r["path"]]
-            ]
-            values = alt.to_values(pd.DataFrame(runs).drop(columns="path"))["values"]
-            if n == 1:
-                layers.append(spec.layer(values, mark, encoding))
-            else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
-                alone = {c: e for c, e in encoding.items() if c != "strokeDash"}
-                layers.append(spec.layer(values, mark | coinciding.dash(n, k), alone))
+        cut = role == "channel"
+        _, drawn, runs = step_lines(
+            part, "line", mark, encoding, time_on_x=True, cut=cut, order=channels
+        )
+        layers += drawn
+        if runs is not None:
+            notes.append(("" if d["per_operator"] else f"{d['name']}: ") + _coinciding_text(runs))
     return layers
-
-
-def _coinciding(part: pd.DataFrame, channels: list[str]) -> coinciding.Runs | None:
-    """The channel lines' vertices cut into runs where they coincide, or None."""
-    if part[["x", "y"]].isna().any().any():
-        return None
-    legend = {line: i for i, line in enumerate(channels)}
-    paths: dict[tuple[str, Any], list[tuple[float, float]]] = {}
-    ordered = part.sort_values("i", kind="stable")
-    for line, attempt, px, py in zip(
-        ordered["line"].tolist(),
-        ordered["attempt"].tolist(),
-        ordered["x"].tolist(),
-        ordered["y"].tolist(),
-        strict=True,
-    ):
-        paths.setdefault((line, attempt), []).append((px, py))
-    order = sorted(paths, key=lambda p: (legend.get(p[0], len(legend)), str(p[1])))
-    return coinciding.runs({p: paths[p] for p in order})
 
 
 def _coinciding_text(cut: coinciding.Runs) -> str:
@@ -490,29 +461,30 @@ def _idle_layers(
     chan_spans: list[idle.IdleSpan],
     op_spans: list[idle.IdleSpan],
     x: TimeAxis,
+    y: TimeAxis,
     t_end: int,
     color: dict[str, Any],
 ) -> list[spec.ChartDict]:
     """Each channel's idle spans (full height, in its colour) and the operator's own (a
     labelled grey strip along the top)."""
     layers: list[spec.ChartDict] = []
-    span = {
-        "x": x.channel("x"),
-        "x2": {"field": "x2"},
-        "tooltip": [_tip("line", "idle"), _tip("idle from"), _tip("idle until")],
-    }
+    along = {"time_on_x": True, "open_end": t_end}
     if chan_spans:
-        # a channel's idle span: full height, in the channel's colour
-        mark = {"type": "rect", "opacity": IDLE_OPACITY}
-        layers.append(spec.layer(_span_rows(chan_spans, x, t_end), mark, span | {"color": color}))
+        places = [{"line": s.input} for s in chan_spans]
+        style = {"opacity": IDLE_OPACITY}
+        across = {"color": color}
+        layers.append(
+            idle.strip_layer(chan_spans, x, y, places=places, across=across, style=style, **along)
+        )
     if op_spans:
         # the operator's own idle span: a grey strip along the top, labelled
-        rows = _span_rows(op_spans, x, t_end)
-        mark = {"type": "rect", "color": palette.IDLE_COLOR, "opacity": 0.5}
-        strip = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
-        layers.append(spec.layer(rows, mark, span | strip))
+        across = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
+        style = {"color": palette.IDLE_COLOR, "opacity": 0.5}
+        places = [{"line": s.input} for s in op_spans]
+        strip = idle.strip_layer(op_spans, x, y, places=places, across=across, style=style, **along)
+        layers.append(strip)
         # labelled where the strip is wide enough to hold the words (≥ 10 % of the axis)
-        wide = [r for r in rows if r["x2"] - r["x"] >= (x.hi - x.lo) / 10]
+        wide = [r for r in spec.rows(strip) if r["x2"] - r["x"] >= (x.hi - x.lo) / 10]
         if wide:
             mark = {
                 "type": "text",
@@ -575,89 +547,46 @@ def _restart_place(
     return place
 
 
-def _restart_rules(
-    restarts: list[Restart], plot: Plot, dots: list[Box], steps: list[Box]
-) -> list[spec.ChartDict]:
-    """A rule at each restart, its text beside it near the top (``_restart_place``)."""
-    if not restarts:
-        return []
-    x = plot.x
-    rows = [
-        {
-            "x": x.clip(r.proc_time)[0],
-            "text": f"{r.words('restart')}: watermarks at MIN",
-        }
-        for r in restarts
-    ]
-    rule = spec.layer(
-        rows,
-        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2]},
-        {"x": x.channel("x"), "tooltip": [_tip("text", "restart")]},
-    )
-    places = [_restart_place(plot.px(r["x"]), r["text"], plot, dots, steps) for r in rows]
-    labels = []
-    for align, top in dict.fromkeys(places):
-        part = [r for r, p in zip(rows, places, strict=True) if p == (align, top)]
-        mark = {
-            "type": "text",
-            "align": align,
-            "baseline": "top",
-            "color": palette.GUIDE_COLOR,
-            "dx": 3 if align == "left" else -3,
-            "fontSize": LABEL_FONT,
-        }
-        encoding = {"x": x.channel("x"), "y": {"value": top}, "text": _tip("text")}
-        labels.append(spec.layer(part, mark, encoding))
-    return [rule, *labels]
-
-
 def _paused_layer(
     paused: list[tuple[str, PausedSpan]],
     x: TimeAxis,
+    y: TimeAxis,
     t_end: int,
     height: int,
     color: dict[str, Any],
 ) -> spec.ChartDict:
     """Paused-for-alignment spans: a strip per line along the bottom, in its colour."""
     at = {line: i for i, line in enumerate(dict.fromkeys(line for line, _ in paused))}
-    rows = [
+    places = [
         {
             "y": height - PAUSED_STRIP * (at[line] + 1),
             "y2": height - PAUSED_STRIP * at[line],
             "line": line,
-            "paused": s.input,
-            **idle.span_row(s, x, ("x", "x2"), "paused", t_end),
-            "its watermark": str(s.watermark),
-            "max allowed": str(s.max_allowed),
-            "group": s.group,
         }
-        for line, s in paused
+        for line, _ in paused
     ]
-    return spec.layer(
-        rows,
-        {"type": "rect", "opacity": 0.75},
-        {
-            "x": x.channel("x"),
-            "x2": {"field": "x2"},
-            "y": {"axis": None, "field": "y", "scale": None, "type": "quantitative"},
-            "y2": {"field": "y2"},
-            "color": color,
-            "tooltip": spec.tooltips(rows, ["x", "x2", "y", "y2", "line"]),
-        },
+    across = {
+        "y": {"axis": None, "field": "y", "scale": None, "type": "quantitative"},
+        "y2": {"field": "y2"},
+        "color": color,
+    }
+    spans = [s for _, s in paused]
+    return idle.strip_layer(
+        spans,
+        x,
+        y,
+        kind="paused",
+        time_on_x=True,
+        places=places,
+        across=across,
+        style={"opacity": 0.75},
+        open_end=t_end,
     )
 
 
 def _point_style(n: int) -> dict[str, float]:
     """The dots' style: small and faint when there are many."""
     return {"size": 18, "opacity": 0.8} if n <= 300 else {"size": 8, "opacity": 0.35}
-
-
-def _span_rows(spans: list[idle.IdleSpan], x: TimeAxis, t_end: int) -> list[dict[str, Any]]:
-    """The rows of idle ``spans`` along ``x`` (``idle.span_row``), each of its line."""
-    return [
-        {**idle.span_row(s, x, ("x", "x2"), "idle", t_end), "line": s.input, "kind": "idle"}
-        for s in spans
-    ]
 
 
 def _tip(field: str, title: str | None = None) -> dict[str, Any]:
@@ -672,36 +601,34 @@ def _vertices(
     t_end: int,
     restarts: list[Restart] = (),  # type: ignore[assignment]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Step vertices per line and run attempt (``steps_by_attempt``), the last held to
-    ``t_end``, and the dots (``one_dot_per_place``)."""
-    vertices: list[dict[str, Any]] = []
-    points: list[dict[str, Any]] = []
-    end_x = x.clip(t_end)[0]
-    for (line, role), g in lines.groupby(["line", "role"], sort=False):
-        seqs, times = g["seq"].tolist(), g["proc_time"].tolist()
-        attempts, ends = steps_by_attempt(seqs, times, restarts)
-        recs = zip(seqs, times, g["watermark"].tolist(), g["note"].tolist(), strict=True)
-        for j, (seq, proc, wm, held) in enumerate(recs):
-            px = x.clip(proc)[0]
-            wy, note = y.clip(wm)
-            nxt = end_x if ends[j] is None else x.clip(ends[j])[0]
-            for k, vx in enumerate((px, nxt)):
-                vertex = {"line": line, "role": role, "attempt": attempts[j], "i": 2 * j + k}
-                vertices.append(vertex | {"x": vx, "y": wy})
-            if note == "MAX ▶":
-                note = "end of input (MAX), drawn on the top edge"
-            points.append(
-                {
-                    "x": px,
-                    "y": wy,
-                    "line": line,
-                    "role": role,
-                    "seq": int(seq) if seq >= 0 else None,  # (no record: held at MIN)
-                    "proc_time": x.fmt(proc),
-                    "watermark": y.fmt(wm),
-                    "note": held or note,
-                }
+    """Step vertices per line and run attempt (``watermark_steps.staircase``), the last held
+    to ``t_end``, and the dots (``one_dot_per_place``): a row held at MIN (seq -1) names no
+    record, its note says why."""
+    groups = list(lines.groupby(["line", "role"], sort=False))
+    vertices, points = staircase(
+        (
+            (
+                {"line": line, "role": role},
+                g["seq"].tolist(),
+                g["proc_time"].tolist(),
+                g["watermark"].tolist(),
             )
+            for (line, role), g in groups
+        ),
+        x,
+        y,
+        restarts,
+        time_on_x=True,
+        end=t_end,
+    )
+    held = [note for _, g in groups for note in g["note"].tolist()]
+    for p, why in zip(points, held, strict=True):
+        del p["kind"]  # (its tooltip names the line)
+        if p["seq"] < 0:  # (no record: held at MIN)
+            p["seq"] = None
+        if p["note"] == "MAX ▶":
+            p["note"] = "end of input (MAX), drawn on the top edge"
+        p["note"] = why or p["note"]
     return vertices, one_dot_per_place(points)
 
 

@@ -2,8 +2,9 @@
 
 Layers, back to front: window bands and allowed-lateness horizons (``bands``), idle and
 paused strips (``idle``), the ideal diagonal, the watermark (a step line per distinct
-staircase, lines lying on each other drawn in turns: ``coinciding``), the elements by fate
-(``fates``), the firings, cleanups, merges, joins and restarts (``window_marks``), their
+staircase, lines lying on each other drawn in turns: ``watermark_steps``), the elements by
+fate (``fates``), the firings, cleanups, merges and joins (``window_marks``), the restarts
+(``watermark_steps``), their
 labels placed off every mark and line (``labels``). Large traces are reduced per layer
 (``scale``); the subtitle says how. ``view="auto"`` draws the skew chart instead when the
 timeline would be one thick diagonal (``auto_view``): more than ``SKEW_MIN_ELEMENTS``
@@ -21,7 +22,6 @@ import pandas as pd
 
 from winviz.viz import (
     bands,
-    coinciding,
     fates,
     idle,
     labels,
@@ -167,7 +167,7 @@ def _timeline(
         a, b = spec.rows(layer)
         seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
         taken.add_segment(seg, a["kind"])
-    for box in labels._edge_boxes(watermark_layers, plot) + window_marks._restart_boxes(
+    for box in labels._edge_boxes(watermark_layers, plot) + watermark_steps.restart_boxes(
         restarts, plot
     ):
         taken.add(box)
@@ -197,7 +197,7 @@ def _timeline(
     layers += [
         ring_layer,
         merge_layer,
-        *window_marks._restarts(restarts, x, y, notes),
+        *watermark_steps.restart_layers(restarts, y, notes=notes),
         join_layer := window_marks._joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
@@ -339,9 +339,10 @@ def _watermarks(
     notes: list[str],
     restarts: Sequence[watermark_steps.Restart],
 ) -> tuple[list, list]:
-    """The watermark: step vertices per operator and run attempt, the last held to the top
-    edge; a dot per record; the edge texts. Returns the layers as one line (what labels keep
-    off) and as drawn (``_watermark_lines``)."""
+    """The watermark (``watermark_steps.staircase``): step lines per operator and run attempt,
+    the last held to the top edge, an operator in a shade and dash of its own; a dot per
+    point; the edge texts. Returns the layers as one line (what labels keep off) and as
+    drawn (``watermark_steps.step_lines``: lines on each other in turns)."""
     if steps.empty:
         return [], []
     seqs, operators, procs, marks = (
@@ -357,124 +358,61 @@ def _watermarks(
         notes.append(f"watermark: {len(thinned):,} of {len(shared):,} records drawn ({scale.KEPT})")
         seqs, procs = thinned["seq"].tolist(), thinned["proc_time"].tolist()
         marks, operators = thinned["watermark"].tolist(), thinned["operator"].tolist()
-    vertices: list[dict[str, Any]] = []
-    one_dot: dict[tuple[Any, Any], dict[str, Any]] = {}
-    edges: list[dict[str, Any]] = []
     by_op: dict[Any, list[int]] = {}  # as groupby("operator", sort=False): first seen first
     for j, op in enumerate(operators):
         if not window_marks._missing(op):
             by_op.setdefault(op, []).append(j)
-    for op, recs in by_op.items():
-        op_marks, op_procs = [marks[j] for j in recs], [procs[j] for j in recs]
-        x_clipped = x.clip_all(op_marks)
-        y_at = [c[0] for c in y.clip_all(op_procs)]
-        proc_texts, mark_texts = y.fmt_all(op_procs), x.fmt_all(op_marks)
-        attempts, ends = watermark_steps.steps_by_attempt(
-            [seqs[j] for j in recs], op_procs, restarts
-        )
-        for i, j in enumerate(recs):
-            (wx, note), t0 = x_clipped[i], y_at[i]
-            t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
-            vertices += [
-                {"operator": op, "attempt": attempts[i], "i": 2 * i, "x": wx, "y": t0},
-                {"operator": op, "attempt": attempts[i], "i": 2 * i + 1, "x": wx, "y": t1},
-            ]
-            dot = {
-                "operator": op,
-                "shade": op,
-                "x": wx,
-                "y": t0,
-                "kind": "watermark",
-                "seq": int(seqs[j]),
-                "proc_time": proc_texts[i],
-                "watermark": mark_texts[i],
-                "note": note,
-            }
-            # one dot per point: the first one's stands for the others, naming each operator
-            first = one_dot.setdefault((wx, t0), dot)
-            if first is not dot and op not in str(first["operator"]).split("; "):
-                first["operator"] = f"{first['operator']}; {op}"
-            if note:
-                text = _EDGE_TEXTS.get(note, "watermark beyond the axis")
-                edges.append({"x": wx, "y": t0, "text": text})
-    ops = list(dict.fromkeys(operators))
-    xy = {"x": x.channel("x"), "y": y.channel("y")}
-    line, drawn, dots = _watermark_lines(vertices, list(one_dot.values()), ops, xy)
-    texts = [
-        spec.text_layer(part, xy, align=align, baseline="top", dx=labels.EDGE_DX[align], dy=4)
-        for align, part in _edge_sides(edges)
+    lines = [
+        ({"operator": op}, [seqs[j] for j in js], [procs[j] for j in js], [marks[j] for j in js])
+        for op, js in by_op.items()
     ]
-    return [line, dots, *texts], [*drawn, dots, *texts]
-
-
-def _watermark_lines(
-    vertices: list[dict[str, Any]],
-    points: list[dict[str, Any]],
-    ops: list[Any],
-    xy: dict[str, Any],
-) -> tuple[spec.ChartDict, list[spec.ChartDict], spec.ChartDict]:
-    """The watermark's line through ``vertices``, the layers that draw it (a run shared by n
-    lines drawn by each in one dash of n: ``coinciding``), and its dots (``points``); the
-    n-th operator of ``ops`` in the n-th of ``palette.WATERMARK_SHADES`` and ``_DASHES``; past
-    the fifth the shades start again, each round with the next dash, so no two of the first 25
-    operators are drawn alike."""
+    vertices, points = watermark_steps.staircase(lines, y, x, restarts)
+    one_dot: dict[tuple[Any, Any], dict[str, Any]] = {}
+    edges: list[dict[str, Any]] = []
+    for dot in points:
+        op, place = dot["operator"], (dot["x"], dot["y"])
+        dot["shade"] = op
+        # one dot per point: the first one's stands for the others, naming each operator
+        first = one_dot.setdefault(place, dot)
+        if first is not dot and op not in str(first["operator"]).split("; "):
+            first["operator"] = f"{first['operator']}; {op}"
+        if dot["note"]:
+            text = _EDGE_TEXTS.get(dot["note"], "watermark beyond the axis")
+            edges.append({"x": dot["x"], "y": dot["y"], "text": text})
+    ops = list(by_op)
 
     def by_operator(values: Sequence[Any], legend: bool = True, turn: int = 0) -> dict[str, Any]:
+        """The n-th operator in the n-th of ``values``; past the fifth the shades start again,
+        each round with the next dash, so no two of the first 25 operators are drawn alike."""
         encoding = {"field": "operator", "type": "nominal", "title": "watermark of"}
         rounds = len(palette.WATERMARK_SHADES)
         cycled = [values[(n + turn * (n // rounds)) % len(values)] for n in range(len(ops))]
         scale = {"scale": {"domain": ops, "range": cycled}}
         return encoding | scale | ({} if legend else {"legend": None})
 
-    shade = by_operator(palette.WATERMARK_SHADES)
-    dash = by_operator(palette.WATERMARK_DASHES, turn=1)
-    base = {**xy, "order": {"field": "i", "type": "quantitative"}, "stroke": shade}
+    xy = {"x": x.channel("x"), "y": y.channel("y")}
+    encoding = {
+        **xy,
+        "order": {"field": "i", "type": "quantitative"},
+        "stroke": by_operator(palette.WATERMARK_SHADES),
+        "strokeDash": by_operator(palette.WATERMARK_DASHES, turn=1),
+    }
     mark = {"type": "line", "strokeWidth": 2}
-    line = spec.layer(
-        vertices,
-        mark,
-        {**base, "strokeDash": dash, "detail": {"field": "attempt", "type": "nominal"}},
+    line, drawn, _ = watermark_steps.step_lines(
+        vertices, "operator", mark, encoding, order=ops, legend=False
     )
+    points = list(one_dot.values())
     fill = {"fill": by_operator(palette.WATERMARK_SHADES, legend=False) | {"field": "shade"}}
     dots = spec.layer(
         points,
         {"type": "point", "size": 14, "filled": True, "opacity": 0.6},
         {**xy, **fill, "tooltip": spec.tooltips(points, ["x", "y", "shade"])},
     )
-    cut = _coinciding(vertices)
-    if cut is None:
-        return line, [line], dots
-    drawn = []
-    unnamed = base | {"stroke": by_operator(palette.WATERMARK_SHADES, legend=False)}
-    for n, k in sorted(cut.rows.keys() | {(1, 0)}):  # (1, 0): the legend's, even if empty
-        rows = [
-            {
-                "operator": r["path"][0],
-                "attempt": r["path"][1],
-                "run": f"{r['path'][1]}.{r['run']}",
-                "i": r["i"],
-                "x": r["y"],
-                "y": r["x"],
-            }  # (cut on (processing time, watermark))
-            for r in cut.rows.get((n, k), [])
-        ] or [vertices[0] | {"run": ""}]  # (no line alone: one vertex, which draws nothing)
-        run = {"detail": {"field": "run", "type": "nominal"}}
-        if n == 1:
-            drawn.append(spec.layer(rows, mark, {**base, "strokeDash": dash, **run}))
-        else:  # one dash in n, in turn (coinciding.dash): no strokeDash encoding
-            drawn.append(spec.layer(rows, mark | coinciding.dash(n, k), {**unnamed, **run}))
-    return line, drawn, dots
-
-
-def _coinciding(vertices: list[dict[str, Any]]) -> coinciding.Runs | None:
-    """The watermark lines' ``vertices`` cut into runs (``coinciding.runs``, on (processing
-    time, watermark) points), or None where none lie on each other (or one is missing)."""
-    paths: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
-    for v in vertices:
-        if v["x"] is None or v["y"] is None:
-            return None
-        paths.setdefault((v["operator"], v["attempt"]), []).append((v["y"], v["x"]))
-    return coinciding.runs(paths) if len(paths) > 1 else None
+    texts = [
+        spec.text_layer(part, xy, align=align, baseline="top", dx=labels.EDGE_DX[align], dy=4)
+        for align, part in _edge_sides(edges)
+    ]
+    return [line, dots, *texts], [*drawn, dots, *texts]
 
 
 def _edge_sides(edges: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -37,7 +37,7 @@ from winviz.viz.timer_records import (
 )
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size
-from winviz.viz.watermark_steps import Restart, steps_by_attempt
+from winviz.viz.watermark_steps import Restart, staircase, step_lines
 from winviz.viz.window_lives import groups
 
 DOMAINS = ("event", "processing")
@@ -514,44 +514,40 @@ def _label_layers(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
 def _watermark_layers(
     steps: pd.DataFrame, x: TimeAxis, y: TimeAxis, restarts: list[Restart]
 ) -> list[spec.ChartDict]:
-    """The operator's watermark as a staircase (a line per run attempt, the last step held
-    to the top edge), a dot per record and a label along its first step."""
+    """The operator's watermark as a staircase (``watermark_steps.staircase``: a line per run
+    attempt, the last step held to the top edge), a dot per record and a label along its
+    first step."""
     if steps.empty:
         return []
     thinned = scale.thin_steps(steps, "proc_time", "operator", scale.ROW_LIMIT // 2)
-    recs = list(thinned.itertuples())
-    attempts, ends = steps_by_attempt([r.seq for r in recs], [r.proc_time for r in recs], restarts)
-    vertices, points = [], []
-    for i, r in enumerate(recs):
-        wx = x.clip(r.watermark)[0]
-        t0 = y.clip(r.proc_time)[0]
-        t1 = y.hi if ends[i] is None else y.clip(ends[i])[0]
-        vertices += [
-            {"attempt": attempts[i], "i": 2 * i + k, "x": wx, "y": t}
-            for k, t in enumerate((t0, t1))
-        ]
-        points.append(
-            {
-                "kind": "watermark",
-                "x": wx,
-                "y": t0,
-                "proc_time": y.fmt(r.proc_time),
-                "watermark": x.fmt(r.watermark),
-                "seq": int(r.seq),
-            }
-        )
-    line, dots = palette.watermark_staircase(vertices, points, axes.xy(x, y))
+    line = ({}, *(thinned[c].tolist() for c in ("seq", "proc_time", "watermark")))
+    vertices, points = staircase([line], y, x, restarts)
+    xy = axes.xy(x, y)
+    mark = {"type": "line", "color": palette.WATERMARK_COLOR, "strokeWidth": 1.5}
+    order = {"order": {"field": "i", "type": "quantitative"}}
+    line_layer, _, _ = step_lines(vertices, "attempt", mark, xy | order, cut=False)
+    dots = spec.layer(
+        points,
+        {
+            "type": "point",
+            "color": palette.WATERMARK_COLOR,
+            "size": 14,
+            "filled": True,
+            "opacity": 0.6,
+        },
+        {**xy, "tooltip": spec.tooltips(points, ["x", "y"])},
+    )
     mid = (vertices[0]["y"] + vertices[1]["y"]) / 2
     label = spec.text_layer(
         [{"kind": "label", "x": vertices[0]["x"], "y": mid, "text": "watermark"}],
-        axes.xy(x, y),
+        xy,
         color=palette.INK,
         angle=270,
         align="center",
         baseline="top",
         dy=3,
     )
-    return [line, dots, label]
+    return [line_layer, dots, label]
 
 
 def _diagonal_layers(lives: pd.DataFrame, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:

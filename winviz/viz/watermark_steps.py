@@ -1,15 +1,22 @@
-"""The ``watermark`` records as steps per operator, and the job's restarts, which split a
-run's steps into attempts."""
+"""The ``watermark`` records as steps per operator, the job's restarts, which split a run's
+steps into attempts, and the watermark staircase every chart draws from them (``staircase``,
+``step_lines``): a watermark holds from its record until the next one (Flink's
+``StatusWatermarkValve`` / ``InternalTimeServiceManager`` see it only as it advances)."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from winviz.viz import coinciding, palette, spec
+from winviz.viz.boxes import Box
+from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
+from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
 
 
@@ -59,11 +66,16 @@ class Restart:
     failed_at: int | None
     checkpoint_id: int | None
 
-    def words(self, restarted: str = "restarted") -> str:
+    def words(self) -> str:
         """ "restarted from checkpoint 1" (or the beginning); a run from a snapshot "started"."""
         cid = self.checkpoint_id
         source = "the beginning" if cid is None else f"checkpoint {cid}"
-        return f"{'started' if self.failed_at is None else restarted} from {source}"
+        return f"{'started' if self.failed_at is None else 'restarted'} from {source}"
+
+    def text(self, time: TimeAxis) -> str:
+        """Its text in every chart: "restarted from checkpoint 1 at 500 ms: watermarks back to
+        MIN" (``time``: the processing-time axis)."""
+        return f"{self.words()} at {time.fmt(self.proc_time)}: watermarks back to MIN"
 
 
 def restarts(view: TraceView) -> list[Restart]:
@@ -114,3 +126,170 @@ def steps_by_attempt(
         else:
             ends.append(times[i + 1] if i + 1 < len(seqs) else None)
     return attempts, ends
+
+
+Line = tuple[dict[str, Any], list[int], list[Any], list[Any]]
+"""One step line: the fields naming it, and its records' seqs, processing times and
+watermarks in seq order."""
+
+
+def staircase(
+    lines: Iterable[Line],
+    time: TimeAxis,
+    marks: TimeAxis,
+    restarts: Sequence[Restart],
+    *,
+    time_on_x: bool = False,
+    end: Any = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every chart's watermark staircase, processing time on ``time`` (y; ``time_on_x``: x),
+    watermarks on ``marks``: per line two vertices per record, at its time and where its step
+    ends (``steps_by_attempt``; the last at ``end``, None: the axis' end), and a dot per
+    record (its seq, times as words and ``note``: where the axis put it)."""
+    vertices: list[dict[str, Any]] = []
+    points: list[dict[str, Any]] = []
+    last = time.hi if end is None else time.clip(end)[0]
+    for fields, seqs, times, values in lines:
+        attempts, ends = steps_by_attempt(seqs, times, restarts)
+        at_time = [c[0] for c in time.clip_all(times)]
+        at_mark = marks.clip_all(values)
+        time_texts, mark_texts = time.fmt_all(times), marks.fmt_all(values)
+        for i, seq in enumerate(seqs):
+            (m, note), t0, a = at_mark[i], at_time[i], attempts[i]
+            t1 = last if ends[i] is None else time.clip(ends[i])[0]
+            x0, y0, x1, y1 = (t0, m, t1, m) if time_on_x else (m, t0, m, t1)
+            vertices.append({**fields, "attempt": a, "i": 2 * i, "x": x0, "y": y0})
+            vertices.append({**fields, "attempt": a, "i": 2 * i + 1, "x": x1, "y": y1})
+            points.append(
+                {
+                    **fields,
+                    "x": x0,
+                    "y": y0,
+                    "kind": "watermark",
+                    "seq": int(seq),
+                    "proc_time": time_texts[i],
+                    "watermark": mark_texts[i],
+                    "note": note,
+                }
+            )
+    return vertices, points
+
+
+def step_lines(
+    vertices: list[dict[str, Any]],
+    field: str,
+    mark: dict[str, Any],
+    encoding: dict[str, Any],
+    *,
+    time_on_x: bool = False,
+    cut: bool = True,
+    order: Sequence[Any] = (),
+    legend: bool = True,
+) -> tuple[spec.ChartDict, list[spec.ChartDict], coinciding.Runs | None]:
+    """The step lines through ``vertices`` (a line per ``field`` and attempt) as one layer,
+    the layers that draw them — where lines lie on each other (``cut``; in ``order`` of
+    ``field``) a run shared by n drawn by each in one dash of n (``coinciding``; without
+    ``legend``, its colour drawn with none, a layer of lines alone, even if empty, keeps the
+    legend: the timeline's legends are independent) — and the runs (None: none coincide)."""
+    detail = {"detail": {"field": "attempt", "type": "nominal"}}
+    whole = spec.layer(vertices, mark, encoding | detail)
+    runs = _runs(vertices, field, time_on_x, order) if cut else None
+    if runs is None:
+        return whole, [whole], None
+    unnamed = {} if legend else {"legend": None}
+    alone = {
+        c: e | unnamed if c in ("color", "stroke") else e
+        for c, e in encoding.items()
+        if c != "strokeDash"
+    }
+    drawn = []
+    for n, k in sorted(runs.rows.keys() | ({(1, 0)} if unnamed else set())):
+        rows = [
+            {field: line, "attempt": attempt, "run": f"{attempt}.{r['run']}", "i": r["i"]}
+            | ({"x": r["x"], "y": r["y"]} if time_on_x else {"x": r["y"], "y": r["x"]})
+            for r in runs.rows.get((n, k), [])
+            for line, attempt in [r["path"]]
+        ] or [vertices[0] | {"run": ""}]  # (no line alone: one vertex, which draws nothing)
+        run = {"detail": {"field": "run", "type": "nominal"}}
+        if n == 1:
+            drawn.append(spec.layer(rows, mark, encoding | run))
+        else:  # one dash in n, in turn (coinciding.dash)
+            drawn.append(spec.layer(rows, mark | coinciding.dash(n, k), alone | run))
+    return whole, drawn, runs
+
+
+def _runs(
+    vertices: list[dict[str, Any]], field: str, time_on_x: bool, order: Sequence[Any]
+) -> coinciding.Runs | None:
+    """``vertices`` cut into runs on (processing time, watermark) points, or None (none lie
+    on each other, or a vertex is off the chart)."""
+    paths: dict[tuple[Any, Any], list[tuple[float, float]]] = {}
+    for v in vertices:
+        if v["x"] is None or v["y"] is None or v["x"] != v["x"] or v["y"] != v["y"]:
+            return None
+        at = (v["x"], v["y"]) if time_on_x else (v["y"], v["x"])
+        paths.setdefault((v[field], v["attempt"]), []).append(at)
+    if len(paths) < 2:
+        return None
+    rank = {line: i for i, line in enumerate(order)}
+    return coinciding.runs(
+        {p: paths[p] for p in sorted(paths, key=lambda p: rank.get(p[0], len(rank)))}
+    )
+
+
+def restart_layers(
+    restarts: Sequence[Restart],
+    time: TimeAxis,
+    places: Sequence[tuple[str, int]] = (),
+    *,
+    time_on_x: bool = False,
+    notes: list[str] | None = None,
+) -> list[spec.ChartDict]:
+    """Every chart's restarts: a dashed rule at each restore's processing time on ``time``
+    (y; ``time_on_x``: x) and its ``Restart.text``, above it at the left edge or (time on x)
+    beside it at its place (``places``: (align, px from the top)); ``notes`` told what
+    each did (the clock back to the checkpoint's, every watermark to MIN)."""
+    if not restarts:
+        return []
+    t = "x" if time_on_x else "y"
+    rows = [{t: time.clip(r.proc_time)[0], "text": r.text(time)} for r in restarts]
+    for r in restarts if notes is not None else ():
+        if r.failed_at is not None:
+            notes.append(
+                f"a failure at {time.fmt(r.failed_at)}: the job {r.words()} — the clock "
+                f"went back to {time.fmt(r.proc_time)} and every watermark to MIN; the replay "
+                "is drawn over what came before"
+            )
+        else:
+            notes.append(f"the run {r.words()}: every watermark started at MIN")
+    at = {t: time.channel(t)}
+    rule = spec.layer(
+        rows,
+        {"type": "rule", "color": palette.GUIDE_COLOR, "strokeDash": [2, 2], "strokeWidth": 1},
+        at | {"tooltip": [{"field": "text", "type": "nominal", "title": "restart"}]},
+    )
+    style = {"size": LABEL_FONT, "color": palette.GUIDE_COLOR}
+    if not time_on_x:
+        above = at | {"x": {"value": 0}}
+        return [
+            rule,
+            spec.text_layer(rows, above, align="left", baseline="bottom", dx=4, dy=-2, **style),
+        ]
+    texts = []
+    for align, top in dict.fromkeys(places):
+        part = [r for r, p in zip(rows, places, strict=True) if p == (align, top)]
+        beside = at | {"y": {"value": top}}
+        dx = 3 if align == "left" else -3
+        texts.append(spec.text_layer(part, beside, align=align, baseline="top", dx=dx, **style))
+    return [rule, *texts]
+
+
+def restart_boxes(restarts: Sequence[Restart], plot: Plot) -> list[Box]:
+    """The pixel boxes of the restarts' texts above their rules (``restart_layers``, time on
+    y: 4 px right of the left edge, 2 px above the rule): labels keep off them."""
+    boxes = []
+    for r in restarts:
+        py = plot.py(plot.y.clip(r.proc_time)[0])
+        width = CHAR_PX * len(r.text(plot.y))
+        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + width, py - 2))
+    return boxes

@@ -1,12 +1,11 @@
-"""The timeline's window marks: the firings, cleanups, session merges, interval-join pairs
-and restarts of one operator, drawn where the trace says they happened, and the "what
+"""The timeline's window marks: the firings, cleanups, session merges and interval-join pairs
+of one operator, drawn where the trace says they happened, and the "what
 happened" legend they share (``_what_layer``, ``_with_category_scales``). Few marks are
 drawn one by one with their texts, many (over ``DETAIL_LIMIT``) aggregated per window.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
@@ -22,11 +21,10 @@ from winviz.viz import (
     scale,
     spec,
     value_texts,
-    watermark_steps,
     window_lives,
 )
-from winviz.viz.boxes import Box, Taken
-from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
+from winviz.viz.boxes import Taken
+from winviz.viz.labels import Plot
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
 
@@ -46,56 +44,6 @@ def _window_marks(view: TraceView, op: str, kind: str) -> Columns:
         if len(drawn) > DETAIL_LIMIT:
             return drawn
     return columns(view, op)
-
-
-def _restarts(
-    restarts: Sequence[watermark_steps.Restart], x: TimeAxis, y: TimeAxis, notes: list[str]
-) -> list[spec.ChartDict]:
-    """A rule across the chart at each restore's processing time, with its text: the clock
-    went back to the checkpoint's and every watermark to MIN."""
-    if not restarts:
-        return []
-    rows = []
-    for r in restarts:
-        text, at = _restart_text(r, y), y.clip(r.proc_time)[0]
-        rows += [
-            {"x": x.lo, "y": at, "text": text, "end": 0},
-            {"x": x.hi, "y": at, "text": text, "end": 1},
-        ]
-        if r.failed_at is not None:
-            notes.append(
-                f"a failure at {y.fmt(r.failed_at)}: the job {r.words()} — the clock "
-                f"went back to {y.fmt(r.proc_time)} and every watermark to MIN; the replay is "
-                "drawn over what came before"
-            )
-        else:
-            notes.append(f"the run {r.words()}: every watermark started at MIN")
-    xy = {"x": x.channel("x"), "y": y.channel("y")}
-    encoding = xy | {
-        "detail": {"field": "text", "type": "nominal"},
-        "tooltip": [{"field": "text", "type": "nominal", "title": "restart"}],
-    }
-    mark = {"type": "line", "color": palette.GUIDE_COLOR, "strokeWidth": 1, "strokeDash": [2, 2]}
-    label = spec.text_layer(
-        rows[::2], xy, color=palette.GUIDE_COLOR, align="left", baseline="bottom", dx=4, dy=-2
-    )
-    return [spec.layer(rows, mark, encoding), label]
-
-
-def _restart_text(r: watermark_steps.Restart, y: TimeAxis) -> str:
-    """A restart's text: "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"."""
-    return f"{r.words()} at {y.fmt(r.proc_time)}: watermarks back to MIN"
-
-
-def _restart_boxes(restarts: Sequence[watermark_steps.Restart], plot: Plot) -> list[Box]:
-    """The pixel boxes of the restarts' texts (``_restarts``: 4 px right of the left edge,
-    their bottom 2 px above the rule), which labels and edge texts keep off."""
-    boxes = []
-    for r in restarts:
-        py = plot.py(plot.y.clip(r.proc_time)[0])
-        width = CHAR_PX * len(_restart_text(r, plot.y))
-        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + width, py - 2))
-    return boxes
 
 
 def _fired_label(cause: str, fired_by: str, timer: Any, x: TimeAxis) -> str:
