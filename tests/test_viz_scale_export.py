@@ -171,21 +171,15 @@ def test_bin_elements_and_bin_fates_exact_cells() -> None:
         }
     )
     codes = np.array([palette.FATES.index(f) for f in frame["fate"][:4]])
-    xs, ys = frame["ts"].to_numpy(), frame["proc_time"].to_numpy()
+    xs, ys = frame["ts"][:4].to_numpy(), frame["proc_time"][:4].to_numpy()
+    shuffled = ["dropped", "side output", "on time"]  # (labels in any order: cells sorted)
     for cells, nx, ny in (
-        scale.bin_points(xs, ys, frame["fate"], "fate", (0, 10), (0, 10), 100),
+        scale.bin_points(xs, ys, np.array([2, 2, 2, 0]), shuffled, "fate", (0, 10), (0, 10), 100),
         scale.bin_elements(frame[:4], (0, 10), (0, 10), 100, codes),
-        scale.bin_fates(
-            frame["ts"][:4].to_numpy(),
-            frame["proc_time"][:4].to_numpy(),
-            codes,
-            (0, 10),
-            (0, 10),
-            100,
-        ),
+        scale.bin_points(xs, ys, codes, palette.FATES, "fate", (0, 10), (0, 10), 100),
     ):
         assert (nx, ny) == (120, 80)
-        # sorted by (x cell, y cell, fate); the row without a fate forms no cell (as groupby)
+        # sorted by (x cell, y cell, fate)
         assert cells[["fate", "count", "x", "y"]].values.tolist() == [
             ["on time", 1, 0.0, 0.0],
             ["on time", 1, 1.0, 1.0],
@@ -197,10 +191,13 @@ def test_bin_elements_and_bin_fates_exact_cells() -> None:
 
 
 @pytest.mark.parametrize("present", [(0,), (0, 1, 2, 3), (1, 3), (2, 0)])
-def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) -> None:
-    """``bin_fates`` (fates as their positions in FATES, not hashed) gives exactly the cells
-    binning the fates' texts gives (``bin_points``): same rows, order, values
-    and grid, whichever fates are present; 30,000 points coarsen the grid to fit the limit."""
+def test_bin_points_gives_the_same_cells_whatever_the_labels_order(
+    present: tuple[int, ...],
+) -> None:
+    """``bin_points`` of fates as their positions in FATES gives exactly the cells of fates as
+    positions in the FATES reversed (the cells ordered by the labels' texts, never by the
+    codes): same rows, order, values and grid, whichever fates are present; 30,000 points
+    coarsen the grid to fit the limit."""
     import pandas as pd
 
     from winviz.viz import palette, scale
@@ -212,10 +209,13 @@ def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) 
     fates = np.array([palette.FATES[c] for c in codes], dtype=object)
     frame = pd.DataFrame({"ts": xs, "proc_time": ys, "fate": pd.Series(fates, dtype=object)})
     ranges = ((-200, 200), (-10, 300))
-    want = scale.bin_points(np.clip(xs, -200, 200), ys, frame["fate"], "fate", *ranges, 2_000)
-    got = scale.bin_fates(np.clip(xs, -200, 200), ys, codes, *ranges, 2_000)
+    reverse = palette.FATES[::-1]
+    want = scale.bin_points(np.clip(xs, -200, 200), ys, 3 - codes, reverse, "fate", *ranges, 2_000)
+    got = scale.bin_points(np.clip(xs, -200, 200), ys, codes, palette.FATES, "fate", *ranges, 2_000)
     assert got[1:] == want[1:] and want[1:] != (120, 80)
     pd.testing.assert_frame_equal(got[0], want[0])
+    by_texts = frame.assign(x=np.clip(xs, -200, 200)).groupby("fate")["x"]
+    assert got[0].groupby("fate")["count"].sum().to_dict() == by_texts.size().to_dict()
 
 
 def test_trace_view_windows_global_and_none() -> None:

@@ -464,10 +464,11 @@ def _binned(
     max_points: int,
     notes: list[str],
 ) -> spec.ChartDict:
-    """The elements' layer binned (``scale.bin_fates``): their processing times, skews and
+    """The elements' layer binned (``scale.bin_points``): their processing times, skews and
     fates (``codes``: positions in ``palette.FATES``), the common fate first."""
     xs, ys = np.asarray(procs).astype(float), np.asarray(skews).astype(float)
-    cells, nx, ny = scale.bin_fates(xs, ys, codes, (x.lo, x.hi), (y.lo, y.hi), max_points)
+    ranges = (x.lo, x.hi), (y.lo, y.hi)
+    cells, nx, ny = scale.bin_points(xs, ys, codes, palette.FATES, "fate", *ranges, max_points)
     notes.append(
         f"{len(codes):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
         "of one fate, at their mean position, sized by count"
