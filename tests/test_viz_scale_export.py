@@ -298,3 +298,45 @@ def test_every_kth_samples_a_list_or_a_frame_alike() -> None:
     assert every_kth([1, 2], 4) == ([1, 2], 1)
     sample, k = every_kth(pd.DataFrame({"a": range(10)}), 4)
     assert (sample["a"].tolist(), k) == ([0, 3, 6, 9], 3)
+
+
+def test_cells_count_and_reduce_the_rows_of_each_key_tuple() -> None:
+    """``scale.cells``: a cell per distinct key tuple, in key order (or of first row), its
+    rows counted and summed / min / max (NaN passed over) / mean; codes with ``sizes``; key
+    tuples past 2**62 possible cells still counted exactly."""
+    from winviz.viz import scale
+
+    keys = [np.array(["b", "a", "b", "a", "b"], dtype=object), np.array([2, 1, 2, 3, 1])]
+    columns = {
+        "n": ("sum", np.array([1, 2, 3, 4, 5])),
+        "fired": ("sum", np.array([True, False, True, True, False])),
+        "lo": ("min", np.array([5.0, 1.0, 2.0, np.nan, 9.0])),
+        "hi": ("max", np.array([5, 1, 2, 7, 9])),
+        "m": ("mean", np.array([1.0, 2.0, 3.0, 4.0, 5.0])),
+    }
+    (names, bins), c = scale.cells(keys, **columns)
+    assert (names.tolist(), bins.tolist()) == (["a", "a", "b", "b"], [1, 3, 1, 2])
+    got = {k: v.tolist() for k, v in c.items()}
+    assert {k: v for k, v in got.items() if k != "lo"} == {
+        "count": [1, 1, 1, 2],
+        "n": [2, 4, 5, 4],
+        "fired": [0, 1, 0, 2],
+        "hi": [1, 7, 9, 5],
+        "m": [2.0, 4.0, 5.0, 2.0],
+    }
+    assert got["lo"][0] == 1.0 and np.isnan(got["lo"][1]) and got["lo"][2:] == [9.0, 2.0]
+    assert c["n"].dtype == np.int64 and c["hi"].dtype == keys[1].dtype
+    (names, bins), c = scale.cells(keys, appearance=True)  # by first row: 0, 1, 3, 4
+    assert list(zip(names, bins.tolist(), c["count"].tolist(), strict=True)) == [
+        ("b", 2, 2),
+        ("a", 1, 1),
+        ("a", 3, 1),
+        ("b", 1, 1),
+    ]
+    (codes,), c = scale.cells([np.array([0, 2, 2])], sizes=[3])
+    assert (codes.tolist(), c["count"].tolist()) == ([0, 2], [1, 2])
+    wide = np.arange(70_000) % 60_000  # four keys of 60,000 values: 1.3e19 possible cells
+    found, c = scale.cells([wide, wide, wide, -wide], w=("sum", wide))
+    assert len(c["count"]) == 60_000 and c["count"][:10_000].tolist() == [2] * 10_000
+    assert c["count"][10_000:].sum() == 50_000 and found[3][:3].tolist() == [0, -1, -2]
+    assert found[0][-2:].tolist() == [59_998, 59_999] and c["w"][:3].tolist() == [0, 2, 4]
