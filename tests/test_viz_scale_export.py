@@ -333,6 +333,8 @@ def test_cells_count_and_reduce_the_rows_of_each_key_tuple() -> None:
         ("a", 3, 1),
         ("b", 1, 1),
     ]
+    (names,), c = scale.cells([np.array(["b", None, "a", "b"], dtype=object)])
+    assert (names.tolist(), c["count"].tolist()) == (["a", "b", None], [1, 2, 1])  # (None last)
     (codes,), c = scale.cells([np.array([0, 2, 2])], sizes=[3])
     assert (codes.tolist(), c["count"].tolist()) == ([0, 2], [1, 2])
     wide = np.arange(70_000) % 60_000  # four keys of 60,000 values: 1.3e19 possible cells

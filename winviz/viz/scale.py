@@ -80,19 +80,19 @@ def cells(
     ids, size = np.zeros(n, dtype=np.int64), 1
     for j, key in enumerate(keys):
         if sizes is None:
-            code, uniques = pd.factorize(np.asarray(key), sort=True)
-            width = len(uniques)
+            code, uniques = pd.factorize(np.asarray(key), sort=True, use_na_sentinel=False)
+            width = len(uniques)  # (a missing value is a key of its own, sorted last)
         else:
             code, width = np.asarray(key, dtype=np.int64), sizes[j]
         if size * width >= 2**62:  # (the cells so far renumbered 0 .. m - 1, in order)
-            ids = pd.factorize(ids, sort=True)[0]
-            size = int(ids.max()) + 1
+            ids, renumbered = pd.factorize(ids, sort=True)
+            size = len(renumbered)
         ids, size = ids * width + code, size * width
     if size <= 4 * n + 100_000:  # counted directly per possible cell
         at = ids
     else:
-        _, at = np.unique(ids, return_inverse=True)
-        size = int(at.max()) + 1 if n else 0
+        distinct, at = np.unique(ids, return_inverse=True)
+        size = len(distinct)
     count = np.bincount(at, minlength=size)
     row = np.full(size, n)
     np.minimum.at(row, at, np.arange(n))
