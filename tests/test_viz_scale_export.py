@@ -158,7 +158,7 @@ def test_layer_rows_serialise_as_a_dataframe_would() -> None:
     assert spec.tooltips(rows, ["x"]) == [{"field": "what", "type": "nominal"}]
 
 
-def test_bin_elements_and_bin_fates_exact_cells() -> None:
+def test_bin_points_exact_cells() -> None:
     import pandas as pd
 
     from winviz.viz import palette, scale
@@ -171,21 +171,14 @@ def test_bin_elements_and_bin_fates_exact_cells() -> None:
         }
     )
     codes = np.array([palette.FATES.index(f) for f in frame["fate"][:4]])
-    xs, ys = frame["ts"].to_numpy(), frame["proc_time"].to_numpy()
+    xs, ys = frame["ts"][:4].to_numpy(), frame["proc_time"][:4].to_numpy()
+    shuffled = ["dropped", "side output", "on time"]  # (labels in any order: cells sorted)
     for cells, nx, ny in (
-        scale.bin_points(xs, ys, frame["fate"], "fate", (0, 10), (0, 10), 100),
-        scale.bin_elements(frame[:4], (0, 10), (0, 10), 100, codes),
-        scale.bin_fates(
-            frame["ts"][:4].to_numpy(),
-            frame["proc_time"][:4].to_numpy(),
-            codes,
-            (0, 10),
-            (0, 10),
-            100,
-        ),
+        scale.bin_points(xs, ys, np.array([2, 2, 2, 0]), shuffled, "fate", (0, 10), (0, 10), 100),
+        scale.bin_points(xs, ys, codes, palette.FATES, "fate", (0, 10), (0, 10), 100),
     ):
         assert (nx, ny) == (120, 80)
-        # sorted by (x cell, y cell, fate); the row without a fate forms no cell (as groupby)
+        # sorted by (x cell, y cell, fate)
         assert cells[["fate", "count", "x", "y"]].values.tolist() == [
             ["on time", 1, 0.0, 0.0],
             ["on time", 1, 1.0, 1.0],
@@ -197,10 +190,13 @@ def test_bin_elements_and_bin_fates_exact_cells() -> None:
 
 
 @pytest.mark.parametrize("present", [(0,), (0, 1, 2, 3), (1, 3), (2, 0)])
-def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) -> None:
-    """``bin_fates`` (fates as their positions in FATES, not hashed) gives exactly the cells
-    binning the fates' texts gives (``bin_points``): same rows, order, values
-    and grid, whichever fates are present; 30,000 points coarsen the grid to fit the limit."""
+def test_bin_points_gives_the_same_cells_whatever_the_labels_order(
+    present: tuple[int, ...],
+) -> None:
+    """``bin_points`` of fates as their positions in FATES gives exactly the cells of fates as
+    positions in the FATES reversed (the cells ordered by the labels' texts, never by the
+    codes): same rows, order, values and grid, whichever fates are present; 30,000 points
+    coarsen the grid to fit the limit."""
     import pandas as pd
 
     from winviz.viz import palette, scale
@@ -212,10 +208,13 @@ def test_bin_fates_gives_the_cells_of_the_fates_texts(present: tuple[int, ...]) 
     fates = np.array([palette.FATES[c] for c in codes], dtype=object)
     frame = pd.DataFrame({"ts": xs, "proc_time": ys, "fate": pd.Series(fates, dtype=object)})
     ranges = ((-200, 200), (-10, 300))
-    want = scale.bin_points(np.clip(xs, -200, 200), ys, frame["fate"], "fate", *ranges, 2_000)
-    got = scale.bin_fates(np.clip(xs, -200, 200), ys, codes, *ranges, 2_000)
+    reverse = palette.FATES[::-1]
+    want = scale.bin_points(np.clip(xs, -200, 200), ys, 3 - codes, reverse, "fate", *ranges, 2_000)
+    got = scale.bin_points(np.clip(xs, -200, 200), ys, codes, palette.FATES, "fate", *ranges, 2_000)
     assert got[1:] == want[1:] and want[1:] != (120, 80)
     pd.testing.assert_frame_equal(got[0], want[0])
+    by_texts = frame.assign(x=np.clip(xs, -200, 200)).groupby("fate")["x"]
+    assert got[0].groupby("fate")["count"].sum().to_dict() == by_texts.size().to_dict()
 
 
 def test_trace_view_windows_global_and_none() -> None:
@@ -298,3 +297,47 @@ def test_every_kth_samples_a_list_or_a_frame_alike() -> None:
     assert every_kth([1, 2], 4) == ([1, 2], 1)
     sample, k = every_kth(pd.DataFrame({"a": range(10)}), 4)
     assert (sample["a"].tolist(), k) == ([0, 3, 6, 9], 3)
+
+
+def test_cells_count_and_reduce_the_rows_of_each_key_tuple() -> None:
+    """``scale.cells``: a cell per distinct key tuple, in key order (or of first row), its
+    rows counted and summed / min / max (NaN passed over) / mean; codes with ``sizes``; key
+    tuples past 2**62 possible cells still counted exactly."""
+    from winviz.viz import scale
+
+    keys = [np.array(["b", "a", "b", "a", "b"], dtype=object), np.array([2, 1, 2, 3, 1])]
+    columns = {
+        "n": ("sum", np.array([1, 2, 3, 4, 5])),
+        "fired": ("sum", np.array([True, False, True, True, False])),
+        "lo": ("min", np.array([5.0, 1.0, 2.0, np.nan, 9.0])),
+        "hi": ("max", np.array([5, 1, 2, 7, 9])),
+        "m": ("mean", np.array([1.0, 2.0, 3.0, 4.0, 5.0])),
+    }
+    (names, bins), c = scale.cells(keys, **columns)
+    assert (names.tolist(), bins.tolist()) == (["a", "a", "b", "b"], [1, 3, 1, 2])
+    got = {k: v.tolist() for k, v in c.items()}
+    assert {k: v for k, v in got.items() if k != "lo"} == {
+        "count": [1, 1, 1, 2],
+        "n": [2, 4, 5, 4],
+        "fired": [0, 1, 0, 2],
+        "hi": [1, 7, 9, 5],
+        "m": [2.0, 4.0, 5.0, 2.0],
+    }
+    assert got["lo"][0] == 1.0 and np.isnan(got["lo"][1]) and got["lo"][2:] == [9.0, 2.0]
+    assert c["n"].dtype == np.int64 and c["hi"].dtype == keys[1].dtype
+    (names, bins), c = scale.cells(keys, appearance=True)  # by first row: 0, 1, 3, 4
+    assert list(zip(names, bins.tolist(), c["count"].tolist(), strict=True)) == [
+        ("b", 2, 2),
+        ("a", 1, 1),
+        ("a", 3, 1),
+        ("b", 1, 1),
+    ]
+    (names,), c = scale.cells([np.array(["b", None, "a", "b"], dtype=object)])
+    assert (names.tolist(), c["count"].tolist()) == (["a", "b", None], [1, 2, 1])  # (None last)
+    (codes,), c = scale.cells([np.array([0, 2, 2])], sizes=[3])
+    assert (codes.tolist(), c["count"].tolist()) == ([0, 2], [1, 2])
+    wide = np.arange(70_000) % 60_000  # four keys of 60,000 values: 1.3e19 possible cells
+    found, c = scale.cells([wide, wide, wide, -wide], w=("sum", wide))
+    assert len(c["count"]) == 60_000 and c["count"][:10_000].tolist() == [2] * 10_000
+    assert c["count"][10_000:].sum() == 50_000 and found[3][:3].tolist() == [0, -1, -2]
+    assert found[0][-2:].tolist() == [59_998, 59_999] and c["w"][:3].tolist() == [0, 2, 4]

@@ -691,24 +691,20 @@ def _aggregated(
     x = palette.time_axis(_axis_of(view, op), [lo, hi, *_on(stamps)])
     size = max(1, -(-(hi - lo) // max(1, width // AGGREGATE_BIN_PX)))
     status = bars["status"].to_numpy(dtype=object)
-    table = pd.DataFrame(
-        {
-            "key": bars["key"].to_numpy(dtype=object),
-            "bin": (starts - lo) // size,
-            **{s: status == s for s in STATUS},
-            # a merged-away window's elements are counted in the window they went into
-            "elements": np.where(status == "merged away", 0, bars["elements"].astype("int64")),
-            "firings": bars["firings"].astype("int64").to_numpy(),
-        }
-    )
+    by = [bars["key"].to_numpy(dtype=object), (starts - lo) // size]
+    counted = {
+        **{s: ("sum", status == s) for s in STATUS},
+        # a merged-away window's elements are counted in the window they went into
+        "elements": ("sum", np.where(status == "merged away", 0, bars["elements"].astype("int64"))),
+        "firings": ("sum", bars["firings"].astype("int64").to_numpy()),
+    }
 
     def starting_in(b: int) -> str:
         b0 = lo + int(b) * size
         return f"[{x.fmt(b0)}, {x.fmt(b0 + size)})"
 
-    counted = [*STATUS, "elements", "firings"]
-    cells = table.groupby(["key", "bin"], sort=False)
-    sums, sizes = cells[counted].sum(), cells.size().tolist()
+    (keys, bins), sums = scale.cells(by, appearance=True, **counted)
+    sizes = sums.pop("count").tolist()
     rows = [
         {
             "x": x.clip(lo + int(b) * size)[0],
@@ -720,9 +716,9 @@ def _aggregated(
             **dict(zip(counted, map(int, c), strict=True)),
             "share fired": round(int(c[0]) / n, 3),
         }
-        for (key, b), n, c in zip(sums.index.tolist(), sizes, sums.to_numpy(), strict=True)
+        for key, b, n, *c in zip(keys, bins.tolist(), sizes, *sums.values(), strict=True)
     ]
-    most = int(table.groupby("key", sort=False).size().max())
+    most = int(scale.cells(by[:1])[1]["count"].max())
     notes.append(
         f"aggregated: a lane holds up to {most:,} windows, more than {width // MIN_BAR_PX:,} "
         f"({MIN_BAR_PX} px each) — one cell per key and {size:,} ms of window starts, shaded "
@@ -756,9 +752,13 @@ def _aggregated(
     has = np.array([t is not None for t in stamps], dtype=bool)
     if has.any():  # per cell, the span of its windows' horizons
         bounds = zip(starts[has].tolist(), ends[has].tolist(), strict=True)
-        found = table[has].assign(
-            horizon=np.array([t for t in stamps if t is not None], dtype=np.int64),
-            derived=[w in derived for w in bounds],
+        horizons = np.array([t for t in stamps if t is not None], dtype=np.int64)
+        found = scale.cells(
+            [c[has] for c in by],
+            appearance=True,
+            earliest=("min", horizons),
+            latest=("max", horizons),
+            derived=("sum", np.array([w in derived for w in bounds], dtype=bool)),
         )
         layers.append(_horizon_spans(found, x, lanes, starting_in))
         lateness = window_lives.allowed_lateness(view, op)
@@ -774,30 +774,31 @@ def _aggregated(
 
 
 def _horizon_spans(
-    found: pd.DataFrame, x: TimeAxis, lanes: dict[str, Any], starting_in: Any
+    found: tuple[list[np.ndarray], dict[str, np.ndarray]],
+    x: TimeAxis,
+    lanes: dict[str, Any],
+    starting_in: Any,
 ) -> spec.ChartDict:
-    """Per cell (``found``: its windows with a horizon, by key and bin), a line from the
-    earliest to the latest horizon, and how many are ``derived`` (no ``cleanup`` record)."""
-    spans = found.groupby(["key", "bin"], sort=False).agg(
-        windows=("horizon", "size"),
-        earliest=("horizon", "min"),
-        latest=("horizon", "max"),
-        derived=("derived", "sum"),
-    )
+    """Per cell (``found``: its windows with a horizon, by key and bin, ``scale.cells``), a
+    line from the earliest to the latest horizon, and how many are ``derived`` (no
+    ``cleanup`` record)."""
+    (keys, bins), c = found
     lines = [
         {
-            "x": x.clip(int(c.earliest))[0],
-            "x2": x.clip(int(c.latest))[0],
+            "x": x.clip(earliest)[0],
+            "x2": x.clip(latest)[0],
             "key": key,
             "line": CELL_HORIZON,
             "kind": "allowed-lateness horizons (aggregated)",
             "windows starting in": starting_in(b),
-            "windows with a horizon": int(c.windows),
-            "earliest horizon": x.fmt(int(c.earliest)),
-            "latest horizon": x.fmt(int(c.latest)),
-            "derived (no cleanup record)": int(c.derived),
+            "windows with a horizon": n,
+            "earliest horizon": x.fmt(earliest),
+            "latest horizon": x.fmt(latest),
+            "derived (no cleanup record)": d,
         }
-        for (key, b), c in zip(spans.index.tolist(), spans.itertuples(index=False), strict=True)
+        for key, b, n, earliest, latest, d in zip(
+            keys, bins.tolist(), *(c[f].tolist() for f in c), strict=True
+        )
     ]
     foot = {k: v for k, v in lanes.items() if k not in ("title", "axis")}
     tips = spec.tooltips(lines, ["x", "x2", "line"])

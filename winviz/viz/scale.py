@@ -1,7 +1,7 @@
 """Keeping every layer under Altair's inline-data limit (5,000 rows, never disabled).
 
 Each layer is reduced to at most ``ROW_LIMIT`` rows before it is drawn, and the chart's subtitle
-says how: ``bin_points`` / ``bin_fates`` (grid cells with counts), ``keep_extremes`` /
+says how: ``cells`` / ``bin_points`` (rows counted per cell, on a grid), ``keep_extremes`` /
 ``thin_steps`` (M4: a line's first, last, lowest and highest vertex per bin), ``every_kth`` (a
 regular sample).
 """
@@ -9,6 +9,7 @@ regular sample).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -61,102 +62,134 @@ def extent(*columns: pd.Series) -> list[int]:
     return out
 
 
+def cells(
+    keys: Sequence[Any],
+    sizes: Sequence[int] | None = None,
+    appearance: bool = False,
+    **columns: tuple[str, Any],
+) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
+    """Rows counted per cell: the one way a chart draws a layer that would hold more rows than
+    it can show (``bin_points``' grid cells of one category, a lane's windows per key and
+    event-time bin, a window's firings per cause, the timers of one (domain, timestamp)). A
+    cell is a distinct tuple of ``keys`` (columns of equal length): given ``sizes``, codes
+    0 .. size - 1 (bins, category positions); else any sortable values. Returns, per cell in
+    the order of its keys (``appearance``: of its first row), each key's value and a table:
+    "count" (its rows) and per ``name=(how, values)`` the "sum", "min", "max" (of the numbers,
+    NaN passed over) or "mean" of ``values`` over its rows."""
+    n = len(keys[0])
+    ids, size = np.zeros(n, dtype=np.int64), 1
+    for j, key in enumerate(keys):
+        if sizes is None:
+            code, uniques = pd.factorize(np.asarray(key), sort=True, use_na_sentinel=False)
+            width = len(uniques)  # (a missing value is a key of its own, sorted last)
+        else:
+            code, width = np.asarray(key, dtype=np.int64), sizes[j]
+        if size * width >= 2**62:  # (the cells so far renumbered 0 .. m - 1, in order)
+            ids, renumbered = pd.factorize(ids, sort=True)
+            size = len(renumbered)
+        ids, size = ids * width + code, size * width
+    if size <= 4 * n + 100_000:  # counted directly per possible cell
+        at = ids
+    else:
+        distinct, at = np.unique(ids, return_inverse=True)
+        size = len(distinct)
+    count = np.bincount(at, minlength=size)
+    row = np.full(size, n)
+    np.minimum.at(row, at, np.arange(n))
+    kept = np.flatnonzero(count)
+    if appearance:
+        kept = kept[np.argsort(row[kept], kind="stable")]
+    table = {"count": count[kept]}
+    for name, (how, values) in columns.items():
+        values = np.asarray(values)
+        if how in ("sum", "mean"):
+            total = np.bincount(at, weights=values, minlength=size)[kept]
+            if how == "mean":
+                table[name] = total / table["count"]
+            else:  # (exact below 2**53)
+                table[name] = total.astype(np.int64) if values.dtype.kind in "biu" else total
+            continue
+        if values.dtype.kind not in "biuf":
+            values = values.astype(np.float64)
+        ufunc = np.fmin if how == "min" else np.fmax
+        if values.dtype.kind == "f":
+            out = np.full(size, np.nan)
+        else:
+            info = np.iinfo(values.dtype)
+            out = np.full(size, info.max if how == "min" else info.min, dtype=values.dtype)
+        ufunc.at(out, at, values)
+        table[name] = out[kept]
+    return [np.asarray(key)[row[kept]] for key in keys], table
+
+
 def bin_points(
     xs: np.ndarray,
     ys: np.ndarray,
-    values: pd.Series,
+    codes: np.ndarray,
+    labels: Sequence[Any],
     by: str,
     x_range: tuple[float, float],
     y_range: tuple[float, float],
     limit: int,
 ) -> tuple[pd.DataFrame, int, int]:
-    """Points counted per grid cell and ``by`` value (``values``; a missing one forms no cell):
-    (cells, nx, ny). The grid starts at 120 × 80 and is coarsened by √2 per side until the cells
-    fit ``limit`` (``_cells``)."""
-    # one code per ``by`` value, in sorted order (the cells are ordered by (ix, iy, by))
-    codes, labels = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
-    rank = np.argsort(np.argsort(np.asarray(labels, dtype=object), kind="stable"))
-    labels = np.asarray(labels, dtype=object)[np.argsort(rank)]
-    if (codes < 0).any():  # like groupby: rows whose ``by`` is missing form no cell
-        keep = codes >= 0
-        xs, ys, codes = xs[keep], ys[keep], codes[keep]
-    codes = rank[codes] if len(codes) else codes
-    return _bin_codes(xs, ys, codes, labels, by, x_range, y_range, limit)
-
-
-def _bin_codes(
-    xs: np.ndarray,
-    ys: np.ndarray,
-    codes: np.ndarray,
-    labels: np.ndarray,
-    by: str,
-    x_range: tuple[float, float],
-    y_range: tuple[float, float],
-    limit: int,
-) -> tuple[pd.DataFrame, int, int]:
-    """``bin_points`` of ``by`` values given as codes: ``labels[code]``, the labels sorted."""
-    nx, ny = 120, 80
-    while True:
-        cell = _cell_ids(xs, ys, codes, len(labels), x_range, y_range, nx, ny)
-        size = nx * ny * len(labels)
-        if size <= 4 * len(cell) + 100_000:  # counted directly per possible cell
-            fits = np.count_nonzero(np.bincount(cell, minlength=size)) <= limit
-        else:
-            fits = len(np.unique(cell)) <= limit
-        if fits or (nx == 1 and ny == 1):
-            return _cells(xs, ys, cell, labels, by, x_range, y_range, nx, ny), nx, ny
-        nx, ny = max(1, int(nx / math.sqrt(2))), max(1, int(ny / math.sqrt(2)))
-
-
-def _cell_ids(
-    xs: np.ndarray,
-    ys: np.ndarray,
-    codes: np.ndarray,
-    n_labels: int,
-    x_range: tuple[float, float],
-    y_range: tuple[float, float],
-    nx: int,
-    ny: int,
-) -> np.ndarray:
-    """Each point's cell of an nx × ny grid per ``by`` code (``n_labels`` of them): one integer
-    per (ix, iy, code), ordered as the sorted (ix, iy, code) triples."""
+    """Points counted per grid cell and category (``codes``: each point's position in
+    ``labels``), as ``cells``: (cells, nx, ny). The grid starts at 120 × 80 and is coarsened by
+    √2 per side until the cells fit ``limit``. A cell (ordered by x cell, y cell, its ``by``
+    label) has its count, mean x / y, bounds (x_lo, x_hi, y_lo, y_hi) and the extent of its
+    own points (x_min … y_max)."""
+    present = np.flatnonzero(np.bincount(codes, minlength=len(labels)))
+    order = sorted(present.tolist(), key=labels.__getitem__)  # the labels present, sorted
+    rank = np.zeros(len(labels), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    grid, sizes = [xs, ys, rank[codes]], [120, 80, len(order)]
     (x0, x1), (y0, y1) = x_range, y_range
-    wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
-    ix = _bin_index(xs - x0, wx, nx)
-    iy = _bin_index(ys - y0, wy, ny)
-    return (ix * ny + iy) * n_labels + codes
-
-
-def bin_elements(
-    elements: pd.DataFrame,
-    x_domain: tuple[int, int],
-    y_domain: tuple[int, int],
-    max_points: int,
-    fate_codes: np.ndarray,
-) -> tuple[pd.DataFrame, int, int]:
-    """Elements (``ts``, ``proc_time``) clipped to the domains and binned per fate
-    (``bin_fates``; ``fate_codes``: each fate's position in ``palette.FATES``)."""
-    xs = np.clip(np.asarray(elements["ts"], dtype=float), *x_domain)
-    ys = np.clip(np.asarray(elements["proc_time"], dtype=float), *y_domain)
-    return bin_fates(xs, ys, fate_codes, x_domain, y_domain, max_points)
+    while True:
+        nx, ny = sizes[0], sizes[1]
+        wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
+        grid[:2] = _bin_index(xs - x0, wx, nx), _bin_index(ys - y0, wy, ny)
+        if len(cells(grid, sizes)[1]["count"]) <= limit or (nx == 1 and ny == 1):
+            break
+        sizes[:2] = max(1, int(nx / math.sqrt(2))), max(1, int(ny / math.sqrt(2)))
+    extents = {f"{c}_{how}": (how, v) for c, v in (("x", xs), ("y", ys)) for how in ("min", "max")}
+    (ix, iy, code), cell = cells(grid, sizes, x=("mean", xs), y=("mean", ys), **extents)
+    named = np.array([labels[i] for i in order], dtype=object)
+    x_lo, y_lo = x0 + ix * wx, y0 + iy * wy
+    bounds = {"x_lo": x_lo, "x_hi": x_lo + wx, "y_lo": y_lo, "y_hi": y_lo + wy}
+    frame = {by: pd.Series(named[code], dtype=object), "count": cell.pop("count")}
+    x_y = {c: cell.pop(c) for c in ("x", "y")}
+    return pd.DataFrame(frame | x_y | bounds | cell), nx, ny
 
 
 def bin_fates(
     xs: np.ndarray,
     ys: np.ndarray,
-    fate_codes: np.ndarray,
+    codes: np.ndarray,
     x_range: tuple[float, float],
     y_range: tuple[float, float],
     limit: int,
-) -> tuple[pd.DataFrame, int, int]:
-    """``bin_points`` by ``fate`` of float arrays, fates as positions in ``palette.FATES``."""
-    present = np.flatnonzero(np.bincount(fate_codes, minlength=len(FATES)))
-    order = sorted(present.tolist(), key=FATES.__getitem__)  # the fates present, sorted
-    labels = np.array([FATES[i] for i in order], dtype=object)
-    rank = np.zeros(len(FATES), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    codes = rank[fate_codes]
-    return _bin_codes(xs, ys, codes, labels, "fate", x_range, y_range, limit)
+    notes: list[str],
+) -> dict[str, list[Any]]:
+    """Elements binned per fate (``bin_points``; ``codes``: positions in ``palette.FATES``),
+    as columns: the common fate's cells first, then by count (both descending; the rarer
+    fates drawn on top), each cell's fate, count, mean x / y and the extent of its own
+    elements (x_min … y_max; not the cell's bounds, which can hold times none has), rounded
+    (half to even); the subtitle told."""
+    cells, nx, ny = bin_points(xs, ys, codes, FATES, "fate", x_range, y_range, limit)
+    notes.append(
+        f"{len(codes):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
+        "of one fate, at their mean position, sized by count"
+    )
+    fates, counts = cells["fate"].to_numpy(dtype=object), cells["count"].to_numpy()
+    order = np.lexsort((-counts, fates != FATES[0]))
+    rounded = ("x", "y", "x_min", "x_max", "y_min", "y_max")
+    out = {c: np.rint(cells[c].to_numpy(dtype=float)[order]).astype(np.int64) for c in rounded}
+    return {"fate": fates[order].tolist(), "count": counts[order].tolist()} | {
+        c: v.tolist() for c, v in out.items()
+    }
+
+
+BY_COUNT = {"field": "count", "type": "quantitative", "scale": {"type": "sqrt", "range": [8, 160]}}
+"""A binned mark's size: its count (``bin_fates``' cells)."""
 
 
 def _bin_index(offsets: np.ndarray, width: float, n: int) -> np.ndarray:
@@ -168,70 +201,6 @@ def _bin_index(offsets: np.ndarray, width: float, n: int) -> np.ndarray:
     if near.any():
         index[near] = offsets[near] // width
     return np.clip(index, 0, n - 1).astype(np.int64)
-
-
-def _cells(
-    xs: np.ndarray,
-    ys: np.ndarray,
-    cell: np.ndarray,
-    labels: Any,
-    by: str,
-    x_range: tuple[float, float],
-    y_range: tuple[float, float],
-    nx: int,
-    ny: int,
-) -> pd.DataFrame:
-    """The non-empty cells of an nx × ny grid per ``by`` code (each point's ``_cell_ids``):
-    count, mean x / y (where drawn), bounds (x_lo, x_hi, y_lo, y_hi), the extent of its own
-    points (x_min … y_max)."""
-    (x0, x1), (y0, y1) = x_range, y_range
-    wx, wy = max((x1 - x0) / nx, 1e-9), max((y1 - y0) / ny, 1e-9)
-    size = nx * ny * len(labels)
-    if size <= 4 * len(cell) + 100_000:  # counted directly per possible cell
-        counts = np.bincount(cell, minlength=size)
-        ids = np.flatnonzero(counts)
-        count = counts[ids]
-        mean_x = np.bincount(cell, weights=xs, minlength=size)[ids] / count
-        mean_y = np.bincount(cell, weights=ys, minlength=size)[ids] / count
-        at, n_at = cell, size
-    else:
-        ids, inverse, count = np.unique(cell, return_inverse=True, return_counts=True)
-        mean_x = np.bincount(inverse, weights=xs, minlength=len(ids)) / count
-        mean_y = np.bincount(inverse, weights=ys, minlength=len(ids)) / count
-        at, n_at = inverse, len(ids)
-    lo_x, hi_x, lo_y, hi_y = (
-        _extreme(f, at, v, n_at)
-        for f, v in ((np.minimum, xs), (np.maximum, xs), (np.minimum, ys), (np.maximum, ys))
-    )
-    if at is cell:
-        lo_x, hi_x, lo_y, hi_y = lo_x[ids], hi_x[ids], lo_y[ids], hi_y[ids]
-    cx, rest = np.divmod(ids, ny * len(labels))
-    cy, cb = np.divmod(rest, len(labels))
-    x_lo = x0 + cx * wx
-    y_lo = y0 + cy * wy
-    return pd.DataFrame(
-        {
-            by: pd.Series(np.asarray(labels, dtype=object)[cb], dtype=object),
-            "count": count.astype(np.int64),
-            "x": mean_x,
-            "y": mean_y,
-            "x_lo": x_lo,
-            "x_hi": x_lo + wx,
-            "y_lo": y_lo,
-            "y_hi": y_lo + wy,
-            "x_min": lo_x,
-            "x_max": hi_x,
-            "y_min": lo_y,
-            "y_max": hi_y,
-        }
-    )
-
-
-def _extreme(ufunc: Any, at: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """``ufunc`` (np.minimum / np.maximum) of ``values`` per group ``at`` (0 .. n-1)."""
-    out = np.full(n, np.inf if ufunc is np.minimum else -np.inf)
-    ufunc.at(out, at, values)
-    return out
 
 
 KEPT = "each processing-time bucket's first, last, lowest and highest kept"

@@ -467,21 +467,7 @@ def _binned(
     """The elements' layer binned (``scale.bin_fates``): their processing times, skews and
     fates (``codes``: positions in ``palette.FATES``), the common fate first."""
     xs, ys = np.asarray(procs).astype(float), np.asarray(skews).astype(float)
-    cells, nx, ny = scale.bin_fates(xs, ys, codes, (x.lo, x.hi), (y.lo, y.hi), max_points)
-    notes.append(
-        f"{len(codes):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
-        "of one fate, at their mean position, sized by count"
-    )
-    # the common fate first, then by count (both descending; ties keep the cells' order)
-    cell_fates = cells["fate"].to_numpy(dtype=object)
-    cell_counts = cells["count"].to_numpy(dtype=np.int64)
-    order = np.lexsort((-cell_counts, cell_fates != palette.FATES[0]))
-
-    def ints(column: str) -> list[int]:  # round() of each value (half to even, as numpy)
-        return np.rint(cells[column].to_numpy(dtype=float)[order]).astype(np.int64).tolist()
-
-    # the extent of each cell's own elements (not the cell's bounds, which can hold times none has)
-    x_lo, x_hi, y_lo, y_hi = ints("x_min"), ints("x_max"), ints("y_min"), ints("y_max")
+    c = scale.bin_fates(xs, ys, codes, (x.lo, x.hi), (y.lo, y.hi), max_points, notes)
     rows = [
         {
             "kind": "elements (binned)",
@@ -493,20 +479,15 @@ def _binned(
             "skew": skew,
         }
         for cx, cy, fate, n, procs, skew in zip(
-            ints("x"),
-            ints("y"),
-            cell_fates[order].tolist(),
-            cell_counts[order].tolist(),
-            x.fmt_ranges(x_lo, x_hi),
-            map("{:,} .. {:,} ms".format, y_lo, y_hi),
+            c["x"],
+            c["y"],
+            c["fate"],
+            c["count"],
+            x.fmt_ranges(c["x_min"], c["x_max"]),
+            map("{:,} .. {:,} ms".format, c["y_min"], c["y_max"]),
             strict=True,
         )
     ]
     encoding = _fate_encoding(rows, x, y, BINNED_TYPES)
-    encoding["size"] = {
-        "field": "count",
-        "type": "quantitative",
-        "scale": {"type": "sqrt", "range": [8, 160]},
-        "title": "elements",
-    }
+    encoding["size"] = scale.BY_COUNT | {"title": "elements"}
     return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)

@@ -585,20 +585,12 @@ def _binned_elements(
     notes: list[str],
     arrived: bool = False,
 ) -> spec.ChartDict:
-    """The elements binned per fate on a grid (``scale.bin_elements``), a mark per cell;
+    """The elements binned per fate on a grid (``scale.bin_fates``), a mark per cell;
     ``arrived``: each with its first element's processing time (position)."""
-    codes = elements["fate_code"]
-    cells, nx, ny = scale.bin_elements(elements, (x.lo, x.hi), (y.lo, y.hi), max_points, codes)
-    notes.append(
-        f"{len(elements):,} elements binned on a {nx} × {ny} grid: a mark is a cell's elements "
-        "of one fate, at their mean position, sized by count"
-    )
-    # on-time cells first, so the rarer fates are drawn on top: by on time, then count, both
-    # descending, ties in their order
-    common = (cells["fate"] == "on time").to_numpy(dtype=bool)
-    order = np.lexsort((-cells["count"].to_numpy(), ~common))
-    cells = cells.take(order)
-    edges = {c: cells[c].round().tolist() for c in ("x_min", "x_max", "y_min", "y_max")}
+    xs = np.clip(np.asarray(elements["ts"], dtype=float), x.lo, x.hi)
+    ys = np.clip(np.asarray(elements["proc_time"], dtype=float), y.lo, y.hi)
+    ranges = (x.lo, x.hi), (y.lo, y.hi)
+    c = scale.bin_fates(xs, ys, elements["fate_code"], *ranges, max_points, notes)
     rows = [
         {
             "x": cx,
@@ -610,23 +602,21 @@ def _binned_elements(
             "proc_time": proc,
         }
         for cx, cy, fate, count, ts, proc in zip(
-            cells["x"].round().astype("int64").tolist(),
-            cells["y"].round().astype("int64").tolist(),
-            cells["fate"].tolist(),
-            cells["count"].astype("int64").tolist(),
-            x.fmt_ranges(edges["x_min"], edges["x_max"]),
-            y.fmt_ranges(edges["y_min"], edges["y_max"]),
+            c["x"],
+            c["y"],
+            c["fate"],
+            c["count"],
+            x.fmt_ranges(c["x_min"], c["x_max"]),
+            y.fmt_ranges(c["y_min"], c["y_max"]),
             strict=True,
         )
     ]
     if arrived:
-        for row, first in zip(rows, cells["y_min"].round().astype("int64").tolist(), strict=True):
+        for row, first in zip(rows, c["y_min"], strict=True):
             row["arrived"] = first
-    size = {"field": "count", "type": "quantitative", "scale": {"type": "sqrt", "range": [8, 160]}}
     mark = {"type": "point", "filled": True, "opacity": 0.75}
-    return window_marks._what_layer(
-        rows, mark, x, y, ["arrived"], size=size | {"title": "elements"}
-    )
+    size = scale.BY_COUNT | {"title": "elements"}
+    return window_marks._what_layer(rows, mark, x, y, ["arrived"], size=size)
 
 
 def _strip_layers(view: TraceView, x: TimeAxis, y: TimeAxis, notes: list[str]) -> list[Any]:

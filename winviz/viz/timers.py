@@ -17,6 +17,7 @@ that processing time across the timers. Above ``AGGREGATE_LIMIT`` timers, one ru
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import numpy as np
@@ -282,50 +283,53 @@ def _rule_rows(
 def _aggregated_rows(
     lives: pd.DataFrame, x: TimeAxis, y: TimeAxis, t_end: int
 ) -> tuple[Rows, dict[tuple[Any, str], list[tuple[str, float, str]]]]:
-    """One rule per (domain, timestamp): the earliest registration to the last end, how many
-    timers of how many keys, how they ended; and per (domain, timestamp text) each way its
-    timers ended (sorted; "queued at the end" last, on the top edge), with the y and text
-    of the last."""
-    ends = lives["end"].tolist()
-    ended = [
-        t_end if e == "pending" else int(v)
-        for e, v in zip(ends, lives["ended"].tolist(), strict=True)
-    ]
-    registered, keys = lives["registered"].tolist(), lives["key"].tolist()
-    texts = all(k.__class__ is str for k in keys)  # (key_texts: the usual case, never missing)
+    """One rule per (domain, timestamp) (``scale.cells``): the earliest registration to the
+    last end, how many timers of how many keys, how they ended; and per (domain, timestamp
+    text) each way its timers ended (sorted; "queued at the end" last, on the top edge), with
+    the y and text of the last."""
+    ends = lives["end"].to_numpy(dtype=object)
+    pending = ends == "pending"
+    ended = np.where(pending, t_end, pd.to_numeric(lives["ended"]).fillna(t_end)).astype(np.int64)
+    by = [lives[c].to_numpy(dtype=object) for c in ("domain", "timestamp")]
+    registered = ("min", lives["registered"].to_numpy(dtype=np.int64))
+    (domains, stamps), cell = scale.cells(
+        by, appearance=True, first=registered, last=("max", ended)
+    )
+    (*group, way), latest = scale.cells([*by, ends], last=("max", ended))
+    ways: dict[tuple[Any, Any], dict[str, int]] = {}
+    for domain, timestamp, end, t in zip(*group, way, latest["last"].tolist(), strict=True):
+        ways.setdefault((domain, timestamp), {})[end] = t
+    codes = pd.factorize(lives["key"].to_numpy(dtype=object))[0]  # (a missing key: -1)
+    pairs = scale.cells([*(c[codes >= 0] for c in by), codes[codes >= 0]])[0]
+    n_keys = collections.Counter(zip(pairs[0].tolist(), pairs[1].tolist(), strict=True))
     rows, ends_of = [], {}
-    for (domain, timestamp), idx in groups(lives, ["domain", "timestamp"]).items():
-        how = {ends[i] for i in idx}
-        pending = "pending" in how
-        first, last = min([registered[i] for i in idx]), max([ended[i] for i in idx])
-        n_keys = (
-            len({keys[i] for i in idx})
-            if texts
-            else len({keys[i] for i in idx if not pd.isna(keys[i])})
-        )
+    for domain, timestamp, n, first, last in zip(
+        domains.tolist(),
+        stamps.tolist(),
+        *(cell[c].tolist() for c in ("count", "first", "last")),
+        strict=True,
+    ):
+        how = ways[(domain, timestamp)]
+        is_pending = "pending" in how
         rows.append(
             {
                 "kind": "timer",
                 "x": x.clip(timestamp)[0],
                 "y": y.clip(first)[0],
-                "y2": y.hi if pending else y.clip(last)[0],
+                "y2": y.hi if is_pending else y.clip(last)[0],
                 "dx": 0.0,
                 "domain": domain,
                 "timestamp": x.fmt(timestamp),
-                "timers": len(idx),
-                "keys": n_keys,
+                "timers": n,
+                "keys": n_keys[(domain, timestamp)],
                 "registered": y.fmt(first),
                 "ended": y.fmt(last),
-                "end": "queued at the end" if pending else ", ".join(sorted(how)),
+                "end": "queued at the end" if is_pending else ", ".join(sorted(how)),
             }
         )
-        way: dict[str, int] = {}
-        for i in idx:
-            if ends[i] != "pending":
-                way[ends[i]] = max(way.get(ends[i], ended[i]), ended[i])
-        marks = [(end, y.clip(way[end])[0], y.fmt(way[end])) for end in sorted(way)]
+        marks = [(end, y.clip(t)[0], y.fmt(t)) for end, t in how.items() if end != "pending"]
         ends_of[(domain, x.fmt(timestamp))] = marks + (
-            [("queued at the end", y.hi, "")] if pending else []
+            [("queued at the end", y.hi, "")] if is_pending else []
         )
     return rows, ends_of
 

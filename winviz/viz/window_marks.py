@@ -254,10 +254,8 @@ def _merges_binned(
     n = sum(sizes)
     xs = np.repeat(np.array([x.clip(g[0])[0] for g in groups], dtype=float), sizes)
     ys = np.repeat(np.array([y.clip(g[4])[0] for g in groups], dtype=float), sizes)
-    what = pd.Series(np.full(n, "merged", dtype=object))
-    cells, nx, ny = scale.bin_points(
-        xs, ys, what, "what", (x.lo, x.hi), (y.lo, y.hi), scale.ROW_LIMIT
-    )
+    ranges, codes = ((x.lo, x.hi), (y.lo, y.hi)), np.zeros(n, dtype=np.int64)
+    cells, nx, ny = scale.bin_points(xs, ys, codes, ["merged"], "what", *ranges, scale.ROW_LIMIT)
     notes.append(
         f"{len(groups):,} merged marks ({n:,} windows merged away) binned on a {nx} × {ny} "
         "grid: a mark is a cell's windows merged away, at their mean position, their count "
@@ -320,17 +318,14 @@ def groups_of(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
     """One mark per (window, cause, event time of the firing timer — else the window end)
-    at the first such firing's processing time."""
-    starts = np.asarray(fired["window_start"], dtype=np.int64)
-    ends = np.asarray(fired["window_end"], dtype=np.int64)
+    at the first such firing's processing time (``scale.cells``)."""
+    window = [np.asarray(fired[c], dtype=np.int64) for c in ("window_start", "window_end")]
     at = np.asarray(pd.to_numeric(fired["at"])).astype(np.int64)
     proc = np.asarray(pd.to_numeric(fired["proc_time"]))
-    causes, names = pd.factorize(np.asarray(fired["fired_by"], dtype=object))
-    rank = np.argsort(np.argsort(np.asarray(names, dtype=object)))[causes]  # by cause name
-    order, first = groups_of(starts, ends, at, rank)
-    lo, hi = (f.reduceat(proc[order], first).tolist() for f in (np.fmin, np.fmax))
-    starts, ends, at = (v[order][first].tolist() for v in (starts, ends, at))
-    fired_by = np.asarray(names, dtype=object)[causes[order][first]].tolist()
+    cause = np.asarray(fired["fired_by"], dtype=object)
+    found, cell = scale.cells([*window, at, cause], lo=("min", proc), hi=("max", proc))
+    starts, ends, at, fired_by = (v.tolist() for v in found)
+    lo, hi = cell["lo"].tolist(), cell["hi"].tolist()
     rows = _records(
         {
             "x": [c[0] for c in x.clip_all(at)],
@@ -339,7 +334,7 @@ def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[st
             "kind": "fired (aggregated)",
             "window": _window_texts(x, starts, ends),
             "fired by": fired_by,
-            "firings": np.diff(np.r_[first, len(order)]).tolist(),
+            "firings": cell["count"].tolist(),
             "proc_time": y.fmt_ranges(lo, hi),
         }
     )
@@ -353,22 +348,21 @@ def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[st
 
 
 def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """One mark per window at its last cleanup."""
-    starts = np.asarray(cleaned["window_start"], dtype=np.int64)
-    ends = np.asarray(cleaned["window_end"], dtype=np.int64)
-    order, first = groups_of(starts, ends)
-    at, proc = (
-        np.fmax.reduceat(np.asarray(pd.to_numeric(cleaned[c]))[order], first).tolist()
-        for c in ("cleanup_time", "proc_time")
-    )
+    """One mark per window at its last cleanup (``scale.cells``)."""
+    window = [np.asarray(cleaned[c], dtype=np.int64) for c in ("window_start", "window_end")]
+    last = {
+        c: ("max", np.asarray(pd.to_numeric(cleaned[c]))) for c in ("cleanup_time", "proc_time")
+    }
+    (starts, ends), cell = scale.cells(window, **last)
+    at, proc = cell["cleanup_time"].tolist(), cell["proc_time"].tolist()
     rows = _records(
         {
             "x": [c[0] for c in x.clip_all(at)],
             "y": [c[0] for c in y.clip_all(proc)],
             "what": "cleanup",
             "kind": "cleanup (aggregated)",
-            "window": _window_texts(x, starts[order][first].tolist(), ends[order][first].tolist()),
-            "keys": np.diff(np.r_[first, len(order)]).tolist(),
+            "window": _window_texts(x, starts.tolist(), ends.tolist()),
+            "keys": cell["count"].tolist(),
             "cleanup_time": x.fmt_all(at),
             "proc_time": y.fmt_all(proc),
         }
