@@ -105,6 +105,14 @@ def from_text(text: str) -> Any:
     return json.loads(text, object_hook=_tagged)
 
 
+def from_array_text(text: str) -> list[Any]:
+    """The values of a JSON array of texts written by ``to_text`` (``from_text`` of each)."""
+    values = json.loads(text, object_hook=_tagged)
+    if not isinstance(values, list):
+        raise ValueError("not a JSON array of trace values")
+    return values
+
+
 def to_texts(values: list[Any]) -> list[str]:
     """``to_text`` of each value (plain scalars, flat tuples and time windows at once)."""
     flat = _flat_texts(values)
