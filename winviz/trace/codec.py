@@ -214,6 +214,9 @@ def encode(value: Any) -> Any:
 
 def _tagged(data: dict[str, Any]) -> Any:
     """``json.loads``'s hook: one JSON object, its members already decoded, as a value."""
+    inner = data.get("$tuple")
+    if inner.__class__ is list and len(data) == 1:  # (the most common tag, told first)
+        return tuple(inner)
     if len(data) == 1:
         ((tag, inner),) = data.items()
         if tag == "$tuple" and isinstance(inner, list):

@@ -164,7 +164,8 @@ def _typed_details(file: pq.ParquetFile, kinds: CodedColumn) -> np.ndarray:
     where = json.loads((schema.metadata or {}).get(_TYPED_COLUMNS, b"null"))
     if not isinstance(where, dict):
         raise ValueError(
-            f"the metadata lacks {_TYPED_COLUMNS.decode()} {{kind: {{field: column}}}}"
+            f"the metadata's {_TYPED_COLUMNS.decode()} is missing or not "
+            "{kind: {field: column}}"
         )
     columns: dict[str, list[Any]] = {}  # each column's values, read when a kind names it
     details = np.empty(len(kinds.codes), dtype=object)
@@ -177,6 +178,8 @@ def _typed_details(file: pq.ParquetFile, kinds: CodedColumn) -> np.ndarray:
                 f"fields {list(detail_names(kind))}"
             )
         for name in names.values():
+            if name not in schema.names:
+                raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
             if name not in columns:
                 texts = (schema.field(name).metadata or {}).get(b"winviz.encoding") == b"json"
                 values = file.read(columns=[name], use_threads=False).column(name).to_pylist()
