@@ -419,6 +419,25 @@ def test_json_texts_are_one_per_record_however_the_objects_are_shared(tmp_path: 
     back = wv.load_trace(path)
     assert [r.detail for r in back] == [r.detail for r in trace]
     assert back.to_json() == trace.to_json()
+    # saved again: the arrival payloads equal the element ones but are other objects now
+    assert back.records("arrival")[0].detail[0] is not back.records("element")[0].detail
+    again_texts = pq.read_table(back.save(tmp_path / "again.parquet")).column("detail")
+    assert again_texts.to_pylist() == texts
+
+
+def test_equal_payloads_of_other_types_keep_their_own_texts(tmp_path: Path) -> None:
+    """A kind's values equal to an earlier kind's (``1 == True``) but not of their types are
+    written as their own texts, never the earlier kind's."""
+    trace = Trace()
+    for i in range(1_200):
+        trace.writer.emit("arrival", i, None, "src", None, None, i, (("k", 1, 0.0), i))
+    for i in range(1_200):
+        trace.writer.emit("element", i, 0, "w", "k", None, i, ("k", True, 0))
+    path = trace.save(tmp_path / "types.parquet")
+    texts = pq.read_table(path).column("detail").to_pylist()
+    assert texts[0] == '{"$tuple":[{"$tuple":["k",1,0.0]},0]}'
+    assert texts[1_200:] == ['{"$tuple":["k",true,0]}'] * 1_200
+    assert wv.load_trace(path).to_json() == trace.to_json()
 
 
 def test_shared_detail_tuples_are_told_by_a_sample_that_does_not_step_with_them() -> None:
