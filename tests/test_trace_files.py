@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import winviz as wv
-from winviz.trace import Trace, read_file
+from winviz.trace import Trace, codec, read_file
 from winviz.trace.codec import OpaqueValue
 
 STRATEGY = wv.WatermarkStrategy.for_bounded_out_of_orderness(300).with_timestamp_assigner(
@@ -98,6 +98,7 @@ def test_values_that_are_not_plain_data_come_back_as_text(tmp_path: Path) -> Non
     assert back.records("element")[3].key == "$tuple"  # a string that looks like a tag
 
 
+# layout 3's columns of the session job's detail fields (as its writer chose them)
 SESSION_DETAIL_COLUMNS = {
     "arrival": {"value": "detail_json", "index": "detail_int"},
     "element": {"value": "detail_json"},
@@ -127,6 +128,52 @@ SESSION_DETAIL_COLUMNS = {
 }
 
 
+def _typed_layout(trace: Trace, table: pa.Table, columns: dict, layout: bytes) -> pa.Table:
+    """The table as layouts 2 and 3 wrote it: each kind's detail fields in the typed columns
+    ``columns`` names (``detail_json``: tagged JSON texts, as dictionaries in layout 2)."""
+    values: dict[str, list] = {}
+    for row, record in enumerate(trace):
+        names = list(columns[record.kind].values())
+        fields = (record.detail,) if len(names) == 1 else record.detail
+        for name, value in zip(names, fields, strict=True):
+            json_text = name.startswith("detail_json")
+            cell = codec.to_text(value) if json_text else value
+            values.setdefault(name, [None] * len(trace))[row] = cell
+    old = table.drop_columns(["detail"])
+    kinds = {"json": pa.string(), "int": pa.int64(), "str": pa.string(), "bool": pa.bool_()}
+    for name, cells in values.items():
+        json_text = name.startswith("detail_json")
+        array = pa.array(cells, kinds[name.split("_")[1]])
+        if json_text and layout == b"2":
+            array = array.dictionary_encode()
+        encoding = {b"winviz.encoding": b"json" if json_text else b"plain"}
+        old = old.append_column(pa.field(name, array.type, metadata=encoding), array)
+    meta = {**table.schema.metadata, b"winviz.file_layout": layout}
+    meta[b"winviz.detail_columns"] = json.dumps(columns).encode()
+    return old.replace_schema_metadata(meta)
+
+
+@pytest.mark.parametrize("layout", [b"2", b"3"])
+@pytest.mark.parametrize("make", [_session_job, _odd_values_job])
+def test_a_file_of_typed_detail_columns_is_converted_exactly(make, layout, tmp_path: Path) -> None:
+    """Layouts 2 and 3 kept each detail field in a column of its values' type; such a file
+    is read (by a converter) as exactly as one of today's layout."""
+    trace = make()
+    table = pq.read_table(trace.save(tmp_path / "v4.parquet"))
+    if make is _session_job:
+        columns = SESSION_DETAIL_COLUMNS
+    else:  # every field as JSON text, the n-th of a kind in detail_json_n
+        columns = {
+            r.kind: {f: f"detail_json_{i}" for i, f in enumerate(r.details(), 1)} for r in trace
+        }
+    path = _rewrite(tmp_path / "old.parquet", _typed_layout(trace, table, columns, layout))
+    assert "detail" not in pq.read_table(path).column_names
+    back = wv.load_trace(path)
+    assert back.to_json() == trace.to_json()
+    assert [repr(r.detail) for r in back] == [repr(r.detail) for r in trace]  # (NaN: not ==)
+    assert back.to_pandas().astype(str).equals(trace.to_pandas().astype(str))
+
+
 def test_a_saved_file_opens_without_winviz(tmp_path: Path) -> None:
     trace = _session_job()
     table = pq.read_table(trace.save(tmp_path / "run.parquet"))
@@ -141,40 +188,24 @@ def test_a_saved_file_opens_without_winviz(tmp_path: Path) -> None:
         "window_end",
         "window",
         "ts",
-        "detail_json",
-        "detail_json_2",
-        "detail_int",
-        "detail_int_2",
-        "detail_str",
-        "detail_str_2",
-        "detail_bool",
+        "detail",
     ]
-    # which column holds each kind's detail fields: JSON in the file's metadata
-    layout = json.loads(table.schema.metadata[b"winviz.detail_columns"])
-    assert layout == SESSION_DETAIL_COLUMNS
-    assert table.schema.metadata[b"winviz.file_layout"] == b"3"
+    assert table.schema.metadata[b"winviz.file_layout"] == b"4"
+    assert b"winviz.detail_columns" not in table.schema.metadata
     frame = table.to_pandas()
     assert frame["kind"].astype(str).tolist() == [r.kind for r in trace]
+    # each record's detail as tagged JSON text, a tuple of its fields, from the one codec
+    assert frame["detail"].tolist() == [codec.to_text(r.detail) for r in trace]
     fired = frame[frame["kind"] == "fired"]
     assert fired["window_start"].tolist() == [r.window.start for r in trace.records("fired")]
-    assert fired[layout["fired"]["timing"]].tolist() == [
-        r.detail[2] for r in trace.records("fired")
+    assert fired["detail"].tolist()[:2] == [
+        '{"$tuple":[1,0,"on_time",null]}',
+        '{"$tuple":[2,0,"on_time",null]}',
     ]
-    assert fired[layout["fired"]["result"]].tolist() == [
-        r.detail[0] for r in trace.records("fired")
-    ]
-    assert fired[layout["fired"]["count"]].isna().all()
-    assert frame["detail_bool"].dropna().isin([True, False]).all()  # typed: bool
     timers = frame[frame["kind"] == "timer_registered"]
-    assert timers["detail_bool"].tolist() == [
-        r.detail[2] for r in trace.records("timer_registered")
-    ]
-    assert timers["detail_str"].tolist() == ["event"] * len(timers)
+    assert timers["detail"].iloc[0] == '{"$tuple":["event",{"$window":[1000,3500]},false]}'
     arrival = frame[frame["kind"] == "arrival"].iloc[0]
-    assert json.loads(arrival["detail_json"]) == {"$tuple": ["a", 1_000]}  # tagged JSON text
-    assert arrival["detail_int"] == 0
-    # a column holds no other kind's values on a kind's rows: null there
-    assert frame.loc[frame["kind"] == "arrival", "detail_str"].isna().all()
+    assert json.loads(arrival["detail"]) == {"$tuple": [{"$tuple": ["a", 1_000]}, 0]}
     assert table.schema.metadata[b"winviz.schema_version"] == str(wv.SCHEMA_VERSION).encode()
 
 
@@ -187,16 +218,15 @@ def test_int_columns_are_written_as_deltas_and_texts_as_dictionaries(tmp_path: P
     }
     # (the watermark plain: its first value, Long.MIN_VALUE, would make its deltas wide)
     assert "DELTA_BINARY_PACKED" not in chunks["watermark"].encodings
-    for name in ("seq", "proc_time", "window_start", "window_end", "ts", "detail_int"):
+    for name in ("seq", "proc_time", "window_start", "window_end", "ts"):
         assert "DELTA_BINARY_PACKED" in chunks[name].encodings, (name, chunks[name].encodings)
         assert not chunks[name].has_dictionary_page, name
-    for name in ("kind", "operator", "key", "window", "detail_str"):
+    for name in ("kind", "operator", "key", "window"):
         assert chunks[name].has_dictionary_page, name
         assert "RLE_DICTIONARY" in chunks[name].encodings, (name, chunks[name].encodings)
-    # the JSON texts plain (mostly distinct: an element payload per event)
-    for name in ("detail_json", "detail_json_2"):
-        assert not chunks[name].has_dictionary_page, name
-        assert "PLAIN" in chunks[name].encodings, (name, chunks[name].encodings)
+    # the detail texts plain (mostly distinct: an element payload per event)
+    assert not chunks["detail"].has_dictionary_page
+    assert "PLAIN" in chunks["detail"].encodings, chunks["detail"].encodings
     assert {c.compression for c in chunks.values()} == {"SNAPPY"}
 
 
@@ -206,10 +236,12 @@ def _rewrite(path: Path, table: pa.Table) -> Path:
 
 
 def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -> None:
-    good = _session_job().save(tmp_path / "good.parquet")
-    table = pq.read_table(good)
+    trace = _session_job()
+    table = pq.read_table(trace.save(tmp_path / "good.parquet"))
     meta = table.schema.metadata
-    less = {k: v for k, v in json.loads(meta[b"winviz.detail_columns"]).items() if k != "arrival"}
+    old = _typed_layout(trace, table, SESSION_DETAIL_COLUMNS, b"3")
+    old_meta = old.schema.metadata
+    less = {k: v for k, v in SESSION_DETAIL_COLUMNS.items() if k != "arrival"}
     cases = {
         tmp_path / "missing.parquet": "no such trace file",
         tmp_path / "junk.parquet": "not a readable Parquet file",
@@ -227,24 +259,32 @@ def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -
             table.replace_schema_metadata(
                 {k: v for k, v in meta.items() if k != b"winviz.file_layout"}
             ),
-        ): "trace file layout version '1'; this winviz reads layout versions 2 and 3",
+        ): "trace file layout version '1'; this winviz reads layout version 4 (and converts 2 "
+        "and 3; save the trace again with this winviz)",
+        _rewrite(
+            tmp_path / "nodetail.parquet",
+            table.drop_columns(["detail"]).replace_schema_metadata(meta),
+        ): "the column 'detail' is missing",
         _rewrite(
             tmp_path / "nolayout.parquet",
-            table.replace_schema_metadata(
-                {k: v for k, v in meta.items() if k != b"winviz.detail_columns"}
+            old.replace_schema_metadata(
+                {k: v for k, v in old_meta.items() if k != b"winviz.detail_columns"}
             ),
-        ): "damaged trace file: the metadata lacks winviz.detail_columns",
+        ): "damaged trace file: the metadata's winviz.detail_columns is missing or not {kind: "
+        "{field: column}}",
         _rewrite(
             tmp_path / "badlayout.parquet",
-            table.replace_schema_metadata({**meta, b"winviz.detail_columns": b'["detail_json"]'}),
-        ): "damaged trace file: winviz.detail_columns is not {kind: {field: column}}",
+            old.replace_schema_metadata({**old_meta, b"winviz.detail_columns": b'["detail_json"]'}),
+        ): "damaged trace file: the metadata's winviz.detail_columns is missing or not {kind: "
+        "{field: column}}",
         _rewrite(
             tmp_path / "noarrival.parquet",
-            table.replace_schema_metadata({**meta, b"winviz.detail_columns": json.dumps(less)}),
-        ): "winviz.detail_columns names no columns for the 'arrival' records' detail fields",
+            old.replace_schema_metadata({**old_meta, b"winviz.detail_columns": json.dumps(less)}),
+        ): "winviz.detail_columns names no columns for the 'arrival' records' detail fields "
+        "['value', 'index']",
         _rewrite(
             tmp_path / "nocolumn.parquet",
-            table.drop_columns(["detail_bool"]).replace_schema_metadata(meta),
+            old.drop_columns(["detail_bool"]).replace_schema_metadata(old_meta),
         ): "the 'timer_registered' records' detail column 'detail_bool' is missing",
         _rewrite(
             tmp_path / "nokind.parquet",
@@ -254,7 +294,7 @@ def test_files_that_are_not_traces_are_refused_naming_the_file(tmp_path: Path) -
     (tmp_path / "junk.parquet").write_bytes(b"PAR1 this is not parquet")
     for path, words in cases.items():
         with pytest.raises(wv.TraceFileError) as err:
-            wv.load_trace(path)
+            wv.load_trace(path).records()  # (a detail column is read when first read)
         assert str(path) in str(err.value) and words in str(err.value), str(err.value)
 
 
@@ -281,7 +321,7 @@ def test_a_dictionary_code_out_of_range_is_refused_naming_record_and_column() ->
 def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
     good = _session_job().save(tmp_path / "good.parquet")
     table = pq.read_table(good)
-    values = table.column("detail_json").combine_chunks()
+    values = table.column("detail").combine_chunks()
     hostile = [
         '{"$text":"__import__(\'os\').system(\'touch pwned\')","$type":"os.system",'
         '"$json":"\\"x\\""}',
@@ -290,7 +330,7 @@ def test_a_crafted_detail_is_data_never_code(tmp_path: Path) -> None:
     for i, text in enumerate(hostile):
         texts = values.to_pylist()
         texts[1] = text  # the first element record's value
-        column = table.column_names.index("detail_json")
+        column = table.column_names.index("detail")
         crafted = table.set_column(column, table.schema.field(column), pa.array(texts))
         path = _rewrite(tmp_path / f"crafted{i}.parquet", crafted)
         if i == 0:  # a tagged text stays text
@@ -335,10 +375,10 @@ def test_bad_paths_are_refused_clearly(tmp_path: Path) -> None:
     assert str(target) in str(err.value)
 
 
-def test_each_kinds_fields_go_to_the_column_of_their_values_type(tmp_path: Path) -> None:
-    """A field's column is chosen by its values within the kind: ints beyond Java's long go
-    to JSON text, a field that is None on every record to a null string column, a kind the
-    schema lacks keeps its whole detail as JSON; all of it round-trips exactly."""
+def test_each_records_detail_is_the_tagged_json_text_of_its_value(tmp_path: Path) -> None:
+    """Whatever its fields' types (ints beyond Java's long, None on some or every record, a
+    kind the schema lacks with a dict), a record's detail is one text, the codec's; all of it
+    round-trips exactly."""
     trace = Trace()
     trace.writer.emit("custom_kind", 1, None, "op", None, None, None, {"a": (1, 2)})
     trace.writer.emit("fired", 2, 3, "w", "k", None, 4, (None, 0, "on_time", 3))
@@ -348,26 +388,14 @@ def test_each_kinds_fields_go_to_the_column_of_their_values_type(tmp_path: Path)
     trace.writer.emit("trigger", 2, 3, "w", "k", None, 4, ("on_element", None))
     path = trace.save(tmp_path / "odd.parquet")
     table = pq.read_table(path)
-    assert json.loads(table.schema.metadata[b"winviz.detail_columns"]) == {
-        "trigger": {"call": "detail_str", "result": "detail_str_2"},
-        "fired": {
-            "result": "detail_str",
-            "pane": "detail_int",
-            "timing": "detail_str_2",
-            "count": "detail_int_2",
-        },
-        "cleanup": {"cleanup_time": "detail_json"},
-        "custom_kind": {"detail": "detail_json"},
-    }
-    assert table.column("detail_json").to_pylist() == [
+    assert table.column("detail").to_pylist() == [
         '{"a":{"$tuple":[1,2]}}',  # a dict of string keys: a JSON object
-        None,
-        None,
+        '{"$tuple":[null,0,"on_time",3]}',
+        '{"$tuple":[null,1,"late",null]}',
         "1180591620717411303424",
-        "null",  # None among JSON texts: the text null, not a missing value
-        None,
+        "null",  # None: the text null, not a missing value
+        '{"$tuple":["on_element",null]}',
     ]
-    assert table.column("detail_int_2").to_pylist() == [None, 3, None, None, None, None]
     back = wv.load_trace(path)
     assert back.to_json() == trace.to_json()
     assert [r.detail for r in back] == [r.detail for r in trace]

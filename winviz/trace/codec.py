@@ -105,6 +105,14 @@ def from_text(text: str) -> Any:
     return json.loads(text, object_hook=_tagged)
 
 
+def from_array_text(text: str) -> list[Any]:
+    """The values of a JSON array of texts written by ``to_text`` (``from_text`` of each)."""
+    values = json.loads(text, object_hook=_tagged)
+    if not isinstance(values, list):
+        raise ValueError("not a JSON array of trace values")
+    return values
+
+
 def to_texts(values: list[Any]) -> list[str]:
     """``to_text`` of each value (plain scalars, flat tuples and time windows at once)."""
     flat = _flat_texts(values)
@@ -206,6 +214,9 @@ def encode(value: Any) -> Any:
 
 def _tagged(data: dict[str, Any]) -> Any:
     """``json.loads``'s hook: one JSON object, its members already decoded, as a value."""
+    inner = data.get("$tuple")
+    if inner.__class__ is list and len(data) == 1:  # (the most common tag, told first)
+        return tuple(inner)
     if len(data) == 1:
         ((tag, inner),) = data.items()
         if tag == "$tuple" and isinstance(inner, list):

@@ -170,9 +170,9 @@ def _field_names(kinds: Any) -> list[str]:
     return names
 
 
-def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
-    """Each detail field of the kinds present as pieces (``TraceColumns.detail_items``), kinds
-    in order of first appearance."""
+def kind_pieces(c: TraceColumns) -> list[tuple[str, list[DetailPiece]]]:
+    """The details in pieces (``TraceColumns.detail_items``), each with its kind and one piece
+    per detail field of the kind (all on the same rows), kinds in order of first appearance."""
     kind = c.kind
     by_kind: list[tuple[str, np.ndarray, Any]] = []
     for k, rows, item in c.detail_items():
@@ -188,12 +188,22 @@ def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
     first: dict[str, int] = {}
     for k, rows, _ in by_kind:
         first[k] = min(first.get(k, len(c)), int(rows[0]))
-    kinds = sorted(first, key=first.__getitem__)
-    parts: dict[str, list[DetailPiece]] = {name: [] for name in _field_names(kinds)}
-    for k, rows, item in sorted(by_kind, key=lambda p: (first[p[0]], int(p[1][0]))):
-        fields = detail_names(k)
-        for name, piece in zip(fields, _item_pieces(c, k, rows, item, len(fields)), strict=True):
-            parts[name].append(DetailPiece(*piece))
+    return [
+        (k, [DetailPiece(*p) for p in _item_pieces(c, k, rows, item, len(detail_names(k)))])
+        for k, rows, item in sorted(by_kind, key=lambda p: (first[p[0]], int(p[1][0])))
+    ]
+
+
+def detail_fields(c: TraceColumns) -> dict[str, list[DetailPiece]]:
+    """Each detail field of the kinds present as pieces (``kind_pieces``), kinds in order of
+    first appearance."""
+    by_kind = kind_pieces(c)
+    parts: dict[str, list[DetailPiece]] = {
+        name: [] for name in _field_names({k for k, _ in by_kind})
+    }
+    for k, pieces in by_kind:
+        for name, piece in zip(detail_names(k), pieces, strict=True):
+            parts[name].append(piece)
     return parts
 
 

@@ -1,6 +1,7 @@
 """Reading a trace file (``winviz.load_trace``; layout: ``winviz.trace.files``): metadata and
 column types checked, ``seq`` and ``kind`` decoded, each other column when first read (a
-damaged one raises ``TraceFileError`` then).
+damaged one raises ``TraceFileError`` then). Layouts 2 and 3 (typed detail columns) are read
+by a converter (``_typed_details``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -18,26 +18,16 @@ import pyarrow.parquet as pq
 from winviz.collector import paused
 from winviz.errors import TraceFileError
 from winviz.trace import codec
-from winviz.trace.coded import (
-    CodedColumn,
-    TimeColumn,
-    first_of_each,
-    object_array,
-    rows_by_code,
-)
+from winviz.trace.coded import CodedColumn, TimeColumn, object_array, rows_by_code
 from winviz.trace.columns import TraceColumns
 from winviz.trace.files import (
     COLUMNS,
-    ENCODING,
     FORMAT,
-    META_COLUMNS,
+    LAYOUT_VERSION,
     META_FORMAT,
     META_LAYOUT,
     META_VERSION,
-    READS_LAYOUTS,
-    bits_at,
     null_flags,
-    nulls_at,
     valid_flags,
 )
 from winviz.trace.schema import SCHEMA_VERSION, detail_names
@@ -72,12 +62,16 @@ def load(path: str | Path) -> TraceColumns:
             f"{SCHEMA_VERSION}"
         )
     layout = meta.get(META_LAYOUT, b"1").decode(errors="replace")
-    if layout not in READS_LAYOUTS:
+    if layout not in (*_TYPED_LAYOUTS, str(LAYOUT_VERSION)):
         raise TraceFileError(
-            f"{path}: trace file layout version {layout!r}; this winviz reads layout versions "
-            f"{' and '.join(READS_LAYOUTS)} (save the trace again with this winviz)"
+            f"{path}: trace file layout version {layout!r}; this winviz reads layout version "
+            f"{LAYOUT_VERSION} (and converts {' and '.join(_TYPED_LAYOUTS)}; save the trace "
+            "again with this winviz)"
         )
+    typed = layout in _TYPED_LAYOUTS
     for name, want in COLUMNS.items():
+        if typed and name == "detail":
+            continue
         if name not in schema.names:
             raise TraceFileError(f"{path}: the column {name!r} is missing")
         got = schema.field(name).type
@@ -94,34 +88,18 @@ def load(path: str | Path) -> TraceColumns:
             _whole(table.column("window_start")), _whole(table.column("window_end"))
         )
         with paused():  # many new objects, no cycles: no collection passes over them
-            return _columns(table, schema, file, path)
+            return _columns(table, file, path, typed)
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise TraceFileError(f"{path}: damaged trace file: {exc}") from exc
 
 
-def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Path) -> TraceColumns:
+def _columns(table: pa.Table, file: pq.ParquetFile, path: Path, typed: bool) -> TraceColumns:
     """The file's columns: ``seq`` and ``kind`` now, the others when first read."""
     kinds = _coded(table, "kind")
-    layout = _layout_of(schema)
-    used = np.zeros(len(kinds.values), dtype=bool)
-    used[kinds.codes] = True
-    needed: dict[str, bytes] = {}
-    for k, kind in enumerate(kinds.values):
-        if not used[k]:
-            continue
-        if kind is None:
-            raise ValueError(f"record {int(np.argmax(kinds.codes == k))} has no kind")
-        where = layout.get(kind)
-        if where is None or list(where) != list(detail_names(kind)):
-            raise ValueError(
-                f"{META_COLUMNS.decode()} names no columns for the {kind!r} records' detail "
-                f"fields {list(detail_names(kind))}"
-            )
-        for name in where.values():
-            if name not in schema.names:
-                raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
-            if name not in needed:
-                needed[name] = _check_detail(schema, name)
+    if len(kinds.values) and kinds.values[-1] is None:  # (a null kind: coded last)
+        raise ValueError(
+            f"record {int(np.argmax(kinds.codes == len(kinds.values) - 1))} has no kind"
+        )
     seq = _seq(_whole(table.column("seq")))
     held = [file]  # the file's bytes, dropped once every column is decoded
     pending = {*_BASE_READS, "detail"}
@@ -131,11 +109,8 @@ def _columns(table: pa.Table, schema: pa.Schema, file: pq.ParquetFile, path: Pat
             return kinds
         try:
             with paused():  # many new objects, no cycles: no collection passes over them
-                if name == "detail":
-                    columns = held[0].read(columns=list(needed), use_threads=False)
-                    checked = {name: (columns.column(name), needed[name]) for name in needed}
-                    per_kind = rows_by_code(kinds.codes, len(kinds.values))
-                    value = _details(len(seq), checked, per_kind, kinds.values, layout)
+                if name == "detail" and typed:
+                    value = _typed_details(held[0], kinds)
                 else:
                     read = held[0].read(columns=list(_BASE_READS[name]), use_threads=False)
                     value = _base_column(read, name)
@@ -157,6 +132,7 @@ _BASE_READS = {
     "key": ("key",),
     "window": ("window", "window_start", "window_end"),
     "ts": ("ts",),
+    "detail": ("detail",),
 }
 
 
@@ -170,55 +146,51 @@ def _base_column(table: pa.Table, name: str) -> Any:
             _whole(table.column("window_start")),
             _whole(table.column("window_end")),
         )
-    coded = _coded(table, name)
-    if name == "key":  # tagged JSON texts
-        return CodedColumn(coded.codes, decode_texts(pa.array(coded.values, pa.string())).tolist())
-    return coded
+    if name == "detail":  # each record's own value (records of one text share it)
+        return _coded(table, name, texts=True).decode()
+    return _coded(table, name, texts=name == "key")
 
 
-def _details(
-    n: int,
-    table: dict[str, tuple[pa.ChunkedArray, bytes]],
-    per_kind: list[tuple[int, np.ndarray]],
-    kinds: list[Any],
-    layout: dict[str, dict[str, str]],
-) -> np.ndarray:
-    """Every record's detail, from the detail columns kind by kind (``per_kind``: code, rows)."""
-    details = np.empty(n, dtype=object)
-    columns: dict[str, _DetailColumn] = {}
-    for code, rows in per_kind:
-        names = list(layout[kinds[code]].values())
-        for name in names:
+# the layouts whose detail fields had typed columns, named per kind by ``_TYPED_COLUMNS``
+_TYPED_LAYOUTS = ("2", "3")
+_TYPED_COLUMNS = b"winviz.detail_columns"
+
+
+def _typed_details(file: pq.ParquetFile, kinds: CodedColumn) -> np.ndarray:
+    """Layouts 2 and 3 converted: each record's detail from its kind's columns, ``{kind:
+    {field: column}}`` in the metadata, a column ``json``-encoded holding tagged JSON texts
+    (value by value: a converter)."""
+    schema = file.schema_arrow
+    where = json.loads((schema.metadata or {}).get(_TYPED_COLUMNS, b"null"))
+    if not isinstance(where, dict):
+        raise ValueError(
+            f"the metadata's {_TYPED_COLUMNS.decode()} is missing or not "
+            "{kind: {field: column}}"
+        )
+    columns: dict[str, list[Any]] = {}  # each column's values, read when a kind names it
+    details = np.empty(len(kinds.codes), dtype=object)
+    for code, rows in rows_by_code(kinds.codes, len(kinds.values)):
+        kind = kinds.values[code]
+        names = where.get(kind)
+        if not isinstance(names, dict) or list(names) != list(detail_names(kind)):
+            raise ValueError(
+                f"{_TYPED_COLUMNS.decode()} names no columns for the {kind!r} records' detail "
+                f"fields {list(detail_names(kind))}"
+            )
+        for name in names.values():
+            if name not in schema.names:
+                raise ValueError(f"the {kind!r} records' detail column {name!r} is missing")
             if name not in columns:
-                columns[name] = _detail_values(table[name])
-        if len(names) == 1:
-            details[rows] = columns[names[0]].values(rows)
-        else:
-            fields = [columns[name] for name in names]
-            if _mostly_distinct(fields, rows):  # each record its own tuple (as ``arrival``)
-                parts = [f.values(rows).tolist() for f in fields]
-                details[rows] = object_array(list(zip(*parts, strict=True)))
-                continue
-            # one tuple per distinct combination of the fields' values, shared by its rows
-            # (as the engine shares a window's timer details)
-            group, first = _groups([f.codes(rows) for f in fields])
-            parts = [f.values(rows[first]).tolist() for f in fields]
-            details[rows] = object_array(list(zip(*parts, strict=True)))[group]
+                texts = (schema.field(name).metadata or {}).get(b"winviz.encoding") == b"json"
+                values = file.read(columns=[name], use_threads=False).column(name).to_pylist()
+                columns[name] = [
+                    codec.from_text(v) if texts and v is not None else v for v in values
+                ]
+        fields = [[columns[name][row] for row in rows.tolist()] for name in names.values()]
+        details[rows] = object_array(
+            fields[0] if len(fields) == 1 else list(zip(*fields, strict=True))
+        )
     return details
-
-
-def _layout_of(schema: pa.Schema) -> dict[str, dict[str, str]]:
-    """The file's ``{kind: {field: column}}`` (its metadata, read as JSON data)."""
-    text = (schema.metadata or {}).get(META_COLUMNS)
-    if text is None:
-        raise ValueError(f"the metadata lacks {META_COLUMNS.decode()}")
-    layout = json.loads(text)
-    if not isinstance(layout, dict) or not all(
-        isinstance(where, dict) and all(isinstance(c, str) for c in where.values())
-        for where in layout.values()
-    ):
-        raise ValueError(f"{META_COLUMNS.decode()} is not {{kind: {{field: column}}}}")
-    return layout
 
 
 def _seq(column: pa.Array) -> np.ndarray:
@@ -258,146 +230,35 @@ def _check_window_bounds(starts: pa.Array, ends: pa.Array) -> None:
         )
 
 
-class _DetailColumn:
-    """A detail column: ``values(rows)`` (objects, None where null) and ``codes(rows)``
-    (equal where the values are, -1 where null)."""
-
-    def __init__(self, column: pa.Array, table_values: np.ndarray, codes: np.ndarray) -> None:
-        self.column, self.table_values, self._codes = column, table_values, codes
-
-    def codes(self, rows: np.ndarray) -> np.ndarray:
-        codes = self._codes[rows].astype(np.int64)
-        codes[nulls_at(self.column, rows)] = -1  # whatever a null slot holds
-        return codes
-
-    def values(self, rows: np.ndarray) -> np.ndarray:
-        codes = self.codes(rows)
-        if not len(self.table_values):
-            return np.empty(len(rows), dtype=object)
-        out = self.table_values[np.maximum(codes, 0)]
-        out[codes < 0] = None
-        return out
-
-
-class _PlainColumn(_DetailColumn):
-    """A bool or int64 detail column (values are the data themselves)."""
-
-    def __init__(self, column: pa.Array) -> None:
-        super().__init__(column, np.empty(0, dtype=object), np.zeros(0, dtype=np.int64))
-
-    def data(self, rows: np.ndarray) -> np.ndarray:
-        if pa.types.is_boolean(self.column.type):
-            return bits_at(self.column.buffers()[1], self.column.offset, rows)
-        return _raw_values(self.column, np.int64)[rows]
-
-    def values(self, rows: np.ndarray) -> np.ndarray:
-        out = object_array(self.data(rows).tolist())
-        out[nulls_at(self.column, rows)] = None
-        return out
-
-    def codes(self, rows: np.ndarray) -> np.ndarray:
-        data = self.data(rows)
-        codes = data.astype(np.int64) if data.dtype == bool else pd.factorize(data)[0]
-        return np.where(nulls_at(self.column, rows), -1, codes.astype(np.int64))
-
-
-def _mostly_distinct(fields: list[_DetailColumn], rows: np.ndarray, sample: int = 256) -> bool:
-    """True when sample rows all differ in the fields' values (grouping would not pay)."""
-    if len(rows) < 4 * sample:
-        return False
-    picked = rows[:: len(rows) // sample]
-    combos = set(zip(*(f.codes(picked).tolist() for f in fields), strict=True))
-    return len(combos) == len(picked)
-
-
-def _groups(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Group ids of rows by several code columns (each >= -1) and each group's first row."""
-    combined = codes[0] + 1
-    width = int(combined.max()) + 1 if len(combined) else 1
-    for column in codes[1:]:
-        span = int(column.max()) + 2 if len(column) else 1
-        if width * span >= 2**62:  # too wide for one int64: number the groups so far first
-            combined, _ = pd.factorize(combined)
-            width = int(combined.max()) + 1 if len(combined) else 1
-        combined = combined * span + (column + 1)
-        width *= span
-    return first_of_each(combined)
-
-
-def _check_detail(schema: pa.Schema, name: str) -> bytes:
-    """A detail column's encoding, checked with its type (texts, or plain bools / int64s)."""
-    field = schema.field(name)
-    encoding = (field.metadata or {}).get(ENCODING)
-    if encoding not in (b"plain", b"json"):
-        raise ValueError(f"detail column {name!r} has no winviz.encoding (plain or json)")
-    kind = field.type
-    if pa.types.is_dictionary(kind):
-        if not pa.types.is_string(kind.value_type):
-            raise ValueError(f"detail column {name!r} is {kind}; expected strings")
-    elif pa.types.is_string(kind):
-        pass
-    elif pa.types.is_boolean(kind) or pa.types.is_int64(kind):
-        if encoding != b"plain":
-            raise ValueError(f"detail column {name!r} is {kind} but marked json")
-    else:
-        raise ValueError(f"detail column {name!r} is {kind}; expected bool, int64 or text")
-    return encoding
-
-
-def _detail_values(checked: tuple[pa.ChunkedArray, bytes]) -> _DetailColumn:
-    """A detail column (checked by ``_check_detail``) as a ``_DetailColumn``."""
-    chunks, encoding = checked
-    column = _whole(chunks)
-    if pa.types.is_string(column.type):  # each distinct text decoded once
-        column = column.dictionary_encode()
-    if pa.types.is_dictionary(column.type):
-        if encoding == b"json":
-            table_values = decode_texts(column.dictionary)
-        else:
-            table_values = object_array(column.dictionary.to_pylist())
-        return _DetailColumn(column, table_values, _raw_values(column.indices, np.int32))
-    return _PlainColumn(column)
-
-
-# a flat tuple / plain scalar text: no bracket or brace outside a string, no escapes
-_FLAT_TUPLE = r'^\{"\$tuple":\[(?:[^\[\]{}\\"]|"[^"\\]*")*\]\}$'
-_FLAT_SCALAR = r'^(?:[^\[\]{}\\"]|"[^"\\]*")*$'
-_TUPLE_HEAD = len('{"$tuple":')
-
-
 def decode_texts(texts: pa.Array) -> np.ndarray:
-    """``codec.from_text`` of each text, as objects: flat tuples and plain scalars parsed by
-    one ``json.loads`` of them all, the others one by one."""
-    out = np.empty(len(texts), dtype=object)
-    if not len(texts):
-        return out
+    """``codec.from_text`` of each text, as objects: all parsed by one ``json.loads`` of them
+    joined by Arrow as one JSON array."""
     if texts.null_count:
         raise ValueError("a text in a dictionary is null; expected tagged JSON text")
-    tuples = pc.match_substring_regex(texts, _FLAT_TUPLE).to_numpy(zero_copy_only=False)
-    if tuples.all():
-        inner = pc.utf8_slice_codeunits(texts, _TUPLE_HEAD, -1)
-        return object_array(list(map(tuple, _loads_all(inner))))
-    if tuples.any():
-        inner = pc.utf8_slice_codeunits(texts.filter(tuples), _TUPLE_HEAD, -1)
-        out[tuples] = object_array(list(map(tuple, _loads_all(inner))))
-    rest = np.flatnonzero(~tuples)
-    others = texts.take(rest)
-    scalars = pc.match_substring_regex(others, _FLAT_SCALAR).to_numpy(zero_copy_only=False)
-    if scalars.any():
-        out[rest[scalars]] = object_array(_loads_all(others.filter(scalars)))
-    if not scalars.all():
-        tagged = others.filter(~scalars).to_pylist()
-        out[rest[~scalars]] = object_array(list(map(codec.from_text, tagged)))
-    return out
-
-
-def _loads_all(texts: pa.Array) -> list[Any]:
-    """The JSON values of these texts (one each), parsed as one array joined by Arrow."""
     whole = pa.ListArray.from_arrays(pa.array([0, len(texts)], pa.int32()), texts)
-    values = json.loads("[" + pc.binary_join(whole, ",")[0].as_py() + "]")
+    values = codec.from_array_text("[" + pc.binary_join(whole, ",")[0].as_py() + "]")
     if len(values) != len(texts):
         raise ValueError(f"{len(texts)} texts hold {len(values)} values; expected one each")
-    return values
+    return object_array(values)
+
+
+def _decoded(texts: pa.Array, codes: np.ndarray, name: str) -> list[Any]:
+    """``decode_texts`` of a column's distinct texts (``codes``: the records'); a text that is
+    no trace value is refused naming the first record that has it."""
+    try:
+        return decode_texts(texts).tolist()
+    except ValueError:
+        for i, text in enumerate(texts.to_pylist()):
+            try:
+                codec.from_text(text)
+            except (ValueError, TypeError) as exc:
+                if (codes == i).any():
+                    raise ValueError(
+                        f"record {int(np.argmax(codes == i))}: field {name!r} value {text!r} "
+                        f"is not a trace value ({exc}); expected tagged JSON text "
+                        "(winviz.trace.codec)"
+                    ) from None
+        raise
 
 
 def _whole(column: pa.ChunkedArray) -> pa.Array:
@@ -415,19 +276,29 @@ def _raw_values(array: pa.Array, dtype: type) -> np.ndarray:
     return np.frombuffer(buffer, dtype=dtype, count=array.offset + len(array))[array.offset :]
 
 
-def _coded(table: pa.Table, name: str) -> CodedColumn:
-    """A dictionary column as codes (-1 for null) into its values (None appended for null)."""
+def _coded(table: pa.Table, name: str, *, texts: bool = False) -> CodedColumn:
+    """A column of strings as codes into its distinct values (a null: None, appended), or
+    (``texts``: ``key``, ``detail``) into the values its tagged JSON texts decode to, each
+    distinct text decoded once (a null refused)."""
     column = _whole(table.column(name))
     if not pa.types.is_dictionary(column.type):
         column = column.dictionary_encode()
-    values = column.dictionary.to_pylist()
+    count = len(column.dictionary)
     codes = _raw_values(column.indices, np.int32)  # read-only, kept alive by the table
-    if len(codes) and (codes.min() < 0 or codes.max() >= len(values)):
-        bad = int(np.argmax((codes < 0) | (codes >= len(values))))
+    if len(codes) and (codes.min() < 0 or codes.max() >= count):
+        bad = int(np.argmax((codes < 0) | (codes >= count)))
         raise ValueError(
             f"record {bad}'s {name!r} is code {int(codes[bad])} of a dictionary of "
-            f"{len(values)} values; expected 0 to {len(values) - 1}"
+            f"{count} values; expected 0 to {count - 1}"
         )
+    if texts:
+        if column.null_count:
+            raise ValueError(
+                f"record {int(np.argmax(null_flags(column)))}: field {name!r} is null; "
+                "expected tagged JSON text"
+            )
+        return CodedColumn(codes, _decoded(column.dictionary, codes, name))
+    values = column.dictionary.to_pylist()
     if column.null_count:
         codes = codes.copy()
         codes[null_flags(column)] = len(values)
