@@ -20,7 +20,7 @@ FIRST = ("proc_time", "watermark", "operator")  # every kind's first parameters
 OPTIONAL = ("key", "window", "ts")  # the base fields a kind may have (in this order)
 NOT_KINDS = {  # the others
     "emit", "forget", "event_timer_fired", "event_window_cleared", "open_window_elements",
-    "event_timer_emitted", "fired_and_cleared",
+    "event_timer_emitted", "fired_and_cleared", "element_run",
 }  # fmt: skip
 BOOLS = {"deduplicated", "existed"}  # (they pick a shared detail: bools)
 
@@ -86,7 +86,12 @@ def test_open_window_elements_writes_what_the_kind_methods_write() -> None:
     }
     for lateness in (5, None):
         bulk, single = Trace(), Trace()
-        bulk.writer.open_window_elements("src", 7, "win", 8, lateness, first_index=40, **run)
+        columns = bulk.writer.element_run(
+            7, 8, run["proc_times"], run["source_stamps"], 40, run["values"], run["stamps"]
+        )
+        bulk.writer.open_window_elements(
+            "src", "win", lateness, columns, 0, run["keys"], run["windows"], run["deduplicated"]
+        )
         w = single.writer
         for i in range(3):
             now, key, window = run["proc_times"][i], run["keys"][i], run["windows"][i]
