@@ -131,11 +131,12 @@ def test_a_time_that_is_not_a_long_takes_the_general_path_with_packed_entries() 
 def test_an_element_entry_reads_part_of_a_run_field_by_field() -> None:
     """``ElementEntry.fields`` over some entries of a run (not a whole run: each entry's
     values looked up in its run) gives those entries' values, as ``unpack`` does."""
+    from winviz.trace.element_entry import ElementRun
     from winviz.trace.pieces import Slots
 
     w = wv.TimeWindow(0, 10)
     trace = Trace()
-    run = trace.writer.element_run(7, 8, [1, 2, 3], [4, None, 6], 40, ["a", "b", "c"], [4, 5, 6])
+    run = ElementRun(8, 7, [1, 2, 3], [4, None, 6], 40, ["a", "b", "c"], [4, 5, 6])
     trace.writer.open_window_elements(
         "src", "win", None, run, 0, ["k", "j", "k"], [w] * 3, [0, 3, 3]
     )

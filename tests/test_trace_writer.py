@@ -13,14 +13,14 @@ import pytest
 
 import winviz as wv
 from winviz.trace import BASE_FIELDS, DETAIL_FIELDS, Trace, TraceWriter
-from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
+from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED, ElementRun
 from winviz.trace.schema import KIND_BASE_FIELDS
 
 FIRST = ("proc_time", "watermark", "operator")  # every kind's first parameters
 OPTIONAL = ("key", "window", "ts")  # the base fields a kind may have (in this order)
 NOT_KINDS = {  # the others
     "emit", "forget", "event_timer_fired", "event_window_cleared", "open_window_elements",
-    "event_timer_emitted", "fired_and_cleared", "element_run",
+    "event_timer_emitted", "fired_and_cleared",
 }  # fmt: skip
 BOOLS = {"deduplicated", "existed"}  # (they pick a shared detail: bools)
 
@@ -86,8 +86,8 @@ def test_open_window_elements_writes_what_the_kind_methods_write() -> None:
     }
     for lateness in (5, None):
         bulk, single = Trace(), Trace()
-        columns = bulk.writer.element_run(
-            7, 8, run["proc_times"], run["source_stamps"], 40, run["values"], run["stamps"]
+        columns = ElementRun(
+            8, 7, run["proc_times"], run["source_stamps"], 40, run["values"], run["stamps"]
         )
         bulk.writer.open_window_elements(
             "src", "win", lateness, columns, 0, run["keys"], run["windows"], run["deduplicated"]

@@ -439,9 +439,8 @@ class WindowKernel:
         bits: list[int] = []
         add_key, add_window, add_bits = keys.append, windows.append, bits.append
         run = (keys, windows, bits)
-        # the batch's columns, shared by its runs' entries
-        columns = trace.element_run(  # type: ignore[union-attr]
-            arrival.watermark, wm, batch.arrivals, batch.stamps, arrival.position,
+        columns = ElementRun(  # (the batch's columns, shared by its runs' entries)
+            wm, arrival.watermark, batch.arrivals, batch.stamps, arrival.position,
             batch.values, stamps,
         )  # fmt: skip
         # the open cached window [start, end) (``open_window``), the one before it
@@ -537,7 +536,7 @@ class WindowKernel:
         arrival: SourceArrival,
     ) -> int:
         """Write and clear the ``run`` of short-way records ending before record ``end`` of
-        the batch (``columns``: its ``element_run``): keys, windows, timer bits; returns how
+        the batch (``columns``: its ``ElementRun``): keys, windows, timer bits; returns how
         many."""
         keys, windows, bits = run
         n, op = len(keys), self.op

@@ -245,22 +245,6 @@ class TraceWriter:
             )
         )  # fmt: skip
 
-    def element_run(
-        self,
-        source_watermark: int,
-        watermark: int,
-        proc_times: Sequence[int],
-        source_stamps: Sequence[Time],
-        first_index: int,
-        values: Sequence[Any],
-        stamps: Sequence[int],
-    ) -> ElementRun:
-        """A source batch's columns for ``open_window_elements`` (``first_index``: its first
-        record's source offset; ``stamps``: the operator's timestamps of its records)."""
-        return ElementRun(
-            watermark, source_watermark, proc_times, source_stamps, first_index, values, stamps
-        )
-
     def open_window_elements(
         self,
         source: str,
