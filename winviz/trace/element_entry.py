@@ -93,14 +93,16 @@ class ElementRun:
 
 
 def _located(runs: list[ElementRun], places: list[int]) -> tuple[Any, ...]:
-    """The entries' distinct runs, each entry's (a code into them) and where each entry's
-    record is in the distinct runs' columns joined (None: they are all of them, in order)."""
-    coded = encode_runs(runs, fast=True)
-    counts = [run.n for run in coded.values]
-    if sum(counts) == len(runs):  # (each record once: all of each run)
-        return coded.values, coded.codes, None
-    starts = np.cumsum([0, *counts[:-1]], dtype=np.int64)
-    return coded.values, coded.codes, starts[coded.codes] + np.array(places, dtype=np.int64)
+    """The entries' distinct runs, each entry's (a code into them), where each run starts
+    and each entry's record is in the distinct runs' columns joined (None: the entries are
+    all of them, in order)."""
+    distinct = list(dict.fromkeys(runs))
+    counts = np.array([run.n for run in distinct], dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    if counts.sum() == len(runs):  # (each record once: all of each run)
+        return distinct, np.repeat(np.arange(len(distinct)), counts), starts, None
+    codes = encode_runs(runs, fast=True).codes  # (in the order of ``distinct``)
+    return distinct, codes, starts, starts[codes] + np.array(places, dtype=np.int64)
 
 
 class ElementEntry(Packed):
@@ -181,7 +183,7 @@ class ElementEntry(Packed):
 
         def joined(column: Callable[[ElementRun], Sequence[Any]], make: Callable[..., Any]) -> Any:
             """Each entry's value of a run's ``column``, as ``make`` makes a column."""
-            distinct, _, at = runs.get()
+            distinct, _, _, at = runs.get()
             made = make(list(chain.from_iterable(map(column, distinct))))
             if at is None:
                 return made
@@ -189,7 +191,7 @@ class ElementEntry(Packed):
 
         def shared(of_run: Callable[[ElementRun], int]) -> TimeColumn:
             """Each entry's run's ``of_run``."""
-            distinct, codes, _ = runs.get()
+            distinct, codes, _, _ = runs.get()
             return ints_column([of_run(run) for run in distinct]).take(codes)
 
         def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
@@ -214,9 +216,10 @@ class ElementEntry(Packed):
 
         def arrivals() -> Tuples:
             """arrival's detail: (value, source offset), said field by field."""
-            distinct, codes, _ = runs.get()
-            firsts = np.array([run.first_index for run in distinct], dtype=np.int64)
-            return Tuples((value.get(), firsts[codes] + np.array(slots[1], dtype=np.int64)))
+            distinct, codes, starts, at = runs.get()
+            firsts = np.array([run.first_index for run in distinct], dtype=np.int64) - starts
+            joined_at = np.arange(len(codes)) if at is None else at  # (in the runs' columns)
+            return Tuples((value.get(), firsts[codes] + joined_at))
 
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)
