@@ -439,9 +439,10 @@ class WindowKernel:
         bits: list[int] = []
         add_key, add_window, add_bits = keys.append, windows.append, bits.append
         run = (keys, windows, bits)
-        columns = ElementRun(  # (the batch's columns, shared by its runs' entries)
-            wm, arrival.watermark, batch.arrivals, batch.stamps, arrival.position,
-            batch.values, stamps,
+        taken = batch if len(batch) == len(stamps) else batch[: len(stamps)]
+        columns = ElementRun(  # (the columns of the records taken, shared by their entries)
+            wm, arrival.watermark, taken.arrivals, taken.stamps, arrival.position,
+            taken.values, stamps,
         )  # fmt: skip
         # the open cached window [start, end) (``open_window``), the one before it
         # [other_start, other_end), the firing and the late way's windows

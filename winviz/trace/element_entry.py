@@ -8,6 +8,7 @@ records ``WindowOperator.processElement`` writes for an element into an open win
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
@@ -65,31 +66,18 @@ def shared_timer_details(namespace: Any, domain: str = "event") -> tuple[tuple[A
     return ((domain, namespace, False), (domain, namespace, True), (domain, namespace))
 
 
+@dataclass(eq=False, slots=True)
 class ElementRun:
     """A source batch's columns, shared by the entries of its records (``first_index``: its
-    first record's source offset; ``n``: its records, ``stamps``' length)."""
+    first record's source offset; ``stamps``: the operator's timestamps, one per record)."""
 
-    __slots__ = (
-        "first_index", "n", "proc_times", "source_stamps", "source_wm", "stamps", "values", "wm",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        wm: int,
-        source_wm: int,
-        proc_times: Sequence[int],
-        source_stamps: Sequence[int | None],
-        first_index: int,
-        values: Sequence[Any],
-        stamps: Sequence[int],
-    ) -> None:
-        self.wm, self.source_wm, self.n = wm, source_wm, len(stamps)
-        if len(values) != self.n:  # (the batch's first records only)
-            proc_times, source_stamps, values = (
-                proc_times[: self.n], source_stamps[: self.n], values[: self.n]
-            )  # fmt: skip
-        self.proc_times, self.source_stamps, self.values = proc_times, source_stamps, values
-        self.first_index, self.stamps = first_index, stamps
+    wm: int
+    source_wm: int
+    proc_times: Sequence[int]
+    source_stamps: Sequence[int | None]
+    first_index: int
+    values: Sequence[Any]
+    stamps: Sequence[int]
 
 
 def _located(runs: list[ElementRun], places: list[int]) -> tuple[Any, ...]:
@@ -97,7 +85,7 @@ def _located(runs: list[ElementRun], places: list[int]) -> tuple[Any, ...]:
     and each entry's record is in the distinct runs' columns joined (None: the entries are
     all of them, in order)."""
     distinct = list(dict.fromkeys(runs))
-    counts = np.array([run.n for run in distinct], dtype=np.int64)
+    counts = np.array([len(run.stamps) for run in distinct], dtype=np.int64)
     starts = np.cumsum(counts) - counts
     if counts.sum() == len(runs):  # (each record once: all of each run)
         return distinct, np.repeat(np.arange(len(distinct)), counts), starts, None
