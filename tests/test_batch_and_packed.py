@@ -131,20 +131,21 @@ def test_a_time_that_is_not_a_long_takes_the_general_path_with_packed_entries() 
 def test_an_element_entry_reads_part_of_a_run_field_by_field() -> None:
     """``ElementEntry.fields`` over some entries of a run (not a whole run: each entry's
     values looked up in its run) gives those entries' values, as ``unpack`` does."""
+    from winviz.trace.element_entry import ElementRun
     from winviz.trace.pieces import Slots
 
     w = wv.TimeWindow(0, 10)
     trace = Trace()
+    run = ElementRun(8, 7, [1, 2, 3], [4, None, 6], 40, ["a", "b", "c"], [4, 5, 6])
     trace.writer.open_window_elements(
-        "src", 7, "win", 8, None, [1, 2, 3], [4, None, 6], 40, ["a", "b", "c"], [4, 5, 6],
-        ["k", "j", "k"], [w, w, w], [0, 3, 3],
-    )  # fmt: skip
+        "src", "win", None, run, 0, ["k", "j", "k"], [w] * 3, [0, 3, 3]
+    )
     buffer = list(trace._buffer)
     marker = buffer[0]
     fields = marker.fields(Slots(buffer, marker.width, [(6, 18)]))  # the last two entries
     assert fields[1][0].get().values.tolist() == [2, 3]  # proc_time
     assert fields[2][0].get().values.tolist() == [7, 7]  # the source's watermark
-    assert fields[6][0].get() == [None, 6]  # arrival's ts: the source timestamps
+    assert fields[6][0].get().tolist() == [None, 6]  # arrival's ts: the source timestamps
     assert fields[6][1].get().values.tolist() == [5, 6]  # element's ts
     values, positions = fields[7][0].get().fields
     assert (list(values), positions.tolist()) == (["b", "c"], [41, 42])

@@ -13,7 +13,7 @@ import pytest
 
 import winviz as wv
 from winviz.trace import BASE_FIELDS, DETAIL_FIELDS, Trace, TraceWriter
-from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
+from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED, ElementRun
 from winviz.trace.schema import KIND_BASE_FIELDS
 
 FIRST = ("proc_time", "watermark", "operator")  # every kind's first parameters
@@ -86,7 +86,12 @@ def test_open_window_elements_writes_what_the_kind_methods_write() -> None:
     }
     for lateness in (5, None):
         bulk, single = Trace(), Trace()
-        bulk.writer.open_window_elements("src", 7, "win", 8, lateness, first_index=40, **run)
+        columns = ElementRun(
+            8, 7, run["proc_times"], run["source_stamps"], 40, run["values"], run["stamps"]
+        )
+        bulk.writer.open_window_elements(
+            "src", "win", lateness, columns, 0, run["keys"], run["windows"], run["deduplicated"]
+        )
         w = single.writer
         for i in range(3):
             now, key, window = run["proc_times"][i], run["keys"][i], run["windows"][i]

@@ -16,7 +16,6 @@ turns the kernel off).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import pairwise
 from operator import length_hint
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -30,7 +29,7 @@ from winviz.operators.window_rules import is_element_late, next_pane, window_tim
 from winviz.state import ListStateDescriptor, add_to_contents, contents_step, first_contents
 from winviz.time import MAX, MIN
 from winviz.timers import EVENT
-from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED
+from winviz.trace.element_entry import BOTH_TIMERS_EXISTED, CLEANUP_TIMER_EXISTED, ElementRun
 from winviz.windows.assigners import TumblingEventTimeWindows
 from winviz.windows.triggers import EventTimeTrigger
 
@@ -434,14 +433,17 @@ class WindowKernel:
         before = arrival.position - 1  # (the source offset of record ``done`` is before + done)
         first, (step, swap) = first_contents, contents_step(desc)  # (add_to_contents' two cases)
         entries = 0  # short-way records written
-        # the run of short-way records (``write_run``): keys, window switches (``run_window``
-        # the last), timer bits other than BOTH_TIMERS_EXISTED
+        # the run of short-way records (``write_run``): their keys, windows and timer bits
         keys: list[Any] = []
-        switches: list[tuple[int, Any]] = []
-        firsts: list[tuple[int, int]] = []
-        add_key, add_switch, add_first = keys.append, switches.append, firsts.append
-        run = (keys, switches, firsts)
-        run_window: Any = None
+        windows: list[Any] = []
+        bits: list[int] = []
+        add_key, add_window, add_bits = keys.append, windows.append, bits.append
+        run = (keys, windows, bits)
+        taken = batch if len(batch) == len(stamps) else batch[: len(stamps)]
+        columns = ElementRun(  # (the columns of the records taken, shared by their entries)
+            wm, arrival.watermark, taken.arrivals, taken.stamps, arrival.position,
+            taken.values, stamps,
+        )  # fmt: skip
         # the open cached window [start, end) (``open_window``), the one before it
         # [other_start, other_end), the firing and the late way's windows
         opened, other, firing, late = self.ways(wm)
@@ -459,10 +461,7 @@ class WindowKernel:
                 if not start <= ts < end:
                     if not other_start <= ts < other_end:
                         if keys:  # the run ends here
-                            entries += self.write_run(
-                                batch, stamps, done - 1, run, has_cleanup, arrival
-                            )
-                            run_window = None
+                            entries += self.write_run(done - 1, run, has_cleanup, columns, arrival)
                         job.now, job.record_index = now, index
                         arrival.write(trace, now, value, source_ts, before + done)
                         progress = _GENERAL  # each way reports its errors, as one by one
@@ -477,10 +476,7 @@ class WindowKernel:
                         continue
                     # the open window before: the two swap (a run ends if its cleanup timers differ)
                     if keys and other[7] != has_cleanup:
-                        entries += self.write_run(
-                            batch, stamps, done - 1, run, has_cleanup, arrival
-                        )
-                        run_window = None
+                        entries += self.write_run(done - 1, run, has_cleanup, columns, arrival)
                     opened, other = other, opened
                     start, end, window, slot, max_ts, cleanup, own, has_cleanup = opened
                     other_start, other_end = other[0], other[1]
@@ -498,23 +494,20 @@ class WindowKernel:
                     slot[internal] = new = step(record, current) if swap else step(current, record)
                 if new is None:
                     raise op.none_result_error(internal, window, value)
+                existed = BOTH_TIMERS_EXISTED  # (both exist since the key's first element in it)
                 if current is None:  # the window's first element for this key
                     existed = 0 if add_timer(internal, window, max_ts) else 1
                     if not own or not add_timer(internal, window, cleanup):
                         existed |= CLEANUP_TIMER_EXISTED
-                    if existed != BOTH_TIMERS_EXISTED:
-                        add_first((len(keys), existed))
-                # (else both timers exist since its first element)
-                if window is not run_window:
-                    add_switch((len(keys), window))
-                    run_window = window
                 add_key(key)
+                add_window(window)
+                add_bits(existed)
                 progress = _NOT_ON_THE_SHORT_WAY
                 last_key, ctx_key, ctx_window = internal, internal, window
         except Exception as exc:
             job.now, job.record_index = now, index
             if keys:  # the run ends before the failing record's records
-                entries += self.write_run(batch, stamps, done - 1, run, has_cleanup, arrival)
+                entries += self.write_run(done - 1, run, has_cleanup, columns, arrival)
             if progress == _GENERAL:  # the way reported it, with its context
                 last_key, ctx_key, ctx_window = op.current_key, ctx.key, ctx.window
                 raise
@@ -528,7 +521,7 @@ class WindowKernel:
         finally:
             self.immutable_batch = False
             if keys:  # (the batch's last record ends the run)
-                entries += self.write_run(batch, stamps, done, run, has_cleanup, arrival)
+                entries += self.write_run(done, run, has_cleanup, columns, arrival)
             op.metrics["num_records_in"] += entries
             op.current_key, ctx.key, ctx.window = last_key, ctx_key, ctx_window
             arrival.taken = done
@@ -537,31 +530,22 @@ class WindowKernel:
 
     def write_run(
         self,
-        batch: Batch,
-        stamps: list[int],
         end: int,
-        run: tuple[list[Any], list[tuple[int, Any]], list[tuple[int, int]]],
+        run: tuple[list[Any], list[Any], list[int]],
         has_cleanup: bool,
+        columns: ElementRun,
         arrival: SourceArrival,
     ) -> int:
-        """Write and clear the ``run`` of short-way records ending before record ``end``
-        (keys, window switches, timer bits not BOTH_TIMERS_EXISTED); returns how many."""
-        keys, switches, firsts = run
-        op, n = self.op, len(keys)
-        first = end - n
-        windows: list[Any] = [switches[-1][1]] * (n - switches[-1][0])
-        for (at, window), (until, _) in pairwise(switches):  # (the rest, before it)
-            windows[at:at] = [window] * (until - at)
-        bits = [BOTH_TIMERS_EXISTED] * n
-        for at, existed in firsts:
-            bits[at] = existed
+        """Write and clear the ``run`` of short-way records ending before record ``end`` of
+        the batch (``columns``: its ``ElementRun``): keys, windows, timer bits; returns how
+        many."""
+        keys, windows, bits = run
+        n, op = len(keys), self.op
         op.trace.open_window_elements(  # type: ignore[union-attr]
-            arrival.source, arrival.watermark, op.name, op.timers.current_watermark,
-            op.allowed_lateness if has_cleanup else None, batch.arrivals[first:end],
-            batch.stamps[first:end], arrival.position + first, batch.values[first:end],
-            stamps[first:end], keys, windows, bits,
+            arrival.source, op.name, op.allowed_lateness if has_cleanup else None, columns,
+            end - n, keys, windows, bits,
         )  # fmt: skip
-        del keys[:], switches[:], firsts[:]
+        del keys[:], windows[:], bits[:]
         return n
 
     def short_way_failed(

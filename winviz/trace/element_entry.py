@@ -8,13 +8,22 @@ records ``WindowOperator.processElement`` writes for an element into an open win
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import chain, repeat
+from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from winviz.operators import window_rules
-from winviz.trace.coded import CodedColumn, encode, encode_runs, ints_column, object_array
+from winviz.trace.coded import (
+    CodedColumn,
+    TimeColumn,
+    encode,
+    encode_runs,
+    ints_column,
+    object_array,
+    time_column,
+)
 from winviz.trace.pieces import Deferred, Tuples
 from winviz.trace.schema import BASE_FIELDS
 
@@ -57,32 +66,37 @@ def shared_timer_details(namespace: Any, domain: str = "event") -> tuple[tuple[A
     return ((domain, namespace, False), (domain, namespace, True), (domain, namespace))
 
 
-class _Run:
-    """What one run's entries share: the watermarks and the kernel's columns."""
+@dataclass(eq=False, slots=True)
+class ElementRun:
+    """A source batch's columns, shared by the entries of its records (``first_index``: its
+    first record's source offset; ``stamps``: the operator's timestamps, one per record)."""
 
-    __slots__ = (
-        "first_index", "n", "proc_times", "source_stamps", "source_wm", "stamps", "values", "wm",
-    )  # fmt: skip
-
-    def __init__(self, wm: int, source_wm: int, n: int, columns: tuple[Any, ...]) -> None:
-        self.wm, self.source_wm, self.n = wm, source_wm, n
-        self.proc_times, self.source_stamps, self.first_index, self.values, self.stamps = columns
-
-    def positions(self) -> range:
-        """The run's source offsets."""
-        return range(self.first_index, self.first_index + self.n)
+    wm: int
+    source_wm: int
+    proc_times: Sequence[int]
+    source_stamps: Sequence[int | None]
+    first_index: int
+    values: Sequence[Any]
+    stamps: Sequence[int]
 
 
-def _whole_runs(runs: list[_Run]) -> list[_Run] | None:
-    """The distinct runs of the entries, when the entries are all of each; else None."""
+def _located(runs: list[ElementRun], places: list[int]) -> tuple[Any, ...]:
+    """The entries' distinct runs, each entry's (a code into them), where each run starts
+    and each entry's record is in the distinct runs' columns joined (None: the entries are
+    all of them, in order)."""
     distinct = list(dict.fromkeys(runs))
-    return distinct if sum(run.n for run in distinct) == len(runs) else None
+    counts = np.array([len(run.stamps) for run in distinct], dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    if counts.sum() == len(runs):  # (each record once: all of each run)
+        return distinct, np.repeat(np.arange(len(distinct)), counts), starts, None
+    codes = encode_runs(runs, fast=True).codes  # (in the order of ``distinct``)
+    return distinct, codes, starts, starts[codes] + np.array(places, dtype=np.int64)
 
 
 class ElementEntry(Packed):
     """A source record going into an open window: ``arrival``, ``element``, ``assigned``,
     ``timer_registered`` (max_timestamp), ``trigger`` (on_element CONTINUE) and, with a
-    cleanup timer of its own, ``timer_registered`` (cleanup time). Values: its ``_Run``, its
+    cleanup timer of its own, ``timer_registered`` (cleanup time). Values: its ``ElementRun``, its
     place in it, key, window, the timers' bits. One marker per operator, source, cleanup."""
 
     width = 5
@@ -108,24 +122,17 @@ class ElementEntry(Packed):
 
     def entries(
         self,
-        watermark: int,
-        source_watermark: int,
-        proc_times: Sequence[int],
-        source_stamps: Sequence[int | None],
-        first_index: int,
-        values: Sequence[Any],
-        stamps: Sequence[int],
+        run: ElementRun,
+        first: int,
         keys: Sequence[Any],
         windows: Sequence[Any],
         deduplicated: Sequence[int],
     ) -> list[Any]:
-        """The write buffer's slots of ``len(keys)`` entries given column by column."""
+        """The write buffer's slots of the entries of ``run``'s records ``first, first + 1,
+        ...``, given column by column."""
         n = len(keys)
-        run = _Run(
-            watermark, source_watermark, n, (proc_times, source_stamps, first_index, values, stamps)
-        )
         slots = [self, run, None, None, None, None] * n
-        slots[2::6] = range(n)
+        slots[2::6] = range(first, first + n)
         slots[3::6] = keys
         slots[4::6] = windows
         slots[5::6] = deduplicated
@@ -160,21 +167,20 @@ class ElementEntry(Packed):
         decoded (``Deferred``); timer times and details looked up per distinct window."""
         windows = Deferred(lambda: encode_runs(slots[3], fast=True))
         bits = Deferred(lambda: np.fromiter(slots[4], dtype=np.int8))
-        runs = Deferred(lambda: _whole_runs(slots[0]))
+        runs = Deferred(lambda: _located(slots[0], slots[1]))
 
-        def joined(column: Callable[[_Run], Sequence[Any]]) -> list[Any]:
-            """Each entry's value of a run's ``column``."""
-            whole = runs.get()
-            if whole is not None:
-                return list(chain.from_iterable(map(column, whole)))
-            return [column(run)[i] for run, i in zip(slots[0], slots[1], strict=True)]
+        def joined(column: Callable[[ElementRun], Sequence[Any]], make: Callable[..., Any]) -> Any:
+            """Each entry's value of a run's ``column``, as ``make`` makes a column."""
+            distinct, _, _, at = runs.get()
+            made = make(list(chain.from_iterable(map(column, distinct))))
+            if at is None:
+                return made
+            return made[at] if isinstance(made, np.ndarray) else made.take(at)
 
-        def shared(of_run: Callable[[_Run], int]) -> list[int]:
+        def shared(of_run: Callable[[ElementRun], int]) -> TimeColumn:
             """Each entry's run's ``of_run``."""
-            whole = runs.get()
-            if whole is not None:
-                return list(chain.from_iterable(repeat(of_run(run), run.n) for run in whole))
-            return [of_run(run) for run in slots[0]]
+            distinct, codes, _, _ = runs.get()
+            return ints_column([of_run(run) for run in distinct]).take(codes)
 
         def per_window(of_window: Callable[[Any], Any], dtype: Any) -> Any:
             """``of_window(w)`` for each entry's window, looked up per distinct window."""
@@ -198,24 +204,27 @@ class ElementEntry(Packed):
 
         def arrivals() -> Tuples:
             """arrival's detail: (value, source offset), said field by field."""
-            return Tuples((value.get(), ints_column(joined(_Run.positions)).values))
+            distinct, codes, starts, at = runs.get()
+            firsts = np.array([run.first_index for run in distinct], dtype=np.int64) - starts
+            joined_at = np.arange(len(codes)) if at is None else at  # (in the runs' columns)
+            return Tuples((value.get(), firsts[codes] + joined_at))
 
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)
-        now = Deferred(lambda: ints_column(joined(lambda run: run.proc_times)))
-        wm = Deferred(lambda: ints_column(shared(lambda run: run.wm)))
-        ts = Deferred(lambda: ints_column(joined(lambda run: run.stamps)))
-        value = Deferred(lambda: object_array(joined(lambda run: run.values)))
+        now = Deferred(lambda: joined(lambda run: run.proc_times, ints_column))
+        wm = Deferred(lambda: shared(lambda run: run.wm))
+        ts = Deferred(lambda: joined(lambda run: run.stamps, ints_column))
+        value = Deferred(lambda: joined(lambda run: run.values, object_array))
         # one tuple per field: the values of the entry's records, in order
         fields = [
             ("arrival", "element", "assigned", "timer_registered", "trigger", "timer_registered"),
             (now, now, now, now, now, now),
-            (Deferred(lambda: ints_column(shared(lambda run: run.source_wm))), wm, wm, wm, wm, wm),
+            (Deferred(lambda: shared(lambda run: run.source_wm)), wm, wm, wm, wm, wm),
             (source, name, name, name, name, name),
             (None, *[Deferred(lambda: encode(slots[2]))] * 5),
             (None, None, windows, windows, windows, windows),
             (
-                Deferred(lambda: joined(lambda run: run.source_stamps)), ts, ts,
+                Deferred(lambda: joined(lambda run: run.source_stamps, time_column)), ts, ts,
                 Deferred(lambda: times(lambda w: w.max_timestamp())), None,
                 Deferred(lambda: times(self.cleanup_time)),
             ),

@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from winviz.trace.element_entry import ElementEntry, shared_timer_details
+from winviz.trace.element_entry import ElementEntry, ElementRun, shared_timer_details
 from winviz.trace.schema import DETAIL_FIELDS, KIND_BASE_FIELDS
 
 if TYPE_CHECKING:
@@ -248,38 +248,25 @@ class TraceWriter:
     def open_window_elements(
         self,
         source: str,
-        source_watermark: int,
         operator: str,
-        watermark: int,
         allowed_lateness: int | None,
-        proc_times: Sequence[int],
-        source_stamps: Sequence[Time],
-        first_index: int,
-        values: Sequence[Any],
-        stamps: Sequence[int],
+        run: ElementRun,
+        first: int,
         keys: Sequence[Any],
         windows: Sequence[Any],
         deduplicated: Sequence[int],
     ) -> None:
-        """A run of ``source``'s records going into open windows of ``operator`` (an
-        ``EventTimeTrigger``), as columns: one packed ``ElementEntry`` per element
+        """The records ``first, first + 1, ...`` of ``run``'s batch going into open windows
+        of ``operator`` (an ``EventTimeTrigger``): one packed ``ElementEntry`` per element
         (``allowed_lateness`` None: no cleanup timer of its own)."""
         if not keys:
             return
-        marker = self._entry(operator, source, allowed_lateness)
-        entries = marker.entries(
-            watermark, source_watermark, proc_times, source_stamps, first_index, values, stamps,
-            keys, windows, deduplicated,
-        )  # fmt: skip
-        self._trace.append_run(marker, entries, len(keys))
-
-    def _entry(self, operator: str, source: str, allowed_lateness: int | None) -> ElementEntry:
-        """The marker of ``open_window_elements``' entries (per operator, source, cleanup)."""
-        at = (operator, source, allowed_lateness is not None)
+        at = (operator, source, allowed_lateness is not None)  # (a marker for each)
         marker = self._entries.get(at)
         if marker is None:
             marker = self._entries[at] = ElementEntry(operator, source, allowed_lateness)
-        return marker
+        entries = marker.entries(run, first, keys, windows, deduplicated)
+        self._trace.append_run(marker, entries, len(keys))
 
 
 def _method(kind: str, base: tuple[str, ...], details: int) -> Callable[..., None]:
