@@ -82,26 +82,15 @@ class TraceView:
         """The code of ``kind`` in ``kind_codes`` (-1 when no record is of it)."""
         return self._code_of.get(kind, -1)
 
-    def is_kind(self, rows: np.ndarray, kind: str) -> np.ndarray:
-        """Boolean mask: which of these records are of ``kind``."""
-        return self._codes[rows] == self._code_of.get(kind, -1)
-
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance (found
         once per view and kinds)."""
         kinds = tuple(k for k in dict.fromkeys(kinds) if k in self._code_of)
         found = self._operators.get(kinds)
         if found is None:
-            codes = self.c.operator.codes
-            first: dict[int, int] = {}  # operator code → its first record (no union sorted)
-            for kind in kinds:
-                rows = self.select(kind)
-                of_kind = codes[rows]
-                for code in pd.unique(of_kind).tolist():
-                    at = int(rows[np.argmax(of_kind == code)])
-                    first[code] = min(first.get(code, at), at)
-            found = [self.c.operator.values[c] for c in sorted(first, key=first.__getitem__)]
-            self._operators[kinds] = found
+            column = self.c.operator
+            codes = pd.unique(column.codes[self.select(*kinds)]).tolist()
+            found = self._operators[kinds] = [column.values[c] for c in codes]
         return list(found)
 
     def __len__(self) -> int:
