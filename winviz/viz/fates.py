@@ -106,27 +106,16 @@ def late_side_outputs(
     ``sideOutput(lateDataOutputTag, element)``), not a ProcessWindowFunction's output."""
     if not len(side):
         return np.zeros(0, dtype=bool)
-    # the records of the element's own processing: up to its operator's next watermark or
-    # timer firing; a side output counts when no firing of that processing follows it
-    marks = view.select("element", "watermark", "timer_fired", "fired", operator=operator)
-    is_element = view.is_kind(marks, "element")
-    is_fired = view.is_kind(marks, "fired")
-    ordinal = np.cumsum(is_element) - 1  # the element each mark follows (-1: none yet)
-    n = int(is_element.sum())
-    # per element: its first boundary (a watermark or timer firing) before the next element
-    boundary = np.flatnonzero(~is_element & ~is_fired & (ordinal >= 0))
-    owners, first = np.unique(ordinal[boundary], return_index=True)
-    end_pos = np.full(n, len(marks), dtype=np.int64)  # as a position in marks
-    end_pos[owners] = boundary[first]
-    own_end = np.full(n, len(view), dtype=np.int64)
-    own_end[owners] = marks[boundary[first]]
-    # per element: the last firing of its own processing (before that boundary)
-    fired = np.flatnonzero(is_fired & (ordinal >= 0))
-    fired = fired[fired < end_pos[ordinal[fired]]]
-    fired_last = np.full(n, -1, dtype=np.int64)
-    np.maximum.at(fired_last, ordinal[fired], marks[fired])
-    # (elements are numbered alike in marks and in owner)
-    return (side < own_end[owner]) & (side > fired_last[owner])
+    # the records of the element's own processing: up to its operator's next element,
+    # watermark or timer firing; a side output counts when no firing of that processing
+    # follows it
+    elements = np.append(view.select("element", operator=operator), len(view))
+    bounds = np.append(view.select("watermark", "timer_fired", operator=operator), len(view))
+    start = elements[owner]
+    end = np.minimum(elements[owner + 1], bounds[np.searchsorted(bounds, start)])
+    fired = np.append(-1, view.select("fired", operator=operator))  # (-1: none)
+    last = fired[np.searchsorted(fired, end) - 1]  # the last firing before its end
+    return (side < end) & ((side > last) | (last < start))
 
 
 def element_detail_lists(view: TraceView, seqs: np.ndarray) -> dict[str, list[Any]]:

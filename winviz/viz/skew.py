@@ -73,7 +73,9 @@ def _elements(view: TraceView, operator: str) -> dict[str, Any]:
     fates = element_fate_columns(view, operator)
     stamps, has_ts = view.ints("ts", fates["seq"])
     procs, has_proc = view.ints("proc_time", fates["seq"])
-    keep = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
+    keep: Any = has_ts & has_proc & (stamps >= -palette.EXACT) & (stamps <= palette.EXACT)
+    left_out = len(keep) - int(keep.sum())
+    keep = keep if left_out else slice(None)  # (every one: the shared arrays, not copies)
     procs, stamps = procs[keep], stamps[keep]
     wide = bool(len(procs)) and (int(procs.max()) > WIDE or int(procs.min()) < -WIDE)
     return {
@@ -84,7 +86,7 @@ def _elements(view: TraceView, operator: str) -> dict[str, Any]:
         "fate": fates["fate"][keep],
         "fate_code": fates["fate_code"][keep],
         "wide": wide,
-        "left_out": len(keep) - int(keep.sum()),
+        "left_out": left_out,
     }
 
 

@@ -63,6 +63,7 @@ class TraceView:
         self._selected: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
         self._kinds_of: dict[int, tuple[np.ndarray, list[str]]] = {}
         self._operators: dict[tuple[str, ...], list[str]] = {}  # ``operators``' by kinds
+        self._ints: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}  # (``ints``)
 
     @property
     def kinds(self) -> np.ndarray:
@@ -80,10 +81,6 @@ class TraceView:
     def kind_code(self, kind: str) -> int:
         """The code of ``kind`` in ``kind_codes`` (-1 when no record is of it)."""
         return self._code_of.get(kind, -1)
-
-    def is_kind(self, rows: np.ndarray, kind: str) -> np.ndarray:
-        """Boolean mask: which of these records are of ``kind``."""
-        return self._codes[rows] == self._code_of.get(kind, -1)
 
     def operators(self, *kinds: str) -> list[str]:
         """Operators that wrote records of these kinds, in order of first appearance (found
@@ -184,15 +181,22 @@ class TraceView:
 
     def ints(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A time column (proc_time, watermark, ts) as exact int64 values and a mask of where
-        a value is present (absent values are 0 in the first array)."""
+        a value is present (absent values are 0 in the first array); read-only, read once per
+        view for the arrays ``select`` made."""
+        known = self._kinds_of.get(id(rows))
+        key = (name, id(rows)) if known is not None and known[0] is rows else None
+        if key in self._ints:
+            return self._ints[key]
         column = self.part(name, rows).take(rows)
-        if column.exact:
-            return column.values, column.present
-        out = np.zeros(len(rows), dtype=np.int64)
-        out[column.present] = [
-            min(max(int(v), LONG_MIN), LONG_MAX) for v in column.values[column.present]
-        ]
-        return out, column.present
+        out, present = column.values, column.present
+        if not column.exact:
+            out = np.zeros(len(rows), dtype=np.int64)
+            out[present] = [min(max(int(v), LONG_MIN), LONG_MAX) for v in column.values[present]]
+        if key is not None:
+            out.setflags(write=False)
+            present.setflags(write=False)
+            self._ints[key] = (out, present)
+        return out, present
 
     def window_table(self, window: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(start, end, is a time window) of each distinct window of a window column or part
