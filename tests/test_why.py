@@ -496,3 +496,70 @@ def test_a_channel_idle_before_a_restore_is_active_at_min_after_it() -> None:
         ["source[0]", "4999", False],
         ["source[1]", "MIN", False],
     ]
+
+
+def _count_every_record(checkpoint: list[int]) -> wv.JobExecutionResult:
+    """A tumbling window [0, 1000) fired by every record (CountTrigger.of(1)), five records
+    10 ms apart, the checkpoints after ``checkpoint`` records, the failure at the fifth."""
+    env = wv.StreamExecutionEnvironment()
+    if checkpoint:
+        env = env.enable_checkpointing(at_records=checkpoint)
+    events = [("a", t) for t in (10, 20, 30, 40, 50)]
+    arrivals = [0, 10, 20, 30, 40]
+    job = count_pipeline(env, events, 1000, trigger=wv.CountTrigger.of(1), arrival_times=arrivals)
+    return job.execute(fail_at=4)
+
+
+def test_firings_a_restore_rolled_back_are_not_earlier_firings() -> None:
+    """The checkpoint after two records (seq 16), the restore (seq 33) replaying records 3 and
+    4: their first firings (seq 23, 31) were rolled back, so the replayed ones (seq 40, 48) have
+    2 and 3 earlier firings, not 4 and 5 (the engine's pane index, restored with the checkpoint,
+    says so; the sink keeps five counts)."""
+    result = _count_every_record([2])
+    trace = result.trace
+    answer = wv.why_fired(trace, "a", (0, 1000))
+    fired = trace.records("fired")
+    assert [f.seq for f in answer.claims] == [r.seq for r in fired] == [6, 14, 23, 31, 40, 48, 56]
+    assert [f.earlier_firings for f in answer.claims] == [0, 1, 2, 3, 2, 3, 4]
+    assert [f.earlier_firings for f in answer.claims] == [r.detail[1] for r in fired]  # engine
+    assert [f.rolled_back for f in answer.claims] == [False, False, True, True] + [False] * 3
+    kept = sum(not f.rolled_back for f in answer.claims)
+    assert kept == len(result.outputs["out"]) == 5
+    assert answer.sentence.startswith(
+        "It fired 7 time(s) at 'window'; a restore rolled back 2 of them (they came after the "
+        "checkpoint it restored, in an attempt that then failed; Flink replays from the "
+        "checkpoint), so the run keeps 5. First firing at processing time 0,"
+    )
+    assert "(timestamp 30): the trigger fired on it. It was rolled back by a restore. Re-" in (
+        answer.sentence
+    )
+    assert answer.table["firing"].tolist()[2:5] == [
+        "re-firing (rolled back by a restore)",
+        "re-firing (rolled back by a restore)",
+        "re-firing",
+    ]
+    assert wv.why_dropped(trace, 4).sentence.endswith(
+        "Window [0, 1000) had fired 4 time(s) and fired at once on it (re-firing)."
+    )
+
+
+def test_a_first_firing_replayed_without_a_checkpoint_is_a_first_firing() -> None:
+    """No checkpoint: the restore (seq 33) starts over from the first record, rolling back
+    all four firings before it; the replayed first record's firing (seq 40) is the window's
+    first firing again (the engine's pane index 0, the sink's first count 1)."""
+    result = _count_every_record([])
+    trace = result.trace
+    assert result.restores == [wv.Restore(failed_at=4, checkpoint_id=None, source_records=0)]
+    answer = wv.why_fired(trace, "a", (0, 1000))
+    fired = trace.records("fired")
+    assert [f.earlier_firings for f in answer.claims] == [0, 1, 2, 3, 0, 1, 2, 3, 4]
+    assert [f.earlier_firings for f in answer.claims] == [r.detail[1] for r in fired]  # engine
+    assert [f.rolled_back for f in answer.claims] == [True] * 4 + [False] * 5
+    assert [r.value for r in result.outputs["out"]] == [1, 2, 3, 4, 5]
+    assert answer.table["firing"].tolist()[3:5] == [
+        "re-firing (rolled back by a restore)",
+        "first firing",
+    ]
+    assert wv.why_dropped(trace, 0).sentence.endswith(
+        "Window [0, 1000) fired at once on it (first firing)."
+    )

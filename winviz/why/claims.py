@@ -14,7 +14,9 @@ from winviz.trace.paused import PausedSpan
 class Firing:
     """One ``fired`` record: its cause (``vocabulary.FIRED_BY``; ``END_OF_KEY`` in BATCH mode), the
     timer or element behind it, the input that raised the watermark ("" when the trace does not
-    say), the firings before it, and the watermark before its cause (which makes it late or not)."""
+    say), the firings before it that the run keeps, the watermark before its cause (which makes it
+    late or not), and whether a later restore rolled it back (it came after the checkpoint the job
+    restarted from: Flink replays from there)."""
 
     operator: str
     seq: int
@@ -29,6 +31,7 @@ class Firing:
     earlier_firings: int
     watermark_before: int
     late_firing: bool
+    rolled_back: bool = False
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,14 @@ def render(claims: tuple[cl.Claim, ...]) -> str:
 
 def _render_firings(firings: list[cl.Firing]) -> str:
     op_text = f"It fired {len(firings)} time(s) at {firings[0].operator!r}."
+    undone = sum(f.rolled_back for f in firings)
+    if undone:
+        op_text = (
+            f"It fired {len(firings)} time(s) at {firings[0].operator!r}; a restore rolled back "
+            f"{undone} of them (they came after the checkpoint it restored, in an attempt that "
+            f"then failed; Flink replays from the checkpoint), so the run keeps "
+            f"{len(firings) - undone}."
+        )
     spelled = [_render_firing(f) for f in firings[:FIRINGS_SPELLED]]
     more = len(firings) - FIRINGS_SPELLED
     tail = [f"{more} more in the table."] if more > 0 else []
@@ -103,7 +111,8 @@ def _render_firing(f: cl.Firing) -> str:
         if f.late_firing
         else ""
     )
-    return f"{head}, {body}{late}."
+    undone = " It was rolled back by a restore." if f.rolled_back else ""
+    return f"{head}, {body}{late}.{undone}"
 
 
 def _render_empty(c: cl.NoContents) -> str:
