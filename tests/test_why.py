@@ -563,3 +563,36 @@ def test_a_first_firing_replayed_without_a_checkpoint_is_a_first_firing() -> Non
     assert wv.why_dropped(trace, 0).sentence.endswith(
         "Window [0, 1000) fired at once on it (first firing)."
     )
+
+
+def test_a_timer_the_trigger_registers_on_a_merge_is_its_next_timer() -> None:
+    """Sessions (gap 15) with ContinuousEventTimeTrigger.of(20): a@14 registers the trigger's
+    timer at 20 for [14, 29); a@15 (at 10 ms) merges it into [14, 30), and the trigger's
+    onMerge registers the merged next fire timestamp 20 there (seq 10, before the element's
+    ``assigned`` record; Flink's ContinuousEventTimeTrigger.onMerge). At 10 ms the window waits
+    for that timer, not its max timestamp 29: b@25 raises the watermark to 24 at 20 ms and the
+    timer at 20 fires it then."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 14), ("a", 15), ("b", 25)], arrival_times=[0, 10, 20])
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(15))
+        .trigger(wv.ContinuousEventTimeTrigger.of(20))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    merge_timer = trace.records("timer_registered", operator="window", key="a")[3]
+    assert (merge_timer.seq, repr(merge_timer.window), merge_timer.ts) == (10, "[14, 30)", 20)
+    answer = wv.why_not_fired(trace.until(10), "a", (14, 30), operator="window")
+    assert answer.sentence == (
+        "The watermark of 'window' is stuck at MIN, below 20, the time of its trigger's next "
+        "event-time timer (the window's max timestamp is 29): the trigger is asked once the "
+        "watermark ≥ 20. The operator has one input: no later event raised the generator's "
+        "watermark (max timestamp seen − bound − 1) that far."
+    )
+    assert answer.claims[0].target == 20
+    first = trace.records("fired", operator="window", key="a", window=(14, 30))[0]
+    assert (first.proc_time, first.watermark) == (20, 24)  # the engine: the timer at 20 fired it
+    assert wv.why_fired(trace, "a", (14, 30)).claims[0].timer == 20

@@ -75,18 +75,24 @@ def _paused(trace: Trace) -> tuple[PausedForAlignment, ...]:
 def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]) -> int | None:
     """The earliest event-time timer the window's *trigger* registered that has neither fired nor
     been deleted (None: none): registered inside a trigger call, before its ``trigger`` record (the
-    operator's cleanup timer comes after it, and is not the trigger's)."""
+    operator's cleanup timer comes after it, and is not the trigger's), or by ``Trigger.onMerge``
+    between a ``merged`` record and the ``assigned`` record of the element that merged (it writes
+    no ``trigger`` record: Flink's ``ContinuousEventTimeTrigger.onMerge`` registers the merged
+    next fire timestamp, ``EventTimeTrigger.onMerge`` the max timestamp)."""
     pending: set[int] = set()
     since: list[int] = []  # event-time timers registered in this call, before its record
+    merging = False  # since a ``merged`` record: the trigger's onMerge registers
     for r in trace.records(
-        "assigned", "timer_registered", "timer_fired", "timer_deleted", "trigger",
+        "merged", "assigned", "timer_registered", "timer_fired", "timer_deleted", "trigger",
         operator=op, key=key, window=window,
     ):  # fmt: skip
         if r.kind == "trigger":
             pending.update(since)
             since = []
-        elif r.kind == "assigned":  # (a new element's processing: a cleanup timer before)
-            since = []
+        elif r.kind in ("merged", "assigned"):  # a new element: a cleanup timer came before
+            if merging:  # onMerge's timers, between the two
+                pending.update(since)
+            since, merging = [], r.kind == "merged"
         elif r.detail[0] != "event":
             continue
         elif r.kind == "timer_registered":
