@@ -4,10 +4,11 @@ record. Each answer is checked word for word against a run whose story is known.
 from __future__ import annotations
 
 import pytest
-from jobs import bounded, count_pipeline, keyed_window, restored_after_idle
+from jobs import bounded, build, count_pipeline, keyed_window, restored_after_idle
 
 import winviz as wv
 from winviz.trace import Trace
+from winviz.trace.channels import CHANNEL_KINDS, channel_states
 from winviz.why import Replayed
 
 BOUND_0 = bounded(0)
@@ -596,3 +597,57 @@ def test_a_timer_the_trigger_registers_on_a_merge_is_its_next_timer() -> None:
     first = trace.records("fired", operator="window", key="a", window=(14, 30))[0]
     assert (first.proc_time, first.watermark) == (20, 24)  # the engine: the timer at 20 fired it
     assert wv.why_fired(trace, "a", (14, 30)).claims[0].timer == 20
+
+
+# a generated job (tests/jobs.py's build) where a channel comes back from idle below the
+# operator's watermark (found by tests/test_why_truth.py's walk)
+_UNALIGNED_JOB = {
+    "arrivals": [49, 82, 121, 137, 181, 219, 257, 314, 332, 356, 366, 395, 446],
+    "assigner": "sliding",
+    "bound": 40,
+    "events": [
+        ("c", 191, 0), ("c", 359, 1), ("b", 24, 2), ("a", 181, 3), ("a", 314, 4),
+        ("a", 120, 5), ("c", 125, 6), ("a", 364, 7), ("a", 399, 8), ("a", 204, 9),
+        ("a", 162, 10), ("a", 139, 11), ("c", 335, 12),
+    ],
+    "function": "reduce_process",
+    "idle": 100,
+    "interval": 7,
+    "lateness": 25,
+    "layout": "union",
+    "parts": [0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0],
+    "side": True,
+    "trigger": "default",
+}  # fmt: skip
+
+
+def test_a_channel_back_from_idle_below_the_watermark_holds_nothing_back() -> None:
+    """At 314 ms 'window#1' is at 273; watermarks#1 (channel 1) came back from idle at 224 and
+    advanced to 79 only: Flink's StatusWatermarkValve leaves it out of the minimum until it
+    reaches 273 (not aligned), so it is not the holder. The engine: channel 2 comes back at
+    315 at 323 and window [260, 320) fires then, watermarks#1 still active at 79."""
+    trace = build(_UNALIGNED_JOB, True).set_parallelism(2).execute().trace
+    answer = wv.why_not_fired(trace.until(314), "a", (260, 320), operator="window#1")
+    assert answer.sentence == (
+        "The watermark of 'window#1' is stuck at 273, below the window's max timestamp 319: it "
+        "fires once the watermark ≥ 319. watermarks#0, watermarks_2#0, watermarks_2#1 are idle "
+        "and hold nothing back. watermarks#1 (channel 1 of 'window#1') at 79 is active again "
+        "but not aligned: back from idle below the operator's watermark, left out of the "
+        "minimum until a watermark of it reaches 273 (Flink's StatusWatermarkValve), so it "
+        "holds nothing back. No aligned input is below it now: the watermark stays where it "
+        "is until an aligned input's watermark advances (an input is aligned again once its "
+        "watermark reaches 273)."
+    )
+    (held,) = answer.claims
+    assert held.holders == ()
+    assert [(ch.channel, ch.watermark, ch.idle, ch.aligned) for ch in held.unaligned] == [
+        (1, 79, False, False)
+    ]
+    table = answer.table[answer.table["operator"] == "window#1"].sort_values("channel")
+    assert table["aligned"].tolist() == [True, False, True, True]
+    fired = trace.records("fired", operator="window#1", key="a", window=(260, 320))
+    assert [(r.proc_time, r.watermark) for r in fired] == [(315, 323)]  # the engine
+    before = trace.records(*CHANNEL_KINDS, "restore")
+    states = channel_states(r for r in before if r.seq < fired[0].seq)
+    ch = states[("window#1", 1)]  # when it fired: still active at 79
+    assert (ch.input, ch.watermark, ch.idle, ch.aligned) == ("watermarks#1", 79, False, False)

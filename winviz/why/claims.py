@@ -89,9 +89,11 @@ class TimerDue:
 class WatermarkHeld:
     """The operator's watermark is below ``target``, the trigger's next event-time timer.
     ``channels_of``: whose input channels were judged (None: a single input); ``holders``: the
-    active channels below the target; ``idle``: idle channels; ``others``: the lowest watermark of
-    the other active channels; ``idleness_seen``: the trace shows ``with_idleness`` there;
-    ``idleness_would_help``: marking the one holder idle would raise the watermark to the target."""
+    active aligned channels below the target; ``idle``: idle channels; ``others``: the lowest
+    watermark of the other active aligned channels; ``idleness_seen``: the trace shows
+    ``with_idleness`` there; ``idleness_would_help``: marking the one holder idle would raise the
+    watermark to the target; ``unaligned``: active channels the minimum leaves out (back from idle
+    below the operator's watermark: ``winviz.trace.channels``, Flink's ``StatusWatermarkValve``)."""
 
     operator: str
     watermark: int
@@ -103,6 +105,7 @@ class WatermarkHeld:
     others: int | None
     idleness_seen: bool
     idleness_would_help: bool
+    unaligned: tuple[Channel, ...] = ()
 
 
 @dataclass(frozen=True)

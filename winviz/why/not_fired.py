@@ -58,6 +58,7 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
                 "watermark": time_text(ch.watermark),
                 "last_advanced": ch.last_advanced,
                 "idle": ch.idle,
+                "aligned": ch.aligned,
             }
             for ch in channels
         ]
@@ -116,11 +117,12 @@ def _held(
     ops = list(dict.fromkeys(ch.operator for ch in channels))
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
     mine = [ch for ch in channels if ch.operator == judged]
-    active = [ch for ch in mine if not ch.idle]
+    active = [ch for ch in mine if not ch.idle and ch.aligned]
     holders = tuple(
         sorted((ch for ch in active if ch.watermark < target), key=lambda ch: ch.watermark)
     )
     idle = tuple(ch for ch in mine if ch.idle)
+    unaligned = tuple(ch for ch in mine if not ch.idle and not ch.aligned)
     others: int | None = None
     if len(holders) == 1:
         rest = [ch.watermark for ch in active if ch is not holders[0]]
@@ -133,6 +135,7 @@ def _held(
         channels_of=judged,
         holders=holders,
         idle=idle,
+        unaligned=unaligned,
         others=others,
         idleness_seen=any(ch.idle_seen for ch in mine)
         or judged in with_idleness
@@ -175,5 +178,5 @@ def _channels(trace: Trace) -> list[Channel]:
 # by name (MIN)
 _CHANNEL_TYPES = {
     "operator": object, "channel": "Int64", "input": object, "watermark": object,
-    "last_advanced": "Int64", "idle": bool,
+    "last_advanced": "Int64", "idle": bool, "aligned": bool,
 }  # fmt: skip

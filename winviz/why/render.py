@@ -156,11 +156,26 @@ def _render_held(c: cl.WatermarkHeld) -> str:
         names = ", ".join(ch.input for ch in c.idle)
         verb = "is" if len(c.idle) == 1 else "are"
         out += f" {names} {verb} idle and hold{'s' if len(c.idle) == 1 else ''} nothing back."
+    if c.unaligned:
+        names = ", ".join(_channel_words(ch) for ch in c.unaligned)
+        out += (
+            f" {names} {'is' if len(c.unaligned) == 1 else 'are'} active again but not aligned: "
+            f"back from idle below the operator's watermark, left out of the minimum until a "
+            f"watermark of {'it' if len(c.unaligned) == 1 else 'each'} reaches "
+            f"{time_text(c.watermark)} (Flink's StatusWatermarkValve), so "
+            f"{'it holds' if len(c.unaligned) == 1 else 'they hold'} nothing back."
+        )
     if len(c.holders) > 1:
         held = ", ".join(_channel_words(ch) for ch in c.holders)
         return out + (
             f" No single input holds it: {held} are all active and below {c.target}; "
             "it fires once each of them reaches it or goes idle."
+        )
+    if not c.holders and c.unaligned:
+        return out + (
+            " No aligned input is below it now: the watermark stays where it is until an "
+            "aligned input's watermark advances (an input is aligned again once its watermark "
+            f"reaches {time_text(c.watermark)})."
         )
     if not c.holders:
         return out + (
