@@ -601,7 +601,7 @@ def test_a_timer_the_trigger_registers_on_a_merge_is_its_next_timer() -> None:
 
 # a generated job (tests/jobs.py's build) where a channel comes back from idle below the
 # operator's watermark (found by tests/test_why_truth.py's walk)
-_UNALIGNED_JOB = {
+UNALIGNED_JOB = {
     "arrivals": [49, 82, 121, 137, 181, 219, 257, 314, 332, 356, 366, 395, 446],
     "assigner": "sliding",
     "bound": 40,
@@ -626,7 +626,7 @@ def test_a_channel_back_from_idle_below_the_watermark_holds_nothing_back() -> No
     advanced to 79 only: Flink's StatusWatermarkValve leaves it out of the minimum until it
     reaches 273 (not aligned), so it is not the holder. The engine: channel 2 comes back at
     315 at 323 and window [260, 320) fires then, watermarks#1 still active at 79."""
-    trace = build(_UNALIGNED_JOB, True).set_parallelism(2).execute().trace
+    trace = build(UNALIGNED_JOB, True).set_parallelism(2).execute().trace
     answer = wv.why_not_fired(trace.until(314), "a", (260, 320), operator="window#1")
     assert answer.sentence == (
         "The watermark of 'window#1' is stuck at 273, below the window's max timestamp 319: it "
