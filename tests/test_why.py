@@ -651,3 +651,34 @@ def test_a_channel_back_from_idle_below_the_watermark_holds_nothing_back() -> No
     states = channel_states(r for r in before if r.seq < fired[0].seq)
     ch = states[("window#1", 1)]  # when it fired: still active at 79
     assert (ch.input, ch.watermark, ch.idle, ch.aligned) == ("watermarks#1", 79, False, False)
+
+
+def test_a_run_from_a_snapshot_does_not_call_its_first_traced_firing_the_first() -> None:
+    """The run of ``_count_every_record`` without a failure, then a second run from its
+    checkpoint after two records (restore_from): the window had fired twice before (the
+    engine's pane index 2; the sink's first counts 1 and 2 come with the snapshot), so its
+    first firing in this trace is said to be that, not its first firing."""
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[2])
+    events = [("a", t) for t in (10, 20, 30, 40, 50)]
+    arrivals = [0, 10, 20, 30, 40]
+    job = count_pipeline(env, events, 1000, trigger=wv.CountTrigger.of(1), arrival_times=arrivals)
+    first = job.execute()
+    result = job.execute(restore_from=first.checkpoints[-1])
+    trace = result.trace
+    assert [r.detail[1] for r in trace.records("fired")] == [2, 3, 4]  # the engine's pane index
+    assert [r.value for r in result.outputs["out"]] == [1, 2, 3, 4, 5]
+    answer = wv.why_fired(trace, "a", (0, 1000))
+    assert [(f.earlier_firings, f.started_from) for f in answer.claims] == [(0, 1), (1, 1), (2, 1)]
+    assert answer.sentence.startswith(
+        "It fired 3 time(s) at 'window'. The run started from checkpoint 1 of an earlier run "
+        "(restore_from): that run's firings are not in this trace, nor counted here. First "
+        "firing in this trace at processing time 20, caused by the element at seq 2"
+    )
+    firings = answer.table["firing"].tolist()
+    assert firings == ["first firing in this trace", "re-firing", "re-firing"]
+    assert wv.why_dropped(trace, 2).sentence.endswith(
+        "Window [0, 1000) fired at once on it (first firing in this trace)."
+    )
+    assert wv.why_dropped(trace, 3).sentence.endswith(
+        "Window [0, 1000) had fired 1 time(s) in this trace and fired at once on it (re-firing)."
+    )

@@ -15,8 +15,9 @@ class Firing:
     """One ``fired`` record: its cause (``vocabulary.FIRED_BY``; ``END_OF_KEY`` in BATCH mode), the
     timer or element behind it, the input that raised the watermark ("" when the trace does not
     say), the firings before it that the run keeps, the watermark before its cause (which makes it
-    late or not), and whether a later restore rolled it back (it came after the checkpoint the job
-    restarted from: Flink replays from there)."""
+    late or not), whether a later restore rolled it back (it came after the checkpoint the job
+    restarted from: Flink replays from there), and the checkpoint of an earlier run the traced
+    run started from (None: none; the firings before it are not in the trace)."""
 
     operator: str
     seq: int
@@ -32,6 +33,7 @@ class Firing:
     watermark_before: int
     late_firing: bool
     rolled_back: bool = False
+    started_from: int | None = None  # the earlier run's checkpoint (its firings: not counted)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from winviz.why.reading import kept_before, rolled_back, table_frame, time_text,
 
 if TYPE_CHECKING:
     import pandas as pd
-from winviz.why.render import Answer
+from winviz.why.render import Answer, firing_order
 
 
 def why_dropped(
@@ -197,7 +197,7 @@ def _outcome_text(o: WindowOutcome) -> str:
     f = o.next_firing
     if f is None:
         return "added; no firing after it"
-    what = words.firing_words(f.earlier_firings, f.late_firing)
+    what = firing_order(f) + (f", {words.LATE_FIRING}" if f.late_firing else "")
     return f"added; fired at once ({what})" if o.fired_now else f"added; next firing: {what}"
 
 

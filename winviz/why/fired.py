@@ -17,11 +17,12 @@ from winviz.why.reading import (
     kept_before,
     rolled_back,
     row_before,
+    started_from,
     table_frame,
     time_text,
     window_asked,
 )
-from winviz.why.render import Answer, cause_text, firing_watermark
+from winviz.why.render import Answer, cause_text, firing_order, firing_watermark
 
 
 def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
@@ -39,8 +40,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
             "watermark": firing_watermark(f),
             "cause": cause_text(f),
             "raised by": f.raised_by,
-            "firing": words.firing_order(f.earlier_firings)
-            + (" (rolled back by a restore)" if f.rolled_back else ""),
+            "firing": firing_order(f) + (" (rolled back by a restore)" if f.rolled_back else ""),
             "late firing": f.late_firing,
         }
         for f in claims
@@ -56,6 +56,7 @@ def firings_of(
     restore rolls back the firings after the checkpoint it restores (``reading.rolled_back``)."""
     history = fired if history is None else history
     spans = rolled_back(trace)
+    snapshot = started_from(trace)
     c = trace.columns()
     calls, timer_rows = firing_causes(c, fired)
     _, named, event = timer_domains(c, timer_rows)
@@ -109,6 +110,7 @@ def firings_of(
                 watermark_before=before,
                 late_firing=words.is_late_firing(before, max_ts),
                 rolled_back=any(start < record.seq < end for start, end in spans),
+                started_from=snapshot,
             )
         )
     return out

@@ -111,6 +111,13 @@ def rolled_back(trace: Trace) -> list[tuple[int, int]]:
     return spans
 
 
+def started_from(trace: Trace) -> int | None:
+    """The checkpoint of an earlier run this trace's run started from (``execute(restore_from=
+    ...)``: a ``restore`` record without a failure), else None. Its firings are not traced."""
+    starts = [r.detail[0] for r in trace.records("restore") if r.detail[3] is None]
+    return starts[0] if starts else None
+
+
 def kept_before(rows: np.ndarray, seq: int, spans: list[tuple[int, int]]) -> int:
     """How many of ``rows`` (record seqs) before ``seq`` the run still keeps at ``seq``: those no
     restore before ``seq`` rolled back (``spans``: ``rolled_back``)."""

@@ -38,6 +38,13 @@ def firing_watermark(f: cl.Firing) -> str:
     return "MAX (end of key)" if f.cause == words.END_OF_KEY else time_text(f.watermark)
 
 
+def firing_order(f: cl.Firing) -> str:
+    """First firing or re-firing; "first firing in this trace" when the run started from an
+    earlier run's checkpoint (whose firings the trace does not hold)."""
+    first = f.earlier_firings == 0 and f.started_from is not None
+    return words.firing_order(f.earlier_firings) + (" in this trace" if first else "")
+
+
 def cause_text(f: cl.Firing) -> str:
     """A firing's cause in a few words (the table's "cause" column)."""
     if f.cause == "event-time timer":
@@ -73,6 +80,11 @@ def _render_firings(firings: list[cl.Firing]) -> str:
             f"then failed; Flink replays from the checkpoint), so the run keeps "
             f"{len(firings) - undone}."
         )
+    if firings[0].started_from is not None:
+        op_text += (
+            f" The run started from checkpoint {firings[0].started_from} of an earlier run "
+            "(restore_from): that run's firings are not in this trace, nor counted here."
+        )
     spelled = [_render_firing(f) for f in firings[:FIRINGS_SPELLED]]
     more = len(firings) - FIRINGS_SPELLED
     tail = [f"{more} more in the table."] if more > 0 else []
@@ -80,7 +92,7 @@ def _render_firings(firings: list[cl.Firing]) -> str:
 
 
 def _render_firing(f: cl.Firing) -> str:
-    what = words.firing_order(f.earlier_firings).capitalize()
+    what = firing_order(f).capitalize()
     head = f"{what} at processing time {f.proc_time}"
     if f.cause == "event-time timer":
         body = (
@@ -271,9 +283,10 @@ def _render_outcome(c: cl.ElementFate, o: cl.WindowOutcome) -> str:
         if f.late_firing
         else ""
     )
-    order = words.firing_order(f.earlier_firings)
+    order = firing_order(f)
     if o.fired_now:
-        before = f"had fired {o.earlier_firings} time(s) and " if o.earlier_firings else ""
+        traced = " in this trace" if f.started_from is not None else ""
+        before = f"had fired {o.earlier_firings} time(s){traced} and " if o.earlier_firings else ""
         return f"Window {o.window} {before}fired at once on it ({order}{late})."
     return (
         f"Window {o.window} fired next at processing time {f.proc_time} ({order}{late}), "
