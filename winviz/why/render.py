@@ -76,9 +76,9 @@ def _render_firings(firings: list[cl.Firing]) -> str:
     if undone:
         op_text = (
             f"It fired {len(firings)} time(s) at {firings[0].operator!r}; a restore rolled back "
-            f"{undone} of them (they came after the checkpoint it restored, in an attempt that "
-            f"then failed; Flink replays from the checkpoint), so the run keeps "
-            f"{len(firings) - undone}."
+            f"{undone} of them ({'it' if undone == 1 else 'they'} came after the checkpoint it "
+            "restored, in an attempt that then failed; Flink replays from the checkpoint), so the "
+            f"run keeps {len(firings) - undone}."
         )
     if firings[0].started_from is not None:
         op_text += (
