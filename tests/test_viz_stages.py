@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 import pytest
-from jobs import count_pipeline, restored_after_idle
+from jobs import build, count_pipeline, restored_after_idle
+from test_why import UNALIGNED_JOB
 
 import winviz as wv
 from winviz.time import MAX, MIN
@@ -292,3 +293,38 @@ def test_a_long_line_is_wrapped_never_cut() -> None:
         "+1,000,000,000,000,000,000,000,000,002,999",
         "ch 1 clicks[1]:",
     ]
+
+
+def test_a_channel_below_the_output_is_not_aligned_at_a_valve_and_holds_at_partitions() -> None:
+    """One rule with why_not_fired (``trace.channels.channel_states``). A union's window
+    subtask (a StatusWatermarkValve): watermarks#1 came back from idle at 79, below 273, so
+    it is not aligned and left out of the minimum. Partitions (a WatermarkOutputMultiplexer,
+    no alignment): clicks[1] is active again at 1999 below 4999 and holds the watermark
+    there until it catches up (Flink's CombinedWatermarkStatus only rises)."""
+    trace = build(UNALIGNED_JOB, True).set_parallelism(2).execute().trace
+    at_314 = stage_watermark_table(trace, 314)
+    row = at_314.operators[at_314.operators["operator"] == "window#1"].iloc[0]
+    assert (row.input_watermark, row.output_watermark) == (273, 273)
+    assert row.input_rule == (
+        "MIN over the active channels (one below it is not aligned yet: it rejoins once it "
+        "catches up)"
+    )
+    env = wv.StreamExecutionEnvironment()
+    parts = [[("a", 1000), ("a", 5000), ("a", 9000)], [("b", 100), ("b", 2000)]]
+    (
+        env.from_partitions(parts, arrival_times=[[0, 1000, 3000], [0, 1500]], name="clicks")
+        .assign_timestamps_and_watermarks(strategy(500))
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(10000))
+        .reduce(lambda a, b: a)
+        .sink_to("out")
+    )
+    at_1700 = stage_watermark_table(env.execute(), 1700)
+    assert rows(at_1700.channels) == [
+        ("watermarks", 0, "clicks[0]", 4999, False, True),
+        ("watermarks", 1, "clicks[1]", 1999, False, False),
+    ]
+    assert at_1700.operators["input_rule"].tolist()[1] == (
+        "MIN over the active channels (one below it: the watermark only rises, it waits for "
+        "that one)"
+    )

@@ -4,10 +4,11 @@ record. Each answer is checked word for word against a run whose story is known.
 from __future__ import annotations
 
 import pytest
-from jobs import bounded, count_pipeline, keyed_window, restored_after_idle
+from jobs import bounded, build, count_pipeline, keyed_window, restored_after_idle
 
 import winviz as wv
 from winviz.trace import Trace
+from winviz.trace.channels import CHANNEL_KINDS, channel_states
 from winviz.why import Replayed
 
 BOUND_0 = bounded(0)
@@ -496,3 +497,188 @@ def test_a_channel_idle_before_a_restore_is_active_at_min_after_it() -> None:
         ["source[0]", "4999", False],
         ["source[1]", "MIN", False],
     ]
+
+
+def _count_every_record(checkpoint: list[int]) -> wv.JobExecutionResult:
+    """A tumbling window [0, 1000) fired by every record (CountTrigger.of(1)), five records
+    10 ms apart, the checkpoints after ``checkpoint`` records, the failure at the fifth."""
+    env = wv.StreamExecutionEnvironment()
+    if checkpoint:
+        env = env.enable_checkpointing(at_records=checkpoint)
+    events = [("a", t) for t in (10, 20, 30, 40, 50)]
+    arrivals = [0, 10, 20, 30, 40]
+    job = count_pipeline(env, events, 1000, trigger=wv.CountTrigger.of(1), arrival_times=arrivals)
+    return job.execute(fail_at=4)
+
+
+def test_firings_a_restore_rolled_back_are_not_earlier_firings() -> None:
+    """The checkpoint after two records (seq 16), the restore (seq 33) replaying records 3 and
+    4: their first firings (seq 23, 31) were rolled back, so the replayed ones (seq 40, 48) have
+    2 and 3 earlier firings, not 4 and 5 (the engine's pane index, restored with the checkpoint,
+    says so; the sink keeps five counts)."""
+    result = _count_every_record([2])
+    trace = result.trace
+    answer = wv.why_fired(trace, "a", (0, 1000))
+    fired = trace.records("fired")
+    assert [f.seq for f in answer.claims] == [r.seq for r in fired] == [6, 14, 23, 31, 40, 48, 56]
+    assert [f.earlier_firings for f in answer.claims] == [0, 1, 2, 3, 2, 3, 4]
+    assert [f.earlier_firings for f in answer.claims] == [r.detail[1] for r in fired]  # engine
+    assert [f.rolled_back for f in answer.claims] == [False, False, True, True] + [False] * 3
+    kept = sum(not f.rolled_back for f in answer.claims)
+    assert kept == len(result.outputs["out"]) == 5
+    assert answer.sentence.startswith(
+        "It fired 7 time(s) at 'window'; a restore rolled back 2 of them (they came after the "
+        "checkpoint it restored, in an attempt that then failed; Flink replays from the "
+        "checkpoint), so the run keeps 5. First firing at processing time 0,"
+    )
+    assert "(timestamp 30): the trigger fired on it. It was rolled back by a restore. Re-" in (
+        answer.sentence
+    )
+    assert answer.table["firing"].tolist()[2:5] == [
+        "re-firing (rolled back by a restore)",
+        "re-firing (rolled back by a restore)",
+        "re-firing",
+    ]
+    assert wv.why_dropped(trace, 4).sentence.endswith(
+        "Window [0, 1000) had fired 4 time(s) and fired at once on it (re-firing)."
+    )
+
+
+def test_a_first_firing_replayed_without_a_checkpoint_is_a_first_firing() -> None:
+    """No checkpoint: the restore (seq 33) starts over from the first record, rolling back
+    all four firings before it; the replayed first record's firing (seq 40) is the window's
+    first firing again (the engine's pane index 0, the sink's first count 1)."""
+    result = _count_every_record([])
+    trace = result.trace
+    assert result.restores == [wv.Restore(failed_at=4, checkpoint_id=None, source_records=0)]
+    answer = wv.why_fired(trace, "a", (0, 1000))
+    fired = trace.records("fired")
+    assert [f.earlier_firings for f in answer.claims] == [0, 1, 2, 3, 0, 1, 2, 3, 4]
+    assert [f.earlier_firings for f in answer.claims] == [r.detail[1] for r in fired]  # engine
+    assert [f.rolled_back for f in answer.claims] == [True] * 4 + [False] * 5
+    assert [r.value for r in result.outputs["out"]] == [1, 2, 3, 4, 5]
+    assert answer.table["firing"].tolist()[3:5] == [
+        "re-firing (rolled back by a restore)",
+        "first firing",
+    ]
+    assert wv.why_dropped(trace, 0).sentence.endswith(
+        "Window [0, 1000) fired at once on it (first firing)."
+    )
+
+
+def test_a_timer_the_trigger_registers_on_a_merge_is_its_next_timer() -> None:
+    """Sessions (gap 15) with ContinuousEventTimeTrigger.of(20): a@14 registers the trigger's
+    timer at 20 for [14, 29); a@15 (at 10 ms) merges it into [14, 30), and the trigger's
+    onMerge registers the merged next fire timestamp 20 there (seq 10, before the element's
+    ``assigned`` record; Flink's ContinuousEventTimeTrigger.onMerge). At 10 ms the window waits
+    for that timer, not its max timestamp 29: b@25 raises the watermark to 24 at 20 ms and the
+    timer at 20 fires it then."""
+    env = wv.StreamExecutionEnvironment()
+    (
+        env.from_collection([("a", 14), ("a", 15), ("b", 25)], arrival_times=[0, 10, 20])
+        .assign_timestamps_and_watermarks(bounded(0))
+        .key_by(lambda e: e[0])
+        .window(wv.EventTimeSessionWindows.with_gap(15))
+        .trigger(wv.ContinuousEventTimeTrigger.of(20))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .sink_to("out")
+    )
+    trace = env.execute().trace
+    merge_timer = trace.records("timer_registered", operator="window", key="a")[3]
+    assert (merge_timer.seq, repr(merge_timer.window), merge_timer.ts) == (10, "[14, 30)", 20)
+    answer = wv.why_not_fired(trace.until(10), "a", (14, 30), operator="window")
+    assert answer.sentence == (
+        "The watermark of 'window' is stuck at MIN, below 20, the time of its trigger's next "
+        "event-time timer (the window's max timestamp is 29): the trigger is asked once the "
+        "watermark ≥ 20. The operator has one input: no later event raised the generator's "
+        "watermark (max timestamp seen − bound − 1) that far."
+    )
+    assert answer.claims[0].target == 20
+    first = trace.records("fired", operator="window", key="a", window=(14, 30))[0]
+    assert (first.proc_time, first.watermark) == (20, 24)  # the engine: the timer at 20 fired it
+    assert wv.why_fired(trace, "a", (14, 30)).claims[0].timer == 20
+
+
+# a generated job (tests/jobs.py's build) where a channel comes back from idle below the
+# operator's watermark (found by tests/test_why_truth.py's walk)
+UNALIGNED_JOB = {
+    "arrivals": [49, 82, 121, 137, 181, 219, 257, 314, 332, 356, 366, 395, 446],
+    "assigner": "sliding",
+    "bound": 40,
+    "events": [
+        ("c", 191, 0), ("c", 359, 1), ("b", 24, 2), ("a", 181, 3), ("a", 314, 4),
+        ("a", 120, 5), ("c", 125, 6), ("a", 364, 7), ("a", 399, 8), ("a", 204, 9),
+        ("a", 162, 10), ("a", 139, 11), ("c", 335, 12),
+    ],
+    "function": "reduce_process",
+    "idle": 100,
+    "interval": 7,
+    "lateness": 25,
+    "layout": "union",
+    "parts": [0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0],
+    "side": True,
+    "trigger": "default",
+}  # fmt: skip
+
+
+def test_a_channel_back_from_idle_below_the_watermark_holds_nothing_back() -> None:
+    """At 314 ms 'window#1' is at 273; watermarks#1 (channel 1) came back from idle at 224 and
+    advanced to 79 only: Flink's StatusWatermarkValve leaves it out of the minimum until it
+    reaches 273 (not aligned), so it is not the holder. The engine: channel 2 comes back at
+    315 at 323 and window [260, 320) fires then, watermarks#1 still active at 79."""
+    trace = build(UNALIGNED_JOB, True).set_parallelism(2).execute().trace
+    answer = wv.why_not_fired(trace.until(314), "a", (260, 320), operator="window#1")
+    assert answer.sentence == (
+        "The watermark of 'window#1' is stuck at 273, below the window's max timestamp 319: it "
+        "fires once the watermark ≥ 319. watermarks#0, watermarks_2#0, watermarks_2#1 are idle "
+        "and hold nothing back. watermarks#1 (channel 1 of 'window#1') at 79 is active again "
+        "but not aligned: back from idle below the operator's watermark, left out of the "
+        "minimum until a watermark of it reaches 273 (Flink's StatusWatermarkValve), so it "
+        "holds nothing back. No aligned input is below it now: the watermark stays where it "
+        "is until an aligned input's watermark advances (an input is aligned again once its "
+        "watermark reaches 273)."
+    )
+    (held,) = answer.claims
+    assert held.holders == ()
+    assert [(ch.channel, ch.watermark, ch.idle, ch.aligned) for ch in held.unaligned] == [
+        (1, 79, False, False)
+    ]
+    table = answer.table[answer.table["operator"] == "window#1"].sort_values("channel")
+    assert table["aligned"].tolist() == [True, False, True, True]
+    fired = trace.records("fired", operator="window#1", key="a", window=(260, 320))
+    assert [(r.proc_time, r.watermark) for r in fired] == [(315, 323)]  # the engine
+    before = trace.records(*CHANNEL_KINDS, "restore")
+    states = channel_states(r for r in before if r.seq < fired[0].seq)
+    ch = states[("window#1", 1)]  # when it fired: still active at 79
+    assert (ch.input, ch.watermark, ch.idle, ch.aligned) == ("watermarks#1", 79, False, False)
+
+
+def test_a_run_from_a_snapshot_does_not_call_its_first_traced_firing_the_first() -> None:
+    """The run of ``_count_every_record`` without a failure, then a second run from its
+    checkpoint after two records (restore_from): the window had fired twice before (the
+    engine's pane index 2; the sink's first counts 1 and 2 come with the snapshot), so its
+    first firing in this trace is said to be that, not its first firing."""
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[2])
+    events = [("a", t) for t in (10, 20, 30, 40, 50)]
+    arrivals = [0, 10, 20, 30, 40]
+    job = count_pipeline(env, events, 1000, trigger=wv.CountTrigger.of(1), arrival_times=arrivals)
+    first = job.execute()
+    result = job.execute(restore_from=first.checkpoints[-1])
+    trace = result.trace
+    assert [r.detail[1] for r in trace.records("fired")] == [2, 3, 4]  # the engine's pane index
+    assert [r.value for r in result.outputs["out"]] == [1, 2, 3, 4, 5]
+    answer = wv.why_fired(trace, "a", (0, 1000))
+    assert [(f.earlier_firings, f.started_from) for f in answer.claims] == [(0, 1), (1, 1), (2, 1)]
+    assert answer.sentence.startswith(
+        "It fired 3 time(s) at 'window'. The run started from checkpoint 1 of an earlier run "
+        "(restore_from): that run's firings are not in this trace, nor counted here. First "
+        "firing in this trace at processing time 20, caused by the element at seq 2"
+    )
+    firings = answer.table["firing"].tolist()
+    assert firings == ["first firing in this trace", "re-firing", "re-firing"]
+    assert wv.why_dropped(trace, 2).sentence.endswith(
+        "Window [0, 1000) fired at once on it (first firing in this trace)."
+    )
+    assert wv.why_dropped(trace, 3).sentence.endswith(
+        "Window [0, 1000) had fired 1 time(s) in this trace and fired at once on it (re-firing)."
+    )

@@ -194,7 +194,11 @@ def check_held(
         assert ch.watermark < max_ts
     for ch in held.idle:
         assert states[ch.channel][1] is True
-    named = {ch.channel for ch in held.holders} | {ch.channel for ch in held.idle}
+    for ch in held.unaligned:  # active below the operator's watermark: never in the minimum
+        assert states[ch.channel] == (ch.watermark, False)  # (the minimum is never below it)
+        assert ch.watermark < held.watermark
+        TALLY["held: an active channel not aligned"] += 1
+    named = {ch.channel for ch in (*held.holders, *held.idle, *held.unaligned)}
     for channel, (wm, idle) in states.items():  # every other channel: idle or high enough
         if channel not in named:
             assert not idle and wm >= max_ts

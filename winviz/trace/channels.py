@@ -12,6 +12,12 @@ is ``UNRECORDED`` (the trace cannot tell how many are silent: at least one).
 
 A ``restore`` puts every channel back active at MIN: watermarks and the valve's channel statuses
 are not checkpointed (a restored ``StatusWatermarkValve`` starts each channel anew).
+
+Alignment (``StatusWatermarkValve``, ``winviz.valve``): a channel of an input gate that becomes
+active again below the operator's watermark (its last output) is not *aligned*: the minimum leaves
+it out until a watermark of it reaches that output. A ``WatermarkOutputMultiplexer`` over a
+source's partitions (inputs ``source[p]``) and a two-input operator's ``CombinedWatermarkStatus``
+(inputs ``input1`` / ``input2``) know no alignment: every active input is in their minimum.
 """
 
 from __future__ import annotations
@@ -44,17 +50,24 @@ class Channel:
     last_advanced: int | None
     idle_seen: bool = False  # the trace shows it idle at some time so far
     restored_at: int | None = None
+    aligned: bool = True  # in the minimum when active (module docstring: alignment)
 
 
 def channel_states(records: Iterable[TraceRecord]) -> dict[tuple[str, int], Channel]:
     """Each channel's state after ``records`` (of ``CHANNEL_KINDS`` and ``restore``, in seq
-    order), by (operator, channel)."""
+    order), by (operator, channel). A record's ``watermark`` field is its operator's watermark
+    then: the valve's last output, which an active channel must reach to be aligned."""
     state: dict[tuple[str, int], Channel] = {}
     for r in records:
         if r.kind == "restore":
             state = {
                 at: replace(
-                    ch, watermark=MIN, idle=False, last_advanced=None, restored_at=r.proc_time
+                    ch,
+                    watermark=MIN,
+                    idle=False,
+                    last_advanced=None,
+                    restored_at=r.proc_time,
+                    aligned=True,
                 )
                 for at, ch in state.items()
             }
@@ -62,12 +75,26 @@ def channel_states(records: Iterable[TraceRecord]) -> dict[tuple[str, int], Chan
         channel, name = r.detail
         at = (r.operator, int(channel))
         ch = state.get(at) or Channel(r.operator, int(channel), str(name), MIN, False, None)
+        output = MIN if r.watermark is None else r.watermark
         if r.kind == "channel_watermark":
-            state[at] = replace(ch, watermark=r.ts, last_advanced=r.proc_time)
+            aligned = ch.aligned or r.ts >= output or not _valve_input(ch)
+            state[at] = replace(ch, watermark=r.ts, last_advanced=r.proc_time, aligned=aligned)
         else:
             idle = r.kind == "channel_idle"
-            state[at] = replace(ch, idle=idle, idle_seen=ch.idle_seen or idle)
+            aligned = ch.aligned if idle else ch.watermark >= output or not _valve_input(ch)
+            state[at] = replace(ch, idle=idle, idle_seen=ch.idle_seen or idle, aligned=aligned)
     return state
+
+
+_COMBINED_INPUTS = ("input1", "input2")  # a two-input operator's (CombinedWatermarkStatus)
+
+
+def _valve_input(ch: Channel) -> bool:
+    """Whether ``ch`` is a channel of an input gate (a ``StatusWatermarkValve``, which aligns),
+    not a partition of a ``WatermarkOutputMultiplexer`` nor an input of a two-input operator."""
+    m = _PARTITION.match(ch.input)
+    partition = m is not None and int(m.group(2)) == ch.channel
+    return not partition and ch.input not in _COMBINED_INPUTS
 
 
 @dataclass(frozen=True)

@@ -160,11 +160,14 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
     for op in ops:
         out, chans, ups = own.get(op, MIN), channels.get(op, {}), upstream.get(op, [])
         if chans:
-            active = [c.watermark for c in chans.values() if not c.idle]
+            active = [c for c in chans.values() if not c.idle]
             if active:
                 rule = "MIN over the active channels"
-                if min(active) < out:
+                below = [c for c in active if c.watermark < out]
+                if any(not c.aligned for c in below):  # (a StatusWatermarkValve's channel)
                     rule += " (one below it is not aligned yet: it rejoins once it catches up)"
+                elif below:  # a CombinedWatermarkStatus: every active input is in its minimum
+                    rule += " (one below it: the watermark only rises, it waits for that one)"
             else:
                 rule = "all channels idle: MAX over them"
             inp = out

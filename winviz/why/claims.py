@@ -14,7 +14,10 @@ from winviz.trace.paused import PausedSpan
 class Firing:
     """One ``fired`` record: its cause (``vocabulary.FIRED_BY``; ``END_OF_KEY`` in BATCH mode), the
     timer or element behind it, the input that raised the watermark ("" when the trace does not
-    say), the firings before it, and the watermark before its cause (which makes it late or not)."""
+    say), the firings before it that the run keeps, the watermark before its cause (which makes it
+    late or not), whether a later restore rolled it back (it came after the checkpoint the job
+    restarted from: Flink replays from there), and the checkpoint of an earlier run the traced
+    run started from (None: none; the firings before it are not in the trace)."""
 
     operator: str
     seq: int
@@ -29,6 +32,8 @@ class Firing:
     earlier_firings: int
     watermark_before: int
     late_firing: bool
+    rolled_back: bool = False
+    started_from: int | None = None  # the earlier run's checkpoint (its firings: not counted)
 
 
 @dataclass(frozen=True)
@@ -86,9 +91,11 @@ class TimerDue:
 class WatermarkHeld:
     """The operator's watermark is below ``target``, the trigger's next event-time timer.
     ``channels_of``: whose input channels were judged (None: a single input); ``holders``: the
-    active channels below the target; ``idle``: idle channels; ``others``: the lowest watermark of
-    the other active channels; ``idleness_seen``: the trace shows ``with_idleness`` there;
-    ``idleness_would_help``: marking the one holder idle would raise the watermark to the target."""
+    active aligned channels below the target; ``idle``: idle channels; ``others``: the lowest
+    watermark of the other active aligned channels; ``idleness_seen``: the trace shows
+    ``with_idleness`` there; ``idleness_would_help``: marking the one holder idle would raise the
+    watermark to the target; ``unaligned``: active channels the minimum leaves out (back from idle
+    below the operator's watermark: ``winviz.trace.channels``, Flink's ``StatusWatermarkValve``)."""
 
     operator: str
     watermark: int
@@ -100,6 +107,7 @@ class WatermarkHeld:
     others: int | None
     idleness_seen: bool
     idleness_would_help: bool
+    unaligned: tuple[Channel, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from winviz.trace import Trace
 from winviz.trace import vocabulary as words
 from winviz.why.claims import Claim, ElementFate, JoinFate, NotKeyed, Replayed, WindowOutcome
 from winviz.why.fired import firings_of
-from winviz.why.reading import table_frame, time_text, trace_of
+from winviz.why.reading import kept_before, rolled_back, table_frame, time_text, trace_of
 
 if TYPE_CHECKING:
     import pandas as pd
-from winviz.why.render import Answer
+from winviz.why.render import Answer, firing_order
 
 
 def why_dropped(
@@ -101,10 +101,10 @@ def _fate_of(trace: Trace, index: int, arrival: Any) -> tuple[tuple[Claim, ...],
         w_max = w.max_timestamp() if hasattr(w, "max_timestamp") else MAX
         cleanup = cleanup_time(w_max, lateness) if lateness is not None and w_max != MAX else None
         fired = trace.rows_where(kind="fired", operator=op, key=element.key, window=w)
-        earlier = int((fired < element.seq).sum())
+        earlier = kept_before(fired, element.seq, rolled_back(trace))
         later = fired[fired > element.seq]
         nxt_firing = (
-            firings_of(trace, op, w_max, later[:1], earlier=earlier)[0]
+            firings_of(trace, op, w_max, later[:1], history=fired)[0]
             if r.kind == "assigned" and len(later) and hasattr(w, "start")
             else None
         )
@@ -197,7 +197,7 @@ def _outcome_text(o: WindowOutcome) -> str:
     f = o.next_firing
     if f is None:
         return "added; no firing after it"
-    what = words.firing_words(f.earlier_firings, f.late_firing)
+    what = firing_order(f) + (f", {words.LATE_FIRING}" if f.late_firing else "")
     return f"added; fired at once ({what})" if o.fired_now else f"added; next firing: {what}"
 
 

@@ -13,8 +13,16 @@ from winviz.trace import Trace
 from winviz.trace import vocabulary as words
 from winviz.trace.causes import fired_by, firing_causes, timer_domains
 from winviz.why.claims import Firing, NeverFired
-from winviz.why.reading import row_before, table_frame, time_text, window_asked
-from winviz.why.render import Answer, cause_text, firing_watermark
+from winviz.why.reading import (
+    kept_before,
+    rolled_back,
+    row_before,
+    started_from,
+    table_frame,
+    time_text,
+    window_asked,
+)
+from winviz.why.render import Answer, cause_text, firing_order, firing_watermark
 
 
 def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = None) -> Answer:
@@ -32,7 +40,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
             "watermark": firing_watermark(f),
             "cause": cause_text(f),
             "raised by": f.raised_by,
-            "firing": words.firing_order(f.earlier_firings),
+            "firing": firing_order(f) + (" (rolled back by a restore)" if f.rolled_back else ""),
             "late firing": f.late_firing,
         }
         for f in claims
@@ -41,9 +49,14 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
 
 
 def firings_of(
-    trace: Trace, op: str, max_ts: int, fired: np.ndarray, *, earlier: int = 0
+    trace: Trace, op: str, max_ts: int, fired: np.ndarray, *, history: np.ndarray | None = None
 ) -> list[Firing]:
-    """The ``Firing`` claims of one window's ``fired`` rows (``earlier`` firings came before)."""
+    """The ``Firing`` claims of one window's ``fired`` rows (``history``: all its ``fired`` rows,
+    by default ``fired``). Its earlier firings are those the run still keeps when it fires: a
+    restore rolls back the firings after the checkpoint it restores (``reading.rolled_back``)."""
+    history = fired if history is None else history
+    spans = rolled_back(trace)
+    snapshot = started_from(trace)
     c = trace.columns()
     calls, timer_rows = firing_causes(c, fired)
     _, named, event = timer_domains(c, timer_rows)
@@ -56,9 +69,7 @@ def firings_of(
     timed = timer_rows[timer_rows >= 0]
     timers = dict(zip(timed.tolist(), trace.records_at(timed), strict=True))
     out = []
-    for i, (record, cause, t) in enumerate(
-        zip(records, categories.tolist(), timer_rows.tolist(), strict=True)
-    ):
+    for record, cause, t in zip(records, categories.tolist(), timer_rows.tolist(), strict=True):
         timer = timers.get(t)
         wm = MIN if record.watermark is None else record.watermark
         before, raised_by, timer_ts = wm, "", None
@@ -95,9 +106,11 @@ def firings_of(
                 element_seq=element_seq,
                 element_ts=element_ts,
                 raised_by=raised_by,
-                earlier_firings=earlier + i,
+                earlier_firings=kept_before(history, record.seq, spans),
                 watermark_before=before,
                 late_firing=words.is_late_firing(before, max_ts),
+                rolled_back=any(start < record.seq < end for start, end in spans),
+                started_from=snapshot,
             )
         )
     return out

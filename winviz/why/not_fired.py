@@ -58,6 +58,7 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
                 "watermark": time_text(ch.watermark),
                 "last_advanced": ch.last_advanced,
                 "idle": ch.idle,
+                "aligned": ch.aligned,
             }
             for ch in channels
         ]
@@ -75,18 +76,24 @@ def _paused(trace: Trace) -> tuple[PausedForAlignment, ...]:
 def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]) -> int | None:
     """The earliest event-time timer the window's *trigger* registered that has neither fired nor
     been deleted (None: none): registered inside a trigger call, before its ``trigger`` record (the
-    operator's cleanup timer comes after it, and is not the trigger's)."""
+    operator's cleanup timer comes after it, and is not the trigger's), or by ``Trigger.onMerge``
+    between a ``merged`` record and the ``assigned`` record of the element that merged (it writes
+    no ``trigger`` record: Flink's ``ContinuousEventTimeTrigger.onMerge`` registers the merged
+    next fire timestamp, ``EventTimeTrigger.onMerge`` the max timestamp)."""
     pending: set[int] = set()
     since: list[int] = []  # event-time timers registered in this call, before its record
+    merging = False  # since a ``merged`` record: the trigger's onMerge registers
     for r in trace.records(
-        "assigned", "timer_registered", "timer_fired", "timer_deleted", "trigger",
+        "merged", "assigned", "timer_registered", "timer_fired", "timer_deleted", "trigger",
         operator=op, key=key, window=window,
     ):  # fmt: skip
         if r.kind == "trigger":
             pending.update(since)
             since = []
-        elif r.kind == "assigned":  # (a new element's processing: a cleanup timer before)
-            since = []
+        elif r.kind in ("merged", "assigned"):  # a new element: a cleanup timer came before
+            if merging:  # onMerge's timers, between the two
+                pending.update(since)
+            since, merging = [], r.kind == "merged"
         elif r.detail[0] != "event":
             continue
         elif r.kind == "timer_registered":
@@ -110,11 +117,12 @@ def _held(
     ops = list(dict.fromkeys(ch.operator for ch in channels))
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
     mine = [ch for ch in channels if ch.operator == judged]
-    active = [ch for ch in mine if not ch.idle]
+    active = [ch for ch in mine if not ch.idle and ch.aligned]
     holders = tuple(
         sorted((ch for ch in active if ch.watermark < target), key=lambda ch: ch.watermark)
     )
     idle = tuple(ch for ch in mine if ch.idle)
+    unaligned = tuple(ch for ch in mine if not ch.idle and not ch.aligned)
     others: int | None = None
     if len(holders) == 1:
         rest = [ch.watermark for ch in active if ch is not holders[0]]
@@ -127,6 +135,7 @@ def _held(
         channels_of=judged,
         holders=holders,
         idle=idle,
+        unaligned=unaligned,
         others=others,
         idleness_seen=any(ch.idle_seen for ch in mine)
         or judged in with_idleness
@@ -169,5 +178,5 @@ def _channels(trace: Trace) -> list[Channel]:
 # by name (MIN)
 _CHANNEL_TYPES = {
     "operator": object, "channel": "Int64", "input": object, "watermark": object,
-    "last_advanced": "Int64", "idle": bool,
+    "last_advanced": "Int64", "idle": bool, "aligned": bool,
 }  # fmt: skip

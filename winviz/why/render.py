@@ -38,6 +38,13 @@ def firing_watermark(f: cl.Firing) -> str:
     return "MAX (end of key)" if f.cause == words.END_OF_KEY else time_text(f.watermark)
 
 
+def firing_order(f: cl.Firing) -> str:
+    """First firing or re-firing; "first firing in this trace" when the run started from an
+    earlier run's checkpoint (whose firings the trace does not hold)."""
+    first = f.earlier_firings == 0 and f.started_from is not None
+    return words.firing_order(f.earlier_firings) + (" in this trace" if first else "")
+
+
 def cause_text(f: cl.Firing) -> str:
     """A firing's cause in a few words (the table's "cause" column)."""
     if f.cause == "event-time timer":
@@ -65,6 +72,19 @@ def render(claims: tuple[cl.Claim, ...]) -> str:
 
 def _render_firings(firings: list[cl.Firing]) -> str:
     op_text = f"It fired {len(firings)} time(s) at {firings[0].operator!r}."
+    undone = sum(f.rolled_back for f in firings)
+    if undone:
+        op_text = (
+            f"It fired {len(firings)} time(s) at {firings[0].operator!r}; a restore rolled back "
+            f"{undone} of them ({'it' if undone == 1 else 'they'} came after the checkpoint it "
+            "restored, in an attempt that then failed; Flink replays from the checkpoint), so the "
+            f"run keeps {len(firings) - undone}."
+        )
+    if firings[0].started_from is not None:
+        op_text += (
+            f" The run started from checkpoint {firings[0].started_from} of an earlier run "
+            "(restore_from): that run's firings are not in this trace, nor counted here."
+        )
     spelled = [_render_firing(f) for f in firings[:FIRINGS_SPELLED]]
     more = len(firings) - FIRINGS_SPELLED
     tail = [f"{more} more in the table."] if more > 0 else []
@@ -72,7 +92,7 @@ def _render_firings(firings: list[cl.Firing]) -> str:
 
 
 def _render_firing(f: cl.Firing) -> str:
-    what = words.firing_order(f.earlier_firings).capitalize()
+    what = firing_order(f).capitalize()
     head = f"{what} at processing time {f.proc_time}"
     if f.cause == "event-time timer":
         body = (
@@ -103,7 +123,8 @@ def _render_firing(f: cl.Firing) -> str:
         if f.late_firing
         else ""
     )
-    return f"{head}, {body}{late}."
+    undone = " It was rolled back by a restore." if f.rolled_back else ""
+    return f"{head}, {body}{late}.{undone}"
 
 
 def _render_empty(c: cl.NoContents) -> str:
@@ -147,11 +168,26 @@ def _render_held(c: cl.WatermarkHeld) -> str:
         names = ", ".join(ch.input for ch in c.idle)
         verb = "is" if len(c.idle) == 1 else "are"
         out += f" {names} {verb} idle and hold{'s' if len(c.idle) == 1 else ''} nothing back."
+    if c.unaligned:
+        names = ", ".join(_channel_words(ch) for ch in c.unaligned)
+        out += (
+            f" {names} {'is' if len(c.unaligned) == 1 else 'are'} active again but not aligned: "
+            f"back from idle below the operator's watermark, left out of the minimum until a "
+            f"watermark of {'it' if len(c.unaligned) == 1 else 'each'} reaches "
+            f"{time_text(c.watermark)} (Flink's StatusWatermarkValve), so "
+            f"{'it holds' if len(c.unaligned) == 1 else 'they hold'} nothing back."
+        )
     if len(c.holders) > 1:
         held = ", ".join(_channel_words(ch) for ch in c.holders)
         return out + (
             f" No single input holds it: {held} are all active and below {c.target}; "
             "it fires once each of them reaches it or goes idle."
+        )
+    if not c.holders and c.unaligned:
+        return out + (
+            " No aligned input is below it now: the watermark stays where it is until an "
+            "aligned input's watermark advances (an input is aligned again once its watermark "
+            f"reaches {time_text(c.watermark)})."
         )
     if not c.holders:
         return out + (
@@ -247,9 +283,10 @@ def _render_outcome(c: cl.ElementFate, o: cl.WindowOutcome) -> str:
         if f.late_firing
         else ""
     )
-    order = words.firing_order(f.earlier_firings)
+    order = firing_order(f)
     if o.fired_now:
-        before = f"had fired {o.earlier_firings} time(s) and " if o.earlier_firings else ""
+        traced = " in this trace" if f.started_from is not None else ""
+        before = f"had fired {o.earlier_firings} time(s){traced} and " if o.earlier_firings else ""
         return f"Window {o.window} {before}fired at once on it ({order}{late})."
     return (
         f"Window {o.window} fired next at processing time {f.proc_time} ({order}{late}), "
