@@ -285,8 +285,12 @@ def test_a_false_legend_fails() -> None:
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="timers_chart (viz/timers.py, not this change's file) "
     "names 'processing', 'deleted', 'queued at the end' where none is drawn",
 )
 def test_timers_chart_legends_false(results: dict[str, Any]) -> None:
+    """A known false legend (reported; its fix is viz/timers.py's): the kernel job has no
+    processing-time timer and draws no deleted or queued timer. Strict: once fixed, this
+    fails, and timers_chart joins ``CHARTS`` with its exact legends."""
     legends(viz.timers_chart(results["kernel"]))
