@@ -357,10 +357,16 @@ def _lag_layer(lags: np.ndarray, x: TimeAxis, y: TimeAxis) -> spec.ChartDict:
 
 
 def _fate_encoding(
-    rows: list[dict[str, Any]], x: TimeAxis, y: TimeAxis, types: dict[str, str] | None = None
+    rows: list[dict[str, Any]],
+    x: TimeAxis,
+    y: TimeAxis,
+    codes: np.ndarray,
+    types: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The elements' channels; ``types``: their tooltip fields' types where known
-    (``spec.tooltips``)."""
+    """The elements' channels, the legend naming only the fates drawn (``codes``: the
+    elements' positions in ``palette.FATES``); ``types``: their tooltip fields' types where
+    known (``spec.tooltips``)."""
+    drawn = np.unique(codes).tolist()
     return {
         **axes.xy(x, y),
         **{
@@ -368,7 +374,10 @@ def _fate_encoding(
                 "field": "fate",
                 "type": "nominal",
                 "title": "element",
-                "scale": {"domain": list(palette.FATES), "range": list(values)},
+                "scale": {
+                    "domain": [palette.FATES[i] for i in drawn],
+                    "range": [values[i] for i in drawn],
+                },
             }
             for channel, values in (("color", palette.FATE_COLORS), ("shape", palette.FATE_SHAPES))
         },
@@ -449,11 +458,12 @@ def _elements_layers(
     ]
     mark = {"type": "point", "filled": True, "size": 40, "opacity": 0.85}
     rows, replayed = replay.split(rows, again)
-    layers = [spec.layer(rows, mark, _fate_encoding(rows, x, y))]
+    layers = [spec.layer(rows, mark, _fate_encoding(rows, x, y, e["fate_code"]))]
     if replayed:
         notes.append(replay.note(replayed))
         again_mark = replay.mark(mark, mark["size"])
-        layers.append(spec.layer(replayed, again_mark, _fate_encoding(replayed, x, y)))
+        encoding = _fate_encoding(replayed, x, y, e["fate_code"])
+        layers.append(spec.layer(replayed, again_mark, encoding))
     return layers
 
 
@@ -490,6 +500,6 @@ def _binned(
             strict=True,
         )
     ]
-    encoding = _fate_encoding(rows, x, y, BINNED_TYPES)
+    encoding = _fate_encoding(rows, x, y, codes, BINNED_TYPES)
     encoding["size"] = scale.BY_COUNT | {"title": "elements"}
     return spec.layer(rows, {"type": "point", "filled": True, "opacity": 0.75}, encoding)
