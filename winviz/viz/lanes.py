@@ -326,8 +326,6 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> 
         for row, key, s, e in zip(rows, *(bars[c].tolist() for c in WINDOW), strict=True):
             chain = chains.get((key, int(s), int(e))) if row["merged_into"] else None
             row["merge chain"] = "" if chain is None else window_lives.chain_text(chain)
-    drawn = set(bars["status"].tolist())
-    shown = [(s, fill) for s, fill in zip(STATUS, STATUS_FILL, strict=True) if s in drawn]
     return spec.layer(
         rows,
         {"type": "bar", "stroke": palette.INK, "strokeWidth": 1, "cornerRadius": 2, "opacity": 0.9},
@@ -345,10 +343,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> 
                 "field": "status",
                 "type": "nominal",
                 "title": "window",
-                "scale": {  # (only the statuses drawn: a legend names what is there)
-                    "domain": [s for s, _ in shown],
-                    "range": [fill for _, fill in shown],
-                },
+                "scale": palette.drawn_scale(STATUS, STATUS_FILL, bars["status"].tolist()),
             },
             "strokeDash": {
                 "condition": {"test": "datum.status == 'merged away'", "value": [4, 3]},

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -158,6 +158,17 @@ WINDOW_EVENT_SHAPES: tuple[str, ...] = (
 JOIN_EVENTS: tuple[str, ...] = ("joined", "buffer removed")
 JOIN_EVENT_COLORS: tuple[str, ...] = (ELEMENT_FIRING_COLOR, REMOVED_COLOR)
 JOIN_EVENT_SHAPES: tuple[str, ...] = ("square", "triangle-down")
+
+
+def drawn_scale(
+    names: Sequence[str], values: Sequence[Any], drawn: Iterable[Any]
+) -> dict[str, Any]:
+    """A nominal scale naming only the ``names`` drawn (in ``names``' order), each with its
+    fixed value (a colour, shape or dash): a legend names what is there, nothing else."""
+    present = set(drawn)
+    kept = [(n, v) for n, v in zip(names, values, strict=True) if n in present]
+    return {"domain": [n for n, _ in kept], "range": [v for _, v in kept]}
+
 
 # The reference lines of the timeline (each its own legend, by dash pattern).
 IDEAL = "event time = processing time (ideal)"

@@ -366,7 +366,7 @@ def _fate_encoding(
     """The elements' channels, the legend naming only the fates drawn (``codes``: the
     elements' positions in ``palette.FATES``); ``types``: their tooltip fields' types where
     known (``spec.tooltips``)."""
-    drawn = np.unique(codes).tolist()
+    drawn = [palette.FATES[i] for i in np.unique(codes).tolist()]
     return {
         **axes.xy(x, y),
         **{
@@ -374,10 +374,7 @@ def _fate_encoding(
                 "field": "fate",
                 "type": "nominal",
                 "title": "element",
-                "scale": {
-                    "domain": [palette.FATES[i] for i in drawn],
-                    "range": [values[i] for i in drawn],
-                },
+                "scale": palette.drawn_scale(palette.FATES, values, drawn),
             }
             for channel, values in (("color", palette.FATE_COLORS), ("shape", palette.FATE_SHAPES))
         },

@@ -439,18 +439,11 @@ def _with_category_scales(layers: list[spec.ChartDict]) -> None:
     seen: set[str] = set()
     for layer in layers:
         seen.update(map(dict.get, spec.rows(layer), repeat("what")))
-    style = {
-        name: (color, shape)
-        for names, colors, shapes in (
-            (palette.FATES, palette.FATE_COLORS, palette.FATE_SHAPES),
-            (palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, palette.WINDOW_EVENT_SHAPES),
-            (palette.JOIN_EVENTS, palette.JOIN_EVENT_COLORS, palette.JOIN_EVENT_SHAPES),
-        )
-        for name, color, shape in zip(names, colors, shapes, strict=True)
-    }
-    present = [c for c in style if c in seen]
+    names = (*palette.FATES, *palette.WINDOW_EVENTS, *palette.JOIN_EVENTS)
+    colors = (*palette.FATE_COLORS, *palette.WINDOW_EVENT_COLORS, *palette.JOIN_EVENT_COLORS)
+    shapes = (*palette.FATE_SHAPES, *palette.WINDOW_EVENT_SHAPES, *palette.JOIN_EVENT_SHAPES)
     for layer in layers:
         enc = layer["encoding"]
         if "color" in enc:
-            enc["color"]["scale"] = {"domain": present, "range": [style[c][0] for c in present]}
-            enc["shape"]["scale"] = {"domain": present, "range": [style[c][1] for c in present]}
+            enc["color"]["scale"] = palette.drawn_scale(names, colors, seen)
+            enc["shape"]["scale"] = palette.drawn_scale(names, shapes, seen)
