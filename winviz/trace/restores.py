@@ -55,19 +55,22 @@ def is_rolled_back(seq: int, spans: list[tuple[int, int]]) -> bool:
     return any(start < seq < end for start, end in spans)
 
 
-def firing_orders(trace: Trace, seqs: Sequence[int], windows: Sequence[Hashable]) -> list[str]:
+def firing_orders(
+    trace: Trace, seqs: Sequence[int] | np.ndarray, windows: Sequence[Hashable]
+) -> list[str]:
     """Each ``fired`` record (``seqs``, ascending, of one operator; ``windows``: its key and
     window) named by ``vocabulary.firing_order``: its earlier firings of that key and window are
     those the run still keeps (``kept_before``), a rolled-back one says so, and a first firing of
     a run started from a snapshot is the first "in this trace"."""
-    spans, snapshot = rolled_back(trace), started_from(trace) is not None
-    if not spans and not snapshot:  # (no restore: every earlier firing counts)
-        seen: dict[Hashable, int] = {}
+    if not len(trace.rows_where("restore")):  # (no restore: every earlier firing counts)
+        first, again = words.firing_order(0), words.firing_order(1)
+        seen: set[Hashable] = set()
         out = []
         for ident in windows:
-            out.append(words.firing_order(seen.get(ident, 0)))
-            seen[ident] = seen.get(ident, 0) + 1
+            out.append(again if ident in seen else first)
+            seen.add(ident)
         return out
+    spans, snapshot = rolled_back(trace), started_from(trace) is not None
     history: dict[Hashable, list[int]] = {}
     for seq, ident in zip(seqs, windows, strict=True):
         history.setdefault(ident, []).append(int(seq))

@@ -106,7 +106,7 @@ def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
     ends = list(frame["window_end"])
     keys = key_texts(object_array(list(frame["key"])))
     idents = list(zip(keys, frame["window_start"], ends, strict=True))
-    frame["firing"] = firing_orders(view.trace, np.asarray(rows).tolist(), idents)
+    frame["firing"] = firing_orders(view.trace, rows, idents)
     event = np.array([d == "event" for d in domains], dtype=bool)
     before = _watermark_before(view, operator, np.asarray(rows), event).tolist()
     frame["late_firing"] = [
