@@ -434,3 +434,19 @@ def test_a_firing_a_restore_rolled_back_is_not_counted_by_the_charts() -> None:
         (30, 2, "re-firing (rolled back by a restore); re-firing"),
         (40, 1, "re-firing"),
     ]
+
+
+def test_a_run_from_a_snapshot_charts_its_first_traced_firing_as_the_first_in_this_trace() -> None:
+    """A second run from the first run's checkpoint after two records (restore_from): the
+    window had fired twice before (the engine's pane index 2), firings the trace does not hold;
+    the charts say "first firing in this trace", as ``why_fired`` does."""
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[2])
+    events = [("a", t) for t in (10, 20, 30, 40, 50)]
+    job = count_pipeline(
+        env, events, 1000, trigger=wv.CountTrigger.of(1), arrival_times=[0, 10, 20, 30, 40]
+    )
+    run = job.execute(restore_from=job.execute().checkpoints[-1])
+    table = firings(open_trace(run.trace), "window")
+    said = ["first firing in this trace", "re-firing", "re-firing"]
+    assert table[["pane", "firing"]].values.tolist() == [[2, said[0]], [3, said[1]], [4, said[2]]]
+    assert wv.why_fired(run.trace, "a", (0, 1000)).table["firing"].tolist() == said
