@@ -18,6 +18,7 @@ from winviz.viz import palette
 from winviz.viz import spec as charts
 from winviz.viz.diagram import box_px, wrapped
 from winviz.viz.fates import element_fates
+from winviz.viz.firings import firings
 from winviz.viz.flow import EDGES, NODES, flow_steps, operator_flow
 from winviz.viz.trace_view import open_trace, window_operators
 
@@ -396,3 +397,56 @@ def test_wrapped_breaks_at_spaces_then_after_dots_and_cuts_nothing() -> None:
         ("ts 1000 > watermark", "MIN: on time"),
         4 + 13 + 2 + 2 * 13 + 6,
     )
+
+
+def test_a_firing_a_restore_rolled_back_is_not_counted_by_the_charts() -> None:
+    """No checkpoint: the failure at the fifth record restores to the start (seq 34), rolling
+    back the four firings of [0, 1000) before it; the replayed first record's firing (seq 39) is
+    the window's first firing again (the engine's pane index 0), as ``why_fired`` says. The
+    firings table, ``operator_flow``'s steps and the scrubber's counted words name each alike
+    (``winviz.trace.restores``); a rolled-back firing says so."""
+    env = wv.StreamExecutionEnvironment()
+    events = [("a", t) for t in (10, 20, 30, 40, 50)]
+    run = count_pipeline(
+        env, events, 1000, trigger=wv.CountTrigger.of(1), arrival_times=[0, 10, 20, 30, 40]
+    ).execute(fail_at=4)
+    undone = " (rolled back by a restore)"
+    said = ["first firing" + undone] + ["re-firing" + undone] * 3 + ["first firing"]
+    said += ["re-firing"] * 4
+    table = firings(open_trace(run.trace), "window")
+    assert table[["seq", "pane"]].values.tolist() == [
+        [6, 0], [14, 1], [22, 2], [30, 3], [39, 0], [47, 1], [55, 2], [63, 3], [71, 4]
+    ]  # fmt: skip
+    assert table["firing"].tolist() == said
+    assert wv.why_fired(run.trace, "a", (0, 1000)).table["firing"].tolist() == said
+    assert [s[3] for e in range(5) for s in steps(run, e) if s[1] == "emit"] == [
+        f"[0, 1000): {words}; cause: element" for words in said[:5]
+    ]
+    (squares,) = [
+        lay
+        for lay in wv.viz.scrubber.vega_lite(run)["layer"]
+        if charts.rows(lay) and charts.rows(lay)[0]["kind"] == "fired"
+    ]
+    assert [(r["y"], r["firings"], r["firing"]) for r in charts.rows(squares)] == [
+        (0, 2, "first firing (rolled back by a restore); first firing"),
+        (10, 2, "re-firing (rolled back by a restore); re-firing"),
+        (20, 2, "re-firing (rolled back by a restore); re-firing"),
+        (30, 2, "re-firing (rolled back by a restore); re-firing"),
+        (40, 1, "re-firing"),
+    ]
+
+
+def test_a_run_from_a_snapshot_charts_its_first_traced_firing_as_the_first_in_this_trace() -> None:
+    """A second run from the first run's checkpoint after two records (restore_from): the
+    window had fired twice before (the engine's pane index 2), firings the trace does not hold;
+    the charts say "first firing in this trace", as ``why_fired`` does."""
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[2])
+    events = [("a", t) for t in (10, 20, 30, 40, 50)]
+    job = count_pipeline(
+        env, events, 1000, trigger=wv.CountTrigger.of(1), arrival_times=[0, 10, 20, 30, 40]
+    )
+    run = job.execute(restore_from=job.execute().checkpoints[-1])
+    table = firings(open_trace(run.trace), "window")
+    said = ["first firing in this trace", "re-firing", "re-firing"]
+    assert table[["pane", "firing"]].values.tolist() == [[2, said[0]], [3, said[1]], [4, said[2]]]
+    assert wv.why_fired(run.trace, "a", (0, 1000)).table["firing"].tolist() == said

@@ -73,13 +73,16 @@ def is_late_firing(watermark_before: int, max_timestamp: int) -> bool:
     return watermark_before >= max_timestamp
 
 
-def firing_order(earlier_firings: int) -> str:
+ROLLED_BACK = "rolled back by a restore"
+
+
+def firing_order(
+    earlier_firings: int, *, rolled_back: bool = False, in_this_trace: bool = False
+) -> str:
     """The words for a window's first ``fired`` record ("first firing") and later ones
-    ("re-firing")."""
-    return FIRST_FIRING if earlier_firings == 0 else RE_FIRING
-
-
-def firing_words(earlier_firings: int, late_firing: bool) -> str:
-    """How a firing is named: "first firing" / "re-firing", with ", late firing" when it is
-    one (e.g. "re-firing, late firing")."""
-    return firing_order(earlier_firings) + (f", {LATE_FIRING}" if late_firing else "")
+    ("re-firing"), counting the earlier firings the run keeps (``winviz.trace.restores``); "first
+    firing in this trace" when the run started from an earlier run's checkpoint (whose firings
+    the trace does not hold), and " (rolled back by a restore)" when a restore undid it."""
+    first = earlier_firings == 0
+    said = (FIRST_FIRING + (" in this trace" if in_this_trace else "")) if first else RE_FIRING
+    return said + (f" ({ROLLED_BACK})" if rolled_back else "")

@@ -18,6 +18,7 @@ from winviz.trace.causes import fired_by as cause_category
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.causes import timer_domains
 from winviz.trace.coded import object_array
+from winviz.trace.restores import firing_orders
 from winviz.viz.trace_view import LONG_MIN, Columns, TraceView, memoized
 from winviz.viz.value_texts import key_texts
 
@@ -100,15 +101,12 @@ def _firing_records(view: TraceView, operator: str) -> dict[str, Any]:
         frame[name] = view.detail("fired", name, rows)
     frame["cause"], frame["timer"], domains = firing_causes(view, rows)
     # each firing in vocabulary's words: first firing / re-firing (the window of that key
-    # fired before) and late firing (the operator's watermark before its cause had reached
-    # the window's max timestamp)
+    # fired before, and no restore rolled that back: ``restores.firing_orders``) and late
+    # firing (the operator's watermark before its cause had reached the window's max timestamp)
     ends = list(frame["window_end"])
-    seen: dict[tuple[Any, Any, Any], int] = {}
-    frame["firing"] = []
     keys = key_texts(object_array(list(frame["key"])))
-    for ident in zip(keys, frame["window_start"], ends, strict=True):
-        frame["firing"].append(vocabulary.firing_order(seen.get(ident, 0)))
-        seen[ident] = seen.get(ident, 0) + 1
+    idents = list(zip(keys, frame["window_start"], ends, strict=True))
+    frame["firing"] = firing_orders(view.trace, rows, idents)
     event = np.array([d == "event" for d in domains], dtype=bool)
     before = _watermark_before(view, operator, np.asarray(rows), event).tolist()
     frame["late_firing"] = [

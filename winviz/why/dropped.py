@@ -10,9 +10,10 @@ from winviz.operators.window_rules import cleanup_time
 from winviz.time import MAX
 from winviz.trace import Trace
 from winviz.trace import vocabulary as words
+from winviz.trace.restores import kept_before, rolled_back
 from winviz.why.claims import Claim, ElementFate, JoinFate, NotKeyed, Replayed, WindowOutcome
 from winviz.why.fired import firings_of
-from winviz.why.reading import kept_before, rolled_back, table_frame, time_text, trace_of
+from winviz.why.reading import table_frame, time_text, trace_of
 
 if TYPE_CHECKING:
     import pandas as pd

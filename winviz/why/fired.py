@@ -12,16 +12,9 @@ from winviz.time import MAX, MIN
 from winviz.trace import Trace
 from winviz.trace import vocabulary as words
 from winviz.trace.causes import fired_by, firing_causes, timer_domains
+from winviz.trace.restores import is_rolled_back, kept_before, rolled_back, started_from
 from winviz.why.claims import Firing, NeverFired
-from winviz.why.reading import (
-    kept_before,
-    rolled_back,
-    row_before,
-    started_from,
-    table_frame,
-    time_text,
-    window_asked,
-)
+from winviz.why.reading import row_before, table_frame, time_text, window_asked
 from winviz.why.render import Answer, cause_text, firing_order, firing_watermark
 
 
@@ -40,7 +33,7 @@ def why_fired(trace: Trace, key: Any, window: Any, *, operator: str | None = Non
             "watermark": firing_watermark(f),
             "cause": cause_text(f),
             "raised by": f.raised_by,
-            "firing": firing_order(f) + (" (rolled back by a restore)" if f.rolled_back else ""),
+            "firing": firing_order(f, rolled_back=f.rolled_back),
             "late firing": f.late_firing,
         }
         for f in claims
@@ -53,7 +46,7 @@ def firings_of(
 ) -> list[Firing]:
     """The ``Firing`` claims of one window's ``fired`` rows (``history``: all its ``fired`` rows,
     by default ``fired``). Its earlier firings are those the run still keeps when it fires: a
-    restore rolls back the firings after the checkpoint it restores (``reading.rolled_back``)."""
+    restore rolls back the firings after the checkpoint it restores (``restores.rolled_back``)."""
     history = fired if history is None else history
     spans = rolled_back(trace)
     snapshot = started_from(trace)
@@ -109,7 +102,7 @@ def firings_of(
                 earlier_firings=kept_before(history, record.seq, spans),
                 watermark_before=before,
                 late_firing=words.is_late_firing(before, max_ts),
-                rolled_back=any(start < record.seq < end for start, end in spans),
+                rolled_back=is_rolled_back(record.seq, spans),
                 started_from=snapshot,
             )
         )

@@ -96,38 +96,6 @@ def window_asked(
     return trace, bounds, op, trace.rows_where(kind="fired", operator=op, key=key, window=bounds)
 
 
-def rolled_back(trace: Trace) -> list[tuple[int, int]]:
-    """The seq spans a restore rolled back: from the record of the checkpoint it restored (of a
-    run's snapshot, its own ``restore`` record; none: the trace's start) to the ``restore`` record.
-    Flink replays from the checkpoint: what the failed attempt did after it is undone."""
-    taken: dict[Any, int] = {}  # checkpoint id -> the seq of its record
-    spans = []
-    for r in trace.records("checkpoint", "restore"):
-        checkpoint_id = r.detail[0]
-        if r.kind == "checkpoint" or r.detail[3] is None:  # (a run started from a snapshot)
-            taken[checkpoint_id] = r.seq
-        else:
-            spans.append((taken.get(checkpoint_id, -1), r.seq))
-    return spans
-
-
-def started_from(trace: Trace) -> int | None:
-    """The checkpoint of an earlier run this trace's run started from (``execute(restore_from=
-    ...)``: a ``restore`` record without a failure), else None. Its firings are not traced."""
-    starts = [r.detail[0] for r in trace.records("restore") if r.detail[3] is None]
-    return starts[0] if starts else None
-
-
-def kept_before(rows: np.ndarray, seq: int, spans: list[tuple[int, int]]) -> int:
-    """How many of ``rows`` (record seqs) before ``seq`` the run still keeps at ``seq``: those no
-    restore before ``seq`` rolled back (``spans``: ``rolled_back``)."""
-    earlier = rows[rows < seq]
-    for start, restore in spans:
-        if restore < seq:
-            earlier = earlier[(earlier <= start) | (earlier >= restore)]
-    return len(earlier)
-
-
 def row_before(rows: np.ndarray, row: int) -> int:
     """The last of the sorted ``rows`` before ``row`` (-1: none)."""
     k = int(np.searchsorted(rows, row)) - 1

@@ -38,11 +38,11 @@ def firing_watermark(f: cl.Firing) -> str:
     return "MAX (end of key)" if f.cause == words.END_OF_KEY else time_text(f.watermark)
 
 
-def firing_order(f: cl.Firing) -> str:
-    """First firing or re-firing; "first firing in this trace" when the run started from an
-    earlier run's checkpoint (whose firings the trace does not hold)."""
-    first = f.earlier_firings == 0 and f.started_from is not None
-    return words.firing_order(f.earlier_firings) + (" in this trace" if first else "")
+def firing_order(f: cl.Firing, *, rolled_back: bool = False) -> str:
+    """First firing or re-firing (``vocabulary.firing_order``); "first firing in this trace" when
+    the run started from an earlier run's checkpoint (whose firings the trace does not hold)."""
+    snapshot = f.started_from is not None
+    return words.firing_order(f.earlier_firings, rolled_back=rolled_back, in_this_trace=snapshot)
 
 
 def cause_text(f: cl.Firing) -> str:

@@ -1,0 +1,85 @@
+"""What a restore undid, read off the trace (the one place this rule lives, for ``winviz.why``
+and ``winviz.viz`` alike). Flink restores a failed job from its last completed checkpoint
+(``CheckpointCoordinator.restoreLatestCheckpointedState``) and replays the input after it: what
+the failed attempt did after that checkpoint is rolled back, and a window's replayed firing is
+counted as if the rolled-back one had never happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from winviz.trace import vocabulary as words
+
+if TYPE_CHECKING:
+    from winviz.trace.store import Trace
+
+
+def rolled_back(trace: Trace) -> list[tuple[int, int]]:
+    """The seq spans a restore rolled back: from the record of the checkpoint it restored (of a
+    run's snapshot, its own ``restore`` record; none: the trace's start) to the ``restore`` record.
+    Flink replays from the checkpoint: what the failed attempt did after it is undone."""
+    taken: dict[Any, int] = {}  # checkpoint id -> the seq of its record
+    spans = []
+    for r in trace.records("checkpoint", "restore"):
+        checkpoint_id = r.detail[0]
+        if r.kind == "checkpoint" or r.detail[3] is None:  # (a run started from a snapshot)
+            taken[checkpoint_id] = r.seq
+        else:
+            spans.append((taken.get(checkpoint_id, -1), r.seq))
+    return spans
+
+
+def started_from(trace: Trace) -> int | None:
+    """The checkpoint of an earlier run this trace's run started from (``execute(restore_from=
+    ...)``: a ``restore`` record without a failure), else None. Its firings are not traced."""
+    starts = [r.detail[0] for r in trace.records("restore") if r.detail[3] is None]
+    return starts[0] if starts else None
+
+
+def kept_before(rows: np.ndarray, seq: int, spans: list[tuple[int, int]]) -> int:
+    """How many of ``rows`` (record seqs) before ``seq`` the run still keeps at ``seq``: those no
+    restore before ``seq`` rolled back (``spans``: ``rolled_back``)."""
+    earlier = rows[rows < seq]
+    for start, restore in spans:
+        if restore < seq:
+            earlier = earlier[(earlier <= start) | (earlier >= restore)]
+    return len(earlier)
+
+
+def is_rolled_back(seq: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether a later restore rolled back the record at ``seq`` (``spans``: ``rolled_back``)."""
+    return any(start < seq < end for start, end in spans)
+
+
+def firing_orders(
+    trace: Trace, seqs: Sequence[int] | np.ndarray, windows: Sequence[Hashable]
+) -> list[str]:
+    """Each ``fired`` record (``seqs``, ascending, of one operator; ``windows``: its key and
+    window) named by ``vocabulary.firing_order``: its earlier firings of that key and window are
+    those the run still keeps (``kept_before``), a rolled-back one says so, and a first firing of
+    a run started from a snapshot is the first "in this trace"."""
+    if not len(trace.rows_where("restore")):  # (no restore: every earlier firing counts)
+        first, again = words.firing_order(0), words.firing_order(1)
+        seen: set[Hashable] = set()
+        out = []
+        for ident in windows:
+            out.append(again if ident in seen else first)
+            seen.add(ident)
+        return out
+    spans, snapshot = rolled_back(trace), started_from(trace) is not None
+    history: dict[Hashable, list[int]] = {}
+    for seq, ident in zip(seqs, windows, strict=True):
+        history.setdefault(ident, []).append(int(seq))
+    arrays = {ident: np.array(rows, dtype=np.int64) for ident, rows in history.items()}
+    return [
+        words.firing_order(
+            kept_before(arrays[ident], int(seq), spans),
+            rolled_back=is_rolled_back(int(seq), spans),
+            in_this_trace=snapshot,
+        )
+        for seq, ident in zip(seqs, windows, strict=True)
+    ]
