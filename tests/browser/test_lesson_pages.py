@@ -81,7 +81,7 @@ def test_tooltip_and_widget_note(built: lessons.LessonPage, page, shots: Path) -
     pg.locator(ARRIVED).first.hover()
     tip = pg.locator("#vg-tooltip-element")
     tip.wait_for(state="visible", timeout=10_000)
-    assert "fate" in tip.inner_text()
+    assert tip.inner_text().startswith("what\t\non time\n")  # the element's fate, as the timeline
     note = pg.locator("div.winviz-widget-note")
     assert note.count() == 1
     assert "IntSlider(value=3" in note.inner_text()
