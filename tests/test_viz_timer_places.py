@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from chart_jobs import kernel_job, late_union_job
 
 from tests.browser.gallery import running_example
@@ -362,3 +363,65 @@ def test_the_placement_rule_takes_the_first_clear_try_and_says_none_when_there_i
     taken.add((0.0, 60.0, 5.0, 64.0))  # meets tries 0, 1 and 2 (their left edge below 5)
     got = first_clear(row, taken, inside=area, near=(0.0, 60.0, 23.0, 64.0), passed=passed)
     assert (got[0], asked) == (3, [(0.0, 60.0, 4.0, 64.0)])
+
+
+def test_the_placement_rule_reads_its_tries_only_as_far_as_the_first_clear_one() -> None:
+    """``first_clear`` takes the tries as they come (a caller may offer endless ones, as the
+    row above the plot does): the first clear is the last read (here of 100)."""
+    taken = Taken()
+    taken.add((0.0, 0.0, 10.0, 30.0))  # meets the tries at y 0, 10 and 20
+    read = []
+
+    def tries():
+        for k in range(100):
+            read.append(k)
+            yield k, [(2.0, 10.0 * k, 8.0, 10.0 * k + 8.0)]
+
+    assert first_clear(tries(), taken, add=False)[0] == 3
+    assert read == [0, 1, 2, 3]
+
+
+def test_the_row_above_tries_each_mark_once_where_its_first_line_is_free(monkeypatch) -> None:
+    """Rows above the plot apart in x all go in its first line, each ▼ tried there alone (not
+    on one line more than the row holds so far: its boxes built once per line tried)."""
+    built = []
+    dedup_boxes = tp.dedup_boxes
+    monkeypatch.setattr(
+        tp, "dedup_boxes", lambda cx, cy, n: built.append(cy) or dedup_boxes(cx, cy, n)
+    )
+    marks = [
+        {"group": k, "x": 10 * k, "y": 50, "n": 1, "first": 5, "last": 5, "keys": ["k"],
+         "reg_seq": k}
+        for k in range(8)
+    ]  # fmt: skip
+    above = tp.in_row_above(marks, {}, plot())
+    assert [(r["group"], r["above"]) for r in above] == [(k, 9.0) for k in range(8)]
+    assert built == [-9.0] * 8
+
+
+def test_dedup_bins_stop_at_rows_as_tall_as_the_plot(monkeypatch) -> None:
+    """More (domain, timestamp)s than a layer holds: the rows of the ▼ bins double in height
+    until one holds the whole plot (here 8, 16, 32, 64, 128 px: five tries), then stay so
+    (a bin per timestamp), where taller rows would hold as many bins for ever."""
+    monkeypatch.setattr(tp.scale, "ROW_LIMIT", 4)  # (two bins a layer)
+    frames = []
+    frame = pd.DataFrame
+
+    def counted(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        frames.append(1)
+        assert len(frames) < 64, "the ▼ rows grow taller for ever"
+        return frame(*args, **kwargs)
+
+    records = pd.DataFrame(
+        {"timer": [0, 1, 2], "key": ["k", "k", "k"], "domain": ["event"] * 3,
+         "ts": [10, 20, 30], "proc_time": [5, 50, 95], "seq": [0, 1, 2]}
+    )  # fmt: skip
+    p = plot()
+    monkeypatch.setattr(tp.pd, "DataFrame", counted)
+    bins = tp.dedup_bins(records, np.arange(3), p.x, p.y, p)
+    assert len(frames) == 5
+    assert [(b["x"], b["y"], b["n"], b["first"], b["timestamp"]) for b in bins] == [
+        (10, 5, 1, 5, "10 ms"),
+        (20, 50, 1, 50, "20 ms"),
+        (30, 95, 1, 95, "30 ms"),
+    ]

@@ -8,6 +8,7 @@ be placed is counted or left to the tooltip, and the subtitle says how many.
 
 from __future__ import annotations
 
+import itertools
 import math
 from itertools import pairwise
 from typing import Any
@@ -321,7 +322,8 @@ def dedup_bins(
         if by_key is not None:
             frame["k"] = keys
         bins = frame.groupby(list(frame.columns), sort=False).indices
-        if len(bins) <= scale.ROW_LIMIT // 2:
+        # (one row as tall as the plot: taller rows hold no fewer bins)
+        if len(bins) <= scale.ROW_LIMIT // 2 or (frame["b"] == frame["b"].iloc[0]).all():
             break
         tall *= 2
     members_of = sorted(bins.values(), key=lambda m: int(m[0]))
@@ -532,16 +534,18 @@ def dedups_beside(
         if not failed:
             return rows, in_row_above(above, extents, px)
         gone: set[int] = set()
-        counted_on = len(rows)
+        counted_on, unplaced = len(rows), set(failed)
+        of_group: dict[Any, list[int]] = {}  # (each row's mates are of its group)
+        for j, s in enumerate(rows):
+            of_group.setdefault(s["group"], []).append(j)
         for i in failed:
             r, cy = rows[i], px.py(rows[i]["y"])
             # a ▼ placed, else one that found no place either (placed again with both)
             mates = [
-                (j in failed, abs(px.py(s["y"]) - cy), j)
-                for j, s in enumerate(rows)
-                if s["group"] == r["group"] and j != i and j not in gone
-                and abs(px.py(s["y"]) - cy) <= NEAR_PX
-            ]  # fmt: skip
+                (j in unplaced, abs(px.py(rows[j]["y"]) - cy), j)
+                for j in of_group[r["group"]]
+                if j != i and j not in gone and abs(px.py(rows[j]["y"]) - cy) <= NEAR_PX
+            ]
             near = min(mates, default=None)
             if near is not None:
                 size = dedup_boxes(0, 0, rows[near[2]]["n"])
@@ -573,7 +577,7 @@ def in_row_above(rows: Rows, extents: dict[Any, tuple[float, float]], px: Plot) 
         lo, hi = extents.get(r["group"], (0.0, 0.0))
         r["dx"] = (lo + hi) / 2
         cx = px.px(r["x"]) + r["dx"]
-        cys = [-(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX for line in range(len(out) + 1)]
+        cys = (-(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX for line in itertools.count())
         r["above"] = -first_clear(((cy, dedup_boxes(cx, cy, r["n"])) for cy in cys), placed)[0]
         out.append(r)
     return out
