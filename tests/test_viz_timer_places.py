@@ -399,11 +399,11 @@ def test_the_row_above_tries_each_mark_once_where_its_first_line_is_free(monkeyp
     assert built == [-9.0] * 8
 
 
-def test_dedup_bins_stop_at_rows_as_tall_as_the_plot(monkeypatch) -> None:
+def test_dedup_bins_grow_as_tall_as_the_plot_then_as_wide_as_needed(monkeypatch) -> None:
     """More (domain, timestamp)s than a layer holds: the rows of the ▼ bins double in height
-    until one holds the whole plot (here 8, 16, 32, 64, 128 px: five tries), then stay so
-    (a bin per timestamp), where taller rows would hold as many bins for ever."""
-    monkeypatch.setattr(tp.scale, "ROW_LIMIT", 4)  # (two bins a layer)
+    until one holds the whole plot (8, 16, 32, 64, 128 px: five tries; taller ones would hold
+    as many bins for ever), then the bins take columns of 8, 16 … px instead of one timestamp
+    each (a bin of several written as their range) until they fit."""
     frames = []
     frame = pd.DataFrame
 
@@ -413,15 +413,23 @@ def test_dedup_bins_stop_at_rows_as_tall_as_the_plot(monkeypatch) -> None:
         return frame(*args, **kwargs)
 
     records = pd.DataFrame(
-        {"timer": [0, 1, 2], "key": ["k", "k", "k"], "domain": ["event"] * 3,
-         "ts": [10, 20, 30], "proc_time": [5, 50, 95], "seq": [0, 1, 2]}
+        {"timer": [0, 0, 1, 2], "key": ["k"] * 4, "domain": ["event"] * 4,
+         "ts": [10, 10, 20, 30], "proc_time": [5, 95, 50, 95], "seq": [0, 1, 2, 3]}
     )  # fmt: skip
     p = plot()
     monkeypatch.setattr(tp.pd, "DataFrame", counted)
-    bins = tp.dedup_bins(records, np.arange(3), p.x, p.y, p)
-    assert len(frames) == 5
-    assert [(b["x"], b["y"], b["n"], b["first"], b["timestamp"]) for b in bins] == [
-        (10, 5, 1, 5, "10 ms"),
-        (20, 50, 1, 50, "20 ms"),
-        (30, 95, 1, 95, "30 ms"),
+    got = []
+    for limit in (6, 4):  # (three bins a layer, then two)
+        monkeypatch.setattr(tp.scale, "ROW_LIMIT", limit)
+        bins = tp.dedup_bins(records, np.arange(4), p.x, p.y, p)
+        got.append([(b["x"], b["y"], b["n"], b["first"], b["last"], b["timestamp"]) for b in bins])
+        got.append(len(frames))
+        frames.clear()
+    assert got == [
+        # 10's two (90 px apart) in one row of 128 px
+        [(10, 5, 2, 5, 95, "10 ms"), (20, 50, 1, 50, 50, "20 ms"), (30, 95, 1, 95, 95, "30 ms")],
+        5,
+        # columns of 8 px: 10, 20 and 30 apart; of 16 px: 20 and 30 in one (x of the first)
+        [(10, 5, 2, 5, 95, "10 ms"), (20, 50, 2, 50, 95, "20 ms .. 30 ms")],
+        7,
     ]

@@ -316,16 +316,21 @@ def dedup_bins(
     tx_distinct = [c for c, _ in x.clip_all(distinct.tolist())]
     xs = pd.factorize(np.asarray(tx_distinct, dtype=object), use_na_sentinel=False)[0][at]
     rows_px = _rows_px(procs, y, px)
-    tall = float(EVENT_PX)
+    cols_px = np.asarray([0.0 if c is None else px.px(c) for c in tx_distinct])[at]
+    tall, wide = float(EVENT_PX), 0.0  # (wide: 0, a column per timestamp)
     while True:
-        frame = pd.DataFrame({"d": domains, "x": xs, "b": np.floor(rows_px / tall)})
+        cols = np.floor(cols_px / wide) if wide else xs
+        frame = pd.DataFrame({"d": domains, "x": cols, "b": np.floor(rows_px / tall)})
         if by_key is not None:
             frame["k"] = keys
         bins = frame.groupby(list(frame.columns), sort=False).indices
-        # (one row as tall as the plot: taller rows hold no fewer bins)
-        if len(bins) <= scale.ROW_LIMIT // 2 or (frame["b"] == frame["b"].iloc[0]).all():
+        if len(bins) <= scale.ROW_LIMIT // 2 or (wide and (cols == cols[0]).all()):
             break
-        tall *= 2
+        # one row as tall as the plot holds no fewer bins taller: then wider columns
+        if (frame["b"] == frame["b"].iloc[0]).all():
+            wide = 2 * wide or float(EVENT_PX)
+        else:
+            tall *= 2
     members_of = sorted(bins.values(), key=lambda m: int(m[0]))
     heads = np.asarray([m[0] for m in members_of], dtype=np.int64)  # (each bin's first)
     tx = [c for c, _ in x.clip_all(stamps[heads].tolist())]
@@ -346,11 +351,17 @@ def dedup_bins(
                 "last": _plain(times.max()),
                 "keys": list(dict.fromkeys(timer_keys[pd.unique(timers[members])].tolist())),
                 "domain": doms[b],
-                "timestamp": x.fmt(first_stamps[b]),
+                "timestamp": (_stamps_text(stamps[members], x) if wide else x.fmt(first_stamps[b])),
                 "reg_seq": int(seqs[b]),
             }
         )
     return out
+
+
+def _stamps_text(stamps: np.ndarray, x: TimeAxis) -> str:
+    """The timestamp of a bin's registrations, or the range of them (a bin of a column)."""
+    lo, hi = _plain(stamps.min()), _plain(stamps.max())
+    return x.fmt(lo) if lo == hi else x.fmt_ranges([lo], [hi])[0]
 
 
 def _rows_px(procs: np.ndarray, y: TimeAxis, px: Plot) -> np.ndarray:
