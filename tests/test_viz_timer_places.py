@@ -381,22 +381,27 @@ def test_the_placement_rule_reads_its_tries_only_as_far_as_the_first_clear_one()
     assert read == [0, 1, 2, 3]
 
 
-def test_the_row_above_tries_each_mark_once_where_its_first_line_is_free(monkeypatch) -> None:
-    """Rows above the plot apart in x all go in its first line, each ▼ tried there alone (not
-    on one line more than the row holds so far: its boxes built once per line tried)."""
+def test_the_row_above_stacks_marks_of_one_x_in_lines_each_mark_built_once(monkeypatch) -> None:
+    """▼ in the row above the plot at one x go one line (14 px) higher each; one 40 px right
+    goes in the first line again; each ▼'s boxes are built once (not once per line tried)."""
     built = []
     dedup_boxes = tp.dedup_boxes
-    monkeypatch.setattr(
-        tp, "dedup_boxes", lambda cx, cy, n: built.append(cy) or dedup_boxes(cx, cy, n)
-    )
+
+    def counted(cx: float, cy: float, n: int) -> list[Box]:
+        built.append(n)
+        return dedup_boxes(cx, cy, n)
+
+    monkeypatch.setattr(tp, "dedup_boxes", counted)
     marks = [
-        {"group": k, "x": 10 * k, "y": 50, "n": 1, "first": 5, "last": 5, "keys": ["k"],
-         "reg_seq": k}
+        {"group": k, "x": 50 if k < 6 else 90, "y": 50, "n": 1 + k % 2, "first": 5, "last": 5,
+         "keys": ["k"], "reg_seq": k}
         for k in range(8)
     ]  # fmt: skip
     above = tp.in_row_above(marks, {}, plot())
-    assert [(r["group"], r["above"]) for r in above] == [(k, 9.0) for k in range(8)]
-    assert built == [-9.0] * 8
+    assert [(r["group"], r["above"]) for r in above] == [
+        (0, 9.0), (1, 23.0), (2, 37.0), (3, 51.0), (4, 65.0), (5, 79.0), (6, 9.0), (7, 23.0)
+    ]  # fmt: skip
+    assert built == [1, 2, 1, 2, 1, 2, 1, 2]
 
 
 def test_dedup_bins_grow_as_tall_as_the_plot_then_as_wide_as_needed(monkeypatch) -> None:

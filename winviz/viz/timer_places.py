@@ -583,13 +583,21 @@ def in_row_above(rows: Rows, extents: dict[Any, tuple[float, float]], px: Plot) 
             _count_on(by_group[r["group"]], r)
         else:
             by_group[r["group"]] = dict(r)
-    placed, out = Taken(), []
+    # per box placed: its left, right and line (lines ``ROW_ABOVE_PX`` apart, taller than any
+    # box: a box meets those of its own line that it meets across)
+    placed, out = np.empty((2 * len(by_group), 3)), []
     for r in sorted(by_group.values(), key=lambda r: (px.px(r["x"]), r["reg_seq"])):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
         r["dx"] = (lo + hi) / 2
-        cx = px.px(r["x"]) + r["dx"]
-        cys = (-(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX for line in itertools.count())
-        r["above"] = -first_clear(((cy, dedup_boxes(cx, cy, r["n"])) for cy in cys), placed)[0]
+        mine, now = dedup_boxes(px.px(r["x"]) + r["dx"], 0.0, r["n"]), placed[: 2 * len(out)]
+        met = np.zeros(len(now), dtype=bool)
+        for left, _, right, _ in mine:
+            met |= (now[:, 0] < right) & (left < now[:, 1])
+        taken = set(now[met, 2].tolist())
+        line = next(line for line in itertools.count() if line not in taken)
+        r["above"] = ROW_ABOVE_PX / 2 + 2 + line * ROW_ABOVE_PX
+        # (two rows a ▼: its box and its "×n"'s, else its box again)
+        placed[len(now) : len(now) + 2] = [(b[0], b[2], line) for b in (mine * 2)[:2]]
         out.append(r)
     return out
 
