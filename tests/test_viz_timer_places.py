@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from chart_jobs import kernel_job, late_union_job
 
 from tests.browser.gallery import running_example
@@ -362,3 +363,78 @@ def test_the_placement_rule_takes_the_first_clear_try_and_says_none_when_there_i
     taken.add((0.0, 60.0, 5.0, 64.0))  # meets tries 0, 1 and 2 (their left edge below 5)
     got = first_clear(row, taken, inside=area, near=(0.0, 60.0, 23.0, 64.0), passed=passed)
     assert (got[0], asked) == (3, [(0.0, 60.0, 4.0, 64.0)])
+
+
+def test_the_placement_rule_reads_its_tries_only_as_far_as_the_first_clear_one() -> None:
+    """``first_clear`` takes the tries as they come (a caller may offer endless ones, as the
+    row above the plot does): the first clear is the last read (here of 100)."""
+    taken = Taken()
+    taken.add((0.0, 0.0, 10.0, 30.0))  # meets the tries at y 0, 10 and 20
+    read = []
+
+    def tries():
+        for k in range(100):
+            read.append(k)
+            yield k, [(2.0, 10.0 * k, 8.0, 10.0 * k + 8.0)]
+
+    assert first_clear(tries(), taken, add=False)[0] == 3
+    assert read == [0, 1, 2, 3]
+
+
+def test_the_row_above_stacks_marks_of_one_x_in_lines_each_mark_built_once(monkeypatch) -> None:
+    """▼ in the row above the plot at one x go one line (14 px) higher each; one 40 px right
+    goes in the first line again; each ▼'s boxes are built once (not once per line tried)."""
+    built = []
+    dedup_boxes = tp.dedup_boxes
+
+    def counted(cx: float, cy: float, n: int) -> list[Box]:
+        built.append(n)
+        return dedup_boxes(cx, cy, n)
+
+    monkeypatch.setattr(tp, "dedup_boxes", counted)
+    marks = [
+        {"group": k, "x": 50 if k < 6 else 90, "y": 50, "n": 1 + k % 2, "first": 5, "last": 5,
+         "keys": ["k"], "reg_seq": k}
+        for k in range(8)
+    ]  # fmt: skip
+    above = tp.in_row_above(marks, {}, plot())
+    assert [(r["group"], r["above"]) for r in above] == [
+        (0, 9.0), (1, 23.0), (2, 37.0), (3, 51.0), (4, 65.0), (5, 79.0), (6, 9.0), (7, 23.0)
+    ]  # fmt: skip
+    assert built == [1, 2, 1, 2, 1, 2, 1, 2]
+
+
+def test_dedup_bins_grow_as_tall_as_the_plot_then_as_wide_as_needed(monkeypatch) -> None:
+    """More (domain, timestamp)s than a layer holds: the rows of the ▼ bins double in height
+    until one holds the whole plot (8, 16, 32, 64, 128 px: five tries; taller ones would hold
+    as many bins for ever), then the bins take columns of 8, 16 … px instead of one timestamp
+    each (a bin of several written as their range) until they fit."""
+    frames = []
+    frame = pd.DataFrame
+
+    def counted(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        frames.append(1)
+        assert len(frames) < 64, "the ▼ rows grow taller for ever"
+        return frame(*args, **kwargs)
+
+    records = pd.DataFrame(
+        {"timer": [0, 0, 1, 2], "key": ["k"] * 4, "domain": ["event"] * 4,
+         "ts": [10, 10, 20, 30], "proc_time": [5, 95, 50, 95], "seq": [0, 1, 2, 3]}
+    )  # fmt: skip
+    p = plot()
+    monkeypatch.setattr(tp.pd, "DataFrame", counted)
+    got = []
+    for limit in (6, 4):  # (three bins a layer, then two)
+        monkeypatch.setattr(tp.scale, "ROW_LIMIT", limit)
+        bins = tp.dedup_bins(records, np.arange(4), p.x, p.y, p)
+        got.append([(b["x"], b["y"], b["n"], b["first"], b["last"], b["timestamp"]) for b in bins])
+        got.append(len(frames))
+        frames.clear()
+    assert got == [
+        # 10's two (90 px apart) in one row of 128 px
+        [(10, 5, 2, 5, 95, "10 ms"), (20, 50, 1, 50, 50, "20 ms"), (30, 95, 1, 95, 95, "30 ms")],
+        5,
+        # columns of 8 px: 10, 20 and 30 apart; of 16 px: 20 and 30 in one (x of the first)
+        [(10, 5, 2, 5, 95, "10 ms"), (20, 50, 2, 50, 95, "20 ms .. 30 ms")],
+        7,
+    ]

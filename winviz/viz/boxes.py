@@ -221,11 +221,12 @@ def first_clear(
     to ``taken`` (``add``); None when none is: the caller's fallback says what then. ``near``:
     an area every try lies in, what is taken there fetched once, and ``passed(box, boxes,
     segments)`` how many tries on the next that may be clear is (what met ``box`` first)."""
-    last, tries = len(lines) - 1, list(tries)
+    last, skip = len(lines) - 1, 0
     fetched = None if near is None else taken.near(near)
-    k = 0
-    while k < len(tries):
-        place, boxes = tries[k]
+    for place, boxes in tries:  # (read as far as needed: ``tries`` may be endless)
+        if skip:
+            skip -= 1
+            continue
         drawn, step = [], 0
         for i, box in enumerate(boxes):
             tags = lines[min(i, last)]
@@ -243,7 +244,7 @@ def first_clear(
             for box in drawn if add else ():
                 taken.add(box)
             return place, drawn
-        k += step
+        skip = step - 1
     return None
 
 

@@ -8,6 +8,7 @@ be placed is counted or left to the tooltip, and the subtitle says how many.
 
 from __future__ import annotations
 
+import itertools
 import math
 from itertools import pairwise
 from typing import Any
@@ -315,15 +316,21 @@ def dedup_bins(
     tx_distinct = [c for c, _ in x.clip_all(distinct.tolist())]
     xs = pd.factorize(np.asarray(tx_distinct, dtype=object), use_na_sentinel=False)[0][at]
     rows_px = _rows_px(procs, y, px)
-    tall = float(EVENT_PX)
+    cols_px = np.asarray([0.0 if c is None else px.px(c) for c in tx_distinct])[at]
+    tall, wide = float(EVENT_PX), 0.0  # (wide: 0, a column per timestamp)
     while True:
-        frame = pd.DataFrame({"d": domains, "x": xs, "b": np.floor(rows_px / tall)})
+        cols = np.floor(cols_px / wide) if wide else xs
+        frame = pd.DataFrame({"d": domains, "x": cols, "b": np.floor(rows_px / tall)})
         if by_key is not None:
             frame["k"] = keys
         bins = frame.groupby(list(frame.columns), sort=False).indices
-        if len(bins) <= scale.ROW_LIMIT // 2:
+        if len(bins) <= scale.ROW_LIMIT // 2 or (wide and (cols == cols[0]).all()):
             break
-        tall *= 2
+        # one row as tall as the plot holds no fewer bins taller: then wider columns
+        if (frame["b"] == frame["b"].iloc[0]).all():
+            wide = 2 * wide or float(EVENT_PX)
+        else:
+            tall *= 2
     members_of = sorted(bins.values(), key=lambda m: int(m[0]))
     heads = np.asarray([m[0] for m in members_of], dtype=np.int64)  # (each bin's first)
     tx = [c for c, _ in x.clip_all(stamps[heads].tolist())]
@@ -344,11 +351,17 @@ def dedup_bins(
                 "last": _plain(times.max()),
                 "keys": list(dict.fromkeys(timer_keys[pd.unique(timers[members])].tolist())),
                 "domain": doms[b],
-                "timestamp": x.fmt(first_stamps[b]),
+                "timestamp": (_stamps_text(stamps[members], x) if wide else x.fmt(first_stamps[b])),
                 "reg_seq": int(seqs[b]),
             }
         )
     return out
+
+
+def _stamps_text(stamps: np.ndarray, x: TimeAxis) -> str:
+    """The timestamp of a bin's registrations, or the range of them (a bin of a column)."""
+    lo, hi = _plain(stamps.min()), _plain(stamps.max())
+    return x.fmt(lo) if lo == hi else x.fmt_ranges([lo], [hi])[0]
 
 
 def _rows_px(procs: np.ndarray, y: TimeAxis, px: Plot) -> np.ndarray:
@@ -532,16 +545,18 @@ def dedups_beside(
         if not failed:
             return rows, in_row_above(above, extents, px)
         gone: set[int] = set()
-        counted_on = len(rows)
+        counted_on, unplaced = len(rows), set(failed)
+        of_group: dict[Any, list[int]] = {}  # (each row's mates are of its group)
+        for j, s in enumerate(rows):
+            of_group.setdefault(s["group"], []).append(j)
         for i in failed:
             r, cy = rows[i], px.py(rows[i]["y"])
             # a ▼ placed, else one that found no place either (placed again with both)
             mates = [
-                (j in failed, abs(px.py(s["y"]) - cy), j)
-                for j, s in enumerate(rows)
-                if s["group"] == r["group"] and j != i and j not in gone
-                and abs(px.py(s["y"]) - cy) <= NEAR_PX
-            ]  # fmt: skip
+                (j in unplaced, abs(px.py(rows[j]["y"]) - cy), j)
+                for j in of_group[r["group"]]
+                if j != i and j not in gone and abs(px.py(rows[j]["y"]) - cy) <= NEAR_PX
+            ]
             near = min(mates, default=None)
             if near is not None:
                 size = dedup_boxes(0, 0, rows[near[2]]["n"])
@@ -568,13 +583,21 @@ def in_row_above(rows: Rows, extents: dict[Any, tuple[float, float]], px: Plot) 
             _count_on(by_group[r["group"]], r)
         else:
             by_group[r["group"]] = dict(r)
-    placed, out = Taken(), []
+    # per box placed: its left, right and line (lines ``ROW_ABOVE_PX`` apart, taller than any
+    # box: a box meets those of its own line that it meets across)
+    placed, out = np.empty((2 * len(by_group), 3)), []
     for r in sorted(by_group.values(), key=lambda r: (px.px(r["x"]), r["reg_seq"])):
         lo, hi = extents.get(r["group"], (0.0, 0.0))
         r["dx"] = (lo + hi) / 2
-        cx = px.px(r["x"]) + r["dx"]
-        cys = [-(ROW_ABOVE_PX / 2 + 2) - line * ROW_ABOVE_PX for line in range(len(out) + 1)]
-        r["above"] = -first_clear(((cy, dedup_boxes(cx, cy, r["n"])) for cy in cys), placed)[0]
+        mine, now = dedup_boxes(px.px(r["x"]) + r["dx"], 0.0, r["n"]), placed[: 2 * len(out)]
+        met = np.zeros(len(now), dtype=bool)
+        for left, _, right, _ in mine:
+            met |= (now[:, 0] < right) & (left < now[:, 1])
+        taken = set(now[met, 2].tolist())
+        line = next(line for line in itertools.count() if line not in taken)
+        r["above"] = ROW_ABOVE_PX / 2 + 2 + line * ROW_ABOVE_PX
+        # (two rows a ▼: its box and its "×n"'s, else its box again)
+        placed[len(now) : len(now) + 2] = [(b[0], b[2], line) for b in (mine * 2)[:2]]
         out.append(r)
     return out
 
