@@ -19,7 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from viz_bench import make_trace
 
 CHARTS = {**chart_jobs.CHARTS, "skew_chart": viz.skew_chart}
-CHARTS.pop("timers_chart")  # (see test_timers_chart_legends_false)
+
+DEDUP = "registration of a timer that already existed (de-duplicated)"
+EVENTS = ["registered", DEDUP, "fired"]  # (a timer's events drawn; none "queued at the end")
 
 EXPECTED: dict[tuple[str, str], dict[str, list[Any]]] = {
     ("200k", "propagation_chart"): {"color": ["watermarks", "window"]},
@@ -234,6 +236,31 @@ EXPECTED: dict[tuple[str, str], dict[str, list[Any]]] = {
         "shape": ["fired: element", "cleanup"],
         "status (window)": ["fired", "not fired"],
     },
+    ("kernel", "timers_chart"): {
+        "0/domain (timer domain)": ["event"],
+        "strokeDash": ["event"],
+        "event (timer event)": EVENTS,
+    },
+    ("kernel_binned", "timers_chart"): {
+        "0/domain (timer domain)": ["event"],
+        "strokeDash": ["event"],
+        "event (timer event)": EVENTS,
+    },
+    ("late_union", "timers_chart"): {
+        "key (timer of key)": ["1", "true", '"1"'],
+        "strokeDash": ["event"],
+        "event (timer event)": EVENTS,
+    },
+    ("sliding_count", "timers_chart"): {
+        "key (timer of key)": ["1", "true", "1.5"],
+        "strokeDash": ["event"],
+        "event (timer event)": EVENTS,
+    },
+    ("session", "timers_chart"): {
+        "key (timer of key)": ["s0", "s1", "s2", "s3"],
+        "strokeDash": ["event"],
+        "event (timer event)": [*EVENTS, "deleted"],
+    },
 }
 """Each (job, chart)'s legends by name (``legends``), exactly; "200k": ``make_trace(200_000)``."""
 
@@ -281,16 +308,3 @@ def test_a_false_legend_fails() -> None:
         legends(chart)
     chart["encoding"]["color"]["scale"]["domain"] = ["a", "c"]
     assert legends(chart) == {"color": ["a", "c"]}
-
-
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="timers_chart (viz/timers.py, not this change's file) "
-    "names 'processing', 'deleted', 'queued at the end' where none is drawn",
-)
-def test_timers_chart_legends_false(results: dict[str, Any]) -> None:
-    """A known false legend (reported; its fix is viz/timers.py's): the kernel job has no
-    processing-time timer and draws no deleted or queued timer. Strict: once fixed, this
-    fails, and timers_chart joins ``CHARTS`` with its exact legends."""
-    legends(viz.timers_chart(results["kernel"]))

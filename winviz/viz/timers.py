@@ -386,18 +386,21 @@ def _dropdown_keys(lives: pd.DataFrame) -> list[str]:
     return sorted(ranked[:KEY_OPTIONS], key=first.__getitem__)
 
 
-def _domain_dash() -> dict[str, Any]:
+def _domain_dash(rows: Rows) -> dict[str, Any]:
+    """The dash of a timer domain, the legend naming the domains of ``rows``."""
+    dashes = [list(d) for d in DOMAIN_DASHES]
     return {
         "field": "domain",
         "type": "nominal",
         "title": "timer domain",
-        "scale": {"domain": list(DOMAINS), "range": [list(d) for d in DOMAIN_DASHES]},
+        "scale": palette.drawn_scale(DOMAINS, dashes, (r["domain"] for r in rows)),
     }
 
 
-def _domain_color(title: str | None) -> dict[str, Any]:
-    """The colour of a timer domain, with a legend ``title`` (None: no legend)."""
-    scale = {"domain": list(DOMAINS), "range": list(DOMAIN_COLORS)}
+def _domain_color(rows: Rows, title: str | None) -> dict[str, Any]:
+    """The colour of a timer domain (those of ``rows``), with a legend ``title`` (None: no
+    legend)."""
+    scale = palette.drawn_scale(DOMAINS, DOMAIN_COLORS, (r["domain"] for r in rows))
     legend = {"legend": None} if title is None else {"title": title}
     return {"field": "domain", "type": "nominal", "scale": scale} | legend
 
@@ -412,7 +415,7 @@ def _rule_layer(rows: Rows, x: TimeAxis, y: TimeAxis, by_key: bool) -> spec.Char
             "scale": {"domain": keys, "range": list(KEY_COLORS[: len(keys)])},
         }
     else:
-        color = _domain_color("timer domain")
+        color = _domain_color(rows, "timer domain")
     return spec.layer(
         rows,
         {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}},
@@ -420,7 +423,7 @@ def _rule_layer(rows: Rows, x: TimeAxis, y: TimeAxis, by_key: bool) -> spec.Char
             **axes.xy(x, y),
             "y2": {"field": "y2"},
             "color": color,
-            "strokeDash": _domain_dash(),
+            "strokeDash": _domain_dash(rows),
             "tooltip": spec.tooltips(rows, ["x", "y", "y2", "dx", "kind"]),
             **(_role_width(rows) if rows and "set by" in rows[0] else {}),
         },
@@ -432,7 +435,7 @@ def _event_layers(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
     views may hold an event twice)."""
     mark = {"type": "point", "filled": True, "size": 45, "color": palette.DEDUP_COLOR}
     mark |= {"opacity": 0.9, "xOffset": {"expr": "datum.dx"}}
-    shape = {"domain": list(EVENTS), "range": list(EVENT_SHAPES)}
+    shape = palette.drawn_scale(EVENTS, EVENT_SHAPES, (r["event"] for r in rows))
     encoding = axes.xy(x, y) | {
         "shape": {
             "field": "event",
@@ -621,8 +624,8 @@ def _queue_panel(
             "x": x,
             "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
-            "color": _domain_color(None),
-            "strokeDash": _domain_dash(),
+            "color": _domain_color(rows, None),
+            "strokeDash": _domain_dash(rows),
             "detail": {"field": "domain", "type": "nominal"},
         },
     )
@@ -633,7 +636,7 @@ def _queue_panel(
         {
             "x": x,
             "y": axes.channel(y, "y"),
-            "color": _domain_color(None),
+            "color": _domain_color(rows, None),
             "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
         },
     )
