@@ -102,12 +102,12 @@ def to_text(value: Any) -> str:
 
 def from_text(text: str) -> Any:
     """The value written by ``to_text`` (``ValueError`` when the text is not such a value)."""
-    return json.loads(text, object_hook=_tagged)
+    return json.loads(text, object_pairs_hook=_tagged)
 
 
 def from_array_text(text: str) -> list[Any]:
     """The values of a JSON array of texts written by ``to_text`` (``from_text`` of each)."""
-    values = json.loads(text, object_hook=_tagged)
+    values = json.loads(text, object_pairs_hook=_tagged)
     if not isinstance(values, list):
         raise ValueError("not a JSON array of trace values")
     return values
@@ -212,11 +212,11 @@ def encode(value: Any) -> Any:
     }
 
 
-def _tagged(data: dict[str, Any]) -> Any:
-    """``json.loads``'s hook: one JSON object, its members already decoded, as a value."""
-    inner = data.get("$tuple")
-    if inner.__class__ is list and len(data) == 1:  # (the most common tag, told first)
-        return tuple(inner)
+def _tagged(pairs: list[tuple[str, Any]]) -> Any:
+    """``json.loads``'s hook: one JSON object's members, already decoded, as a value."""
+    if len(pairs) == 1 and pairs[0][0] == "$tuple" and pairs[0][1].__class__ is list:
+        return tuple(pairs[0][1])  # (the most common tag, told first)
+    data = dict(pairs)
     if len(data) == 1:
         ((tag, inner),) = data.items()
         if tag == "$tuple" and isinstance(inner, list):
