@@ -27,8 +27,7 @@ EVENTS = [("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),
 ARRIVALS = [1_200, 3_100, 3_500, 7_300, 12_100, 12_500, 16_200, 25_100]
 
 
-@pytest.fixture(scope="module")
-def restored() -> wv.JobExecutionResult:
+def lesson_05_restore() -> wv.JobExecutionResult:
     """notebooks/05_late_data.ipynb's ``spine_job(TumblingEventTimeWindows.of(seconds(10)),
     checkpoint_after=[5], fail_at=6)``."""
     env = wv.StreamExecutionEnvironment()
@@ -51,6 +50,11 @@ def restored() -> wv.JobExecutionResult:
         .sink_to("windows")
     )
     return env.execute(fail_at=6)
+
+
+@pytest.fixture(scope="module")
+def restored() -> wv.JobExecutionResult:
+    return lesson_05_restore()
 
 
 def test_the_job_is_lesson_05s(restored) -> None:
