@@ -40,14 +40,28 @@ def started_from(trace: Trace) -> int | None:
     return starts[0] if starts else None
 
 
+def kept(rows: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
+    """Of ``rows`` (record seqs), those none of ``spans`` (``rolled_back``) rolled back."""
+    for start, restore in spans:
+        rows = rows[(rows <= start) | (rows >= restore)]
+    return rows
+
+
 def kept_before(rows: np.ndarray, seq: int, spans: list[tuple[int, int]]) -> int:
     """How many of ``rows`` (record seqs) before ``seq`` the run still keeps at ``seq``: those no
     restore before ``seq`` rolled back (``spans``: ``rolled_back``)."""
-    earlier = rows[rows < seq]
-    for start, restore in spans:
-        if restore < seq:
-            earlier = earlier[(earlier <= start) | (earlier >= restore)]
-    return len(earlier)
+    return len(kept(rows[rows < seq], [span for span in spans if span[1] < seq]))
+
+
+def kept_at(
+    rows: np.ndarray, procs: np.ndarray, t: float, spans: list[tuple[int, int]]
+) -> np.ndarray:
+    """Of ``rows`` (record seqs; ``procs``: their processing times), those the run has at
+    processing time ``t``: made by t, and rolled back by no restore (``spans``: ``rolled_back``).
+    A restore sets the clock back to its checkpoint's time (none: the start) and replays from
+    there, so the replay passes every time the failed attempt had reached: at any t the run is
+    what the checkpoint kept plus what the replay redid by t, never the rolled-back records."""
+    return kept(rows[procs <= t], spans)
 
 
 def is_rolled_back(seq: int, spans: list[tuple[int, int]]) -> bool:

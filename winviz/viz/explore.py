@@ -41,8 +41,17 @@ from altair.utils.schemapi import debug_mode
 
 from winviz import _charts
 from winviz.collector import paused
-from winviz.trace import Trace, vocabulary
-from winviz.viz import fates, firings, grid, pages, palette, trace_view, value_texts
+from winviz.trace import Trace, restores, vocabulary
+from winviz.viz import (
+    fates,
+    firings,
+    grid,
+    pages,
+    palette,
+    trace_view,
+    value_texts,
+    watermark_steps,
+)
 from winviz.viz.controls import (
     ControlValueError,  # noqa: F401 (imported from here too)
     check_control_value,
@@ -185,19 +194,23 @@ class Run:
 class AtTime:
     """The run at processing time ``t``: the window operator's watermark in effect (None
     before the first), the (key, window) panes fired (a late firing is not another pane) and
-    the elements arrived by t."""
+    the elements arrived by t — after a restore, what its checkpoint kept plus what the replay
+    redid by t (``restores.kept_at``); ``restarted``: the last restore by t, in the charts'
+    words ("restarted from checkpoint 1 at 12,100 ms"), else None."""
 
     t: int
     operator: str | None
     watermark: int | None
     fired: int
     elements: int
+    restarted: str | None = None
 
     def text(self) -> str:
         wm = "none yet" if self.watermark is None else palette.format_time(self.watermark)
+        restart = "" if self.restarted is None else f" · {self.restarted}"
         return (
             f"at t = {palette.format_time(self.t)}: watermark {wm} · {self.fired} window(s) "
-            f"fired · {self.elements} element(s) arrived"
+            f"fired · {self.elements} element(s) arrived{restart}"
         )
 
 
@@ -209,11 +222,18 @@ def state_at(trace: Any, t: int) -> AtTime:
     if not ops:
         return AtTime(t=int(t), operator=None, watermark=None, fired=0, elements=0)
 
+    spans = restores.rolled_back(view.trace) if len(view.select("restore")) else []
+
     def by_t(kind: str) -> np.ndarray:
         rows = view.select(kind, operator=ops[0])
-        return rows[view.numbers("proc_time", rows) <= t]
+        return restores.kept_at(rows, view.numbers("proc_time", rows), t, spans)
 
     marks, fired = by_t("watermark"), by_t("fired")
+    restarted = [
+        f"{r.words()} at {palette.format_time(r.proc_time)}"
+        for r in watermark_steps.restarts(view)
+        if r.failed_at is not None and r.proc_time <= t
+    ]
     panes = 0
     if len(fired):
         keys = value_texts.key_texts(view.column("key", fired))
@@ -225,6 +245,7 @@ def state_at(trace: Any, t: int) -> AtTime:
         watermark=view.column("watermark", marks[-1:])[0] if len(marks) else None,
         fired=panes,
         elements=len(by_t("element")),
+        restarted=restarted[-1] if restarted else None,
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from winviz.trace import restores
 from winviz.viz import (
     bands,
     idle,
@@ -269,8 +270,11 @@ def _finished(
 
 
 def first_firings(view: TraceView, op: str) -> dict[tuple[int, int], float]:
-    """Each (start, end) window's first firing over all keys: its processing time."""
+    """Each (start, end) window's first firing over all keys that no restore rolled back: its
+    processing time (a rolled-back firing is in the run at no t, ``restores.kept_at``)."""
     rows = view.select("fired", operator=op)
+    if len(view.select("restore")):
+        rows = restores.kept(rows, restores.rolled_back(view.trace))
     f_start, f_end, present = view.bounds(rows)
     procs = view.numbers("proc_time", rows[present])
     timed = ~np.isnan(procs)  # (a firing without a processing time is no first firing)
