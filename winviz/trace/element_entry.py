@@ -16,6 +16,8 @@ import numpy as np
 
 from winviz.operators import window_rules
 from winviz.trace.coded import (
+    LONG_MAX,
+    LONG_MIN,
     CodedColumn,
     TimeColumn,
     encode,
@@ -24,7 +26,7 @@ from winviz.trace.coded import (
     object_array,
     time_column,
 )
-from winviz.trace.pieces import Deferred, Tuples
+from winviz.trace.pieces import Deferred, Tuples, spans
 from winviz.trace.schema import BASE_FIELDS
 
 
@@ -91,6 +93,19 @@ def _located(runs: list[ElementRun], places: list[int]) -> tuple[Any, ...]:
         return distinct, np.repeat(np.arange(len(distinct)), counts), starts, None
     codes = encode_runs(runs, fast=True).codes  # (in the order of ``distinct``)
     return distinct, codes, starts, starts[codes] + np.array(places, dtype=np.int64)
+
+
+def _ints(columns: list[Sequence[int]]) -> TimeColumn:
+    """Columns of ints end to end (``ints_column``): ranges of one step (a source's arrival
+    times at an interval) computed from their bounds."""
+    if columns and all(c.__class__ is range for c in columns):
+        steps, ends = {c.step for c in columns}, [c[i] for c in columns if c for i in (0, -1)]
+        if len(steps) == 1 and LONG_MIN <= min(ends, default=0) <= max(ends, default=0) <= LONG_MAX:
+            starts = np.array([c.start if c else 0 for c in columns], dtype=np.int64)
+            lengths = np.fromiter(map(len, columns), np.int64, len(columns))
+            values = spans(starts, lengths, steps.pop())
+            return TimeColumn(values, np.ones(len(values), dtype=bool))
+    return ints_column(list(chain.from_iterable(columns)))
 
 
 class ElementEntry(Packed):
@@ -172,7 +187,8 @@ class ElementEntry(Packed):
         def joined(column: Callable[[ElementRun], Sequence[Any]], make: Callable[..., Any]) -> Any:
             """Each entry's value of a run's ``column``, as ``make`` makes a column."""
             distinct, _, _, at = runs.get()
-            made = make(list(chain.from_iterable(map(column, distinct))))
+            columns = list(map(column, distinct))
+            made = _ints(columns) if make is _ints else make(list(chain.from_iterable(columns)))
             if at is None:
                 return made
             return made[at] if isinstance(made, np.ndarray) else made.take(at)
@@ -211,9 +227,9 @@ class ElementEntry(Packed):
 
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)
-        now = Deferred(lambda: joined(lambda run: run.proc_times, ints_column))
+        now = Deferred(lambda: joined(lambda run: run.proc_times, _ints))
         wm = Deferred(lambda: shared(lambda run: run.wm))
-        ts = Deferred(lambda: joined(lambda run: run.stamps, ints_column))
+        ts = Deferred(lambda: joined(lambda run: run.stamps, _ints))
         value = Deferred(lambda: joined(lambda run: run.values, object_array))
         # one tuple per field: the values of the entry's records, in order
         fields = [
