@@ -96,12 +96,12 @@ def _located(runs: list[ElementRun], places: list[int]) -> tuple[Any, ...]:
 
 
 def _ints(columns: list[Sequence[int]]) -> TimeColumn:
-    """Columns of ints end to end (``ints_column``): ranges of one step (a source's arrival
-    times at an interval) computed from their bounds."""
-    if columns and all(c.__class__ is range for c in columns):
-        steps, ends = {c.step for c in columns}, [c[i] for c in columns if c for i in (0, -1)]
-        if len(steps) == 1 and LONG_MIN <= min(ends, default=0) <= max(ends, default=0) <= LONG_MAX:
-            starts = np.array([c.start if c else 0 for c in columns], dtype=np.int64)
+    """Runs' columns of ints end to end (``ints_column``), not empty: ranges of one step (a
+    source's arrival times at an interval) computed from their bounds."""
+    if all(c.__class__ is range for c in columns):
+        steps, ends = {c.step for c in columns}, [c[i] for c in columns for i in (0, -1)]
+        if len(steps) == 1 and min(ends) >= LONG_MIN and max(ends) <= LONG_MAX:
+            starts = np.array([c.start for c in columns], dtype=np.int64)
             lengths = np.fromiter(map(len, columns), np.int64, len(columns))
             values = spans(starts, lengths, steps.pop())
             return TimeColumn(values, np.ones(len(values), dtype=bool))
