@@ -187,3 +187,8 @@ def test_element_entries_read_range_arrival_times_as_written() -> None:
     assert read(a, run([3, 1], 3)) == ([100, 105, 110, 3, 1], True, [1] * 5)
     big = run(range(2**63 - 1, 2**63 + 1), 0)
     assert read(big) == ([2**63 - 1, 2**63], False, [1, 1])
+    mixed = Trace()  # next to a plain record's time beyond the long: the values as written
+    mixed.writer.open_window_elements("s", "w", None, a, 0, ["k"] * 3, [w] * 3, [3] * 3)
+    mixed.writer.emit("odd", 2**70, 0, "op", None, None, None, None)
+    c = mixed.columns()
+    assert not c.proc_time.exact and c.proc_time.tolist()[::5] == [100, 105, 110, 2**70]

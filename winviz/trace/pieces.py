@@ -34,24 +34,6 @@ class NotExact(Exception):
     """A time value that is not an int in the long range: the caller builds an object column."""
 
 
-def entry_grid(n: int, per_record: tuple[Any, ...]) -> np.ndarray:
-    """One field of the records of ``n`` packed entries, entry by entry, as objects
-    (``per_record[r]``: record ``r``'s ``Packed.fields`` item)."""
-    out = np.empty((n, len(per_record)), dtype=object)
-    for r, values in enumerate(per_record):
-        if isinstance(values, CodedColumn):
-            out[:, r] = values.decode()
-        elif isinstance(values, TimeColumn):
-            out[:, r] = object_array(values.tolist())
-        elif isinstance(values, np.ndarray):
-            out[:, r] = values if values.dtype == object else object_array(values.tolist())
-        elif isinstance(values, list):
-            out[:, r] = np.fromiter(values, dtype=object, count=n)
-        else:
-            out[:, r].fill(values)
-    return out.ravel()
-
-
 @dataclass(frozen=True, slots=True)
 class Tuples:
     """A packed detail item of tuples said field by field: entry ``e``'s detail is
@@ -89,6 +71,8 @@ def entry_objects(item: Any, n: int) -> np.ndarray:
         return object_array(item)
     if isinstance(item, (Tuples, CodedColumn)):
         return item.objects() if isinstance(item, Tuples) else item.decode()
+    if isinstance(item, TimeColumn):
+        return object_array(item.tolist())
     out = np.empty(n, dtype=object)
     out.fill(item)
     return out
@@ -545,7 +529,7 @@ class Pieces:
             self._put(objects, object_array(plain), pick)
         for group, read in self._read(pick):
             for r, at in read:
-                objects[at] = entry_grid(group.n, (group.item(f, r),))
+                objects[at] = entry_objects(group.item(f, r), group.n)
         return time_column(objects.tolist())
 
     def _objects(
