@@ -63,17 +63,21 @@ def _python(values: Any) -> Any:
     return values
 
 
-def entry_objects(item: Any, n: int) -> np.ndarray:
-    """The values of ``n`` records given as one ``Packed.fields`` item, as an object array."""
+def entry_objects(item: Any, n: int, entries: np.ndarray | None = None) -> np.ndarray:
+    """The values of ``n`` records given as one ``Packed.fields`` item (of some ``entries``
+    of them, if given), as an object array."""
     if isinstance(item, np.ndarray):
+        item = item if entries is None else item[entries]
         return item if item.dtype == object else object_array(item.tolist())
     if isinstance(item, list):
-        return object_array(item)
-    if isinstance(item, (Tuples, CodedColumn)):
-        return item.objects() if isinstance(item, Tuples) else item.decode()
+        return object_array(item if entries is None else taken(item, entries.tolist()))
+    if isinstance(item, Tuples):
+        return item.objects() if entries is None else item.pick(entries)
+    if isinstance(item, CodedColumn):
+        return item.decode(entries)
     if isinstance(item, TimeColumn):
-        return object_array(item.tolist())
-    out = np.empty(n, dtype=object)
+        return object_array((item if entries is None else item.take(entries)).tolist())
+    out = np.empty(n if entries is None else len(entries), dtype=object)
     out.fill(item)
     return out
 
@@ -319,7 +323,7 @@ class Pieces:
         f = BASE_NAMES.index(name)
         out = np.empty(len(rows), dtype=object)
         for hit, e, item in self._found(rows, kind, f):
-            out[hit] = object_array(item) if e is None else _entry_values(item, e)
+            out[hit] = object_array(item) if e is None else entry_objects(item, 0, e)
         return out
 
     def detail_items(self) -> list[tuple[str | None, np.ndarray, Any]]:
@@ -548,21 +552,6 @@ class Pieces:
             for r, at in read:
                 out[at] = entry_objects(group.item(f, r), group.n)
         return out
-
-
-def _entry_values(item: Any, entries: np.ndarray) -> np.ndarray:
-    """A coded or object field's ``Packed.fields`` item's values of some entries."""
-    if isinstance(item, CodedColumn):
-        return item.decode(entries)
-    if isinstance(item, Tuples):
-        return item.pick(entries)
-    if isinstance(item, np.ndarray):
-        return item[entries] if item.dtype == object else object_array(item[entries].tolist())
-    if isinstance(item, list):
-        return object_array(taken(item, entries.tolist()))
-    out = np.empty(len(entries), dtype=object)
-    out.fill(item)
-    return out
 
 
 def _entry_times(item: Any) -> tuple[Any, Any]:
