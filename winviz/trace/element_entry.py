@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
 
 from winviz.operators import window_rules
 from winviz.trace.coded import (
-    LONG_MAX,
-    LONG_MIN,
     CodedColumn,
     TimeColumn,
     encode,
@@ -98,12 +97,16 @@ def _located(runs: list[ElementRun], places: list[int]) -> tuple[Any, ...]:
 def _ints(columns: list[Sequence[int]]) -> TimeColumn:
     """Runs' columns of ints end to end (``ints_column``), not empty: ranges of one step (a
     source's arrival times at an interval) computed from their bounds."""
-    if all(c.__class__ is range for c in columns):
-        steps, ends = {c.step for c in columns}, [c[i] for c in columns for i in (0, -1)]
-        if len(steps) == 1 and min(ends) >= LONG_MIN and max(ends) <= LONG_MAX:
-            starts = np.array([c.start for c in columns], dtype=np.int64)
-            lengths = np.fromiter(map(len, columns), np.int64, len(columns))
-            values = spans(starts, lengths, steps.pop())
+    n = len(columns)
+    if set(map(type, columns)) == {range}:
+        steps = set(map(attrgetter("step"), columns))
+        try:  # (each range's first and last value a long: all of them are)
+            starts = np.fromiter(map(attrgetter("start"), columns), np.int64, n)
+            np.fromiter(map(itemgetter(-1), columns), np.int64, n)
+        except OverflowError:
+            steps = set()
+        if len(steps) == 1:
+            values = spans(starts, np.fromiter(map(len, columns), np.int64, n), steps.pop())
             return TimeColumn(values, np.ones(len(values), dtype=bool))
     return ints_column(list(chain.from_iterable(columns)))
 
