@@ -152,3 +152,43 @@ def test_an_element_entry_reads_part_of_a_run_field_by_field() -> None:
     by_entry: list[Any] = []
     marker.unpack(buffer, 7, by_entry)
     assert by_entry[:8] == ["arrival", 2, 7, "src", None, None, None, ("b", 41)]
+
+
+def test_element_entries_read_range_arrival_times_as_written() -> None:
+    """The proc_time and ts of element entries whose runs' arrival times are ranges (a source
+    at an interval; read from their bounds), lists, ranges of two steps, or a range going
+    beyond Java's long (an object column): each record's values as ``unpack`` writes them."""
+    from winviz.trace.element_entry import ElementRun
+
+    w = wv.TimeWindow(0, 10)
+
+    def read(*runs: Any, first: int = 0) -> tuple[list[Any], bool, list[Any]]:
+        trace = Trace()
+        for run in runs:
+            n = len(run.stamps) - first
+            trace.writer.open_window_elements(
+                "s", "w", None, run, first, ["k"] * n, [w] * n, [3] * n
+            )
+        plain = Trace()
+        plain._buffer.extend(trace._unpacked())  # (each entry through ``unpack``)
+        c = trace.columns()
+        assert list(trace) == list(plain)
+        return c.proc_time.tolist()[::5], c.proc_time.exact, c.ts.tolist()[1::5]
+
+    def run(times: Any, at: int) -> ElementRun:
+        return ElementRun(
+            8, 7, times, [None] * len(times), at, ["v"] * len(times), [1] * len(times)
+        )
+
+    a, b = run(range(100, 115, 5), 0), run(range(200, 210, 5), 3)
+    assert read(a, b) == ([100, 105, 110, 200, 205], True, [1] * 5)  # whole runs
+    assert read(a, b, first=1) == ([105, 110, 205], True, [1] * 3)  # some of each run
+    assert read(a, run(range(7, 5, -1), 3)) == ([100, 105, 110, 7, 6], True, [1] * 5)
+    assert read(a, run([3, 1], 3)) == ([100, 105, 110, 3, 1], True, [1] * 5)
+    big = run(range(2**63 - 1, 2**63 + 1), 0)
+    assert read(big) == ([2**63 - 1, 2**63], False, [1, 1])
+    mixed = Trace()  # next to a plain record's time beyond the long: the values as written
+    mixed.writer.open_window_elements("s", "w", None, a, 0, ["k"] * 3, [w] * 3, [3] * 3)
+    mixed.writer.emit("odd", 2**70, 0, "op", None, None, None, None)
+    c = mixed.columns()
+    assert not c.proc_time.exact and c.proc_time.tolist()[::5] == [100, 105, 110, 2**70]

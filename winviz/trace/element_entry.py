@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from winviz.trace.coded import (
     object_array,
     time_column,
 )
-from winviz.trace.pieces import Deferred, Tuples
+from winviz.trace.pieces import Deferred, Tuples, spans
 from winviz.trace.schema import BASE_FIELDS
 
 
@@ -91,6 +92,23 @@ def _located(runs: list[ElementRun], places: list[int]) -> tuple[Any, ...]:
         return distinct, np.repeat(np.arange(len(distinct)), counts), starts, None
     codes = encode_runs(runs, fast=True).codes  # (in the order of ``distinct``)
     return distinct, codes, starts, starts[codes] + np.array(places, dtype=np.int64)
+
+
+def _ints(columns: list[Sequence[int]]) -> TimeColumn:
+    """Runs' columns of ints end to end (``ints_column``), not empty: ranges of one step (a
+    source's arrival times at an interval) computed from their bounds."""
+    n = len(columns)
+    if set(map(type, columns)) == {range}:
+        steps = set(map(attrgetter("step"), columns))
+        try:  # (each range's first and last value a long: all of them are)
+            starts = np.fromiter(map(attrgetter("start"), columns), np.int64, n)
+            np.fromiter(map(itemgetter(-1), columns), np.int64, n)
+        except OverflowError:
+            steps = set()
+        if len(steps) == 1:
+            values = spans(starts, np.fromiter(map(len, columns), np.int64, n), steps.pop())
+            return TimeColumn(values, np.ones(len(values), dtype=bool))
+    return ints_column(list(chain.from_iterable(columns)))
 
 
 class ElementEntry(Packed):
@@ -172,7 +190,8 @@ class ElementEntry(Packed):
         def joined(column: Callable[[ElementRun], Sequence[Any]], make: Callable[..., Any]) -> Any:
             """Each entry's value of a run's ``column``, as ``make`` makes a column."""
             distinct, _, _, at = runs.get()
-            made = make(list(chain.from_iterable(map(column, distinct))))
+            columns = list(map(column, distinct))
+            made = _ints(columns) if make is _ints else make(list(chain.from_iterable(columns)))
             if at is None:
                 return made
             return made[at] if isinstance(made, np.ndarray) else made.take(at)
@@ -211,9 +230,9 @@ class ElementEntry(Packed):
 
         name, source = self.name, self.source
         # (the engine's times: ints, checked where they enter the job)
-        now = Deferred(lambda: joined(lambda run: run.proc_times, ints_column))
+        now = Deferred(lambda: joined(lambda run: run.proc_times, _ints))
         wm = Deferred(lambda: shared(lambda run: run.wm))
-        ts = Deferred(lambda: joined(lambda run: run.stamps, ints_column))
+        ts = Deferred(lambda: joined(lambda run: run.stamps, _ints))
         value = Deferred(lambda: joined(lambda run: run.values, object_array))
         # one tuple per field: the values of the entry's records, in order
         fields = [
