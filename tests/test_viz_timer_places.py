@@ -5,6 +5,7 @@ a row above the plot — and every registration drawn or counted."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -437,4 +438,56 @@ def test_dedup_bins_grow_as_tall_as_the_plot_then_as_wide_as_needed(monkeypatch)
         # columns of 8 px: 10, 20 and 30 apart; of 16 px: 20 and 30 in one (x of the first)
         [(10, 5, 2, 5, 95, "10 ms"), (20, 50, 2, 50, 95, "20 ms .. 30 ms")],
         7,
+    ]
+
+
+def _dedup_notes(monkeypatch, job: Any, limit: int) -> tuple[list[tuple], list[str]]:
+    """The ▼ (x, timestamp text, registrations, in the row above) and the subtitle's ▼ notes of
+    ``job``'s timers chart with ``limit`` rows a layer (two bins a layer for 4)."""
+    monkeypatch.setattr(tp, "scale", SimpleNamespace(ROW_LIMIT=limit))
+    spec = viz.timers_chart(job()).to_dict()
+    dedup = rows(spec, lambda r: r.get("event") == DEDUP)
+    got = [(r["x"], r["timestamp"], r["registrations"], "above" in r) for r in dedup]
+    return got, [n for n in spec["usermeta"]["winviz"]["notes"] if "▼" in n]
+
+
+def test_a_note_says_a_dedup_of_a_column_stands_for_several_timestamps(monkeypatch) -> None:
+    """The running example's 11 ▼ registrations of 3 timestamps, two bins a layer: rows as
+    tall as the plot hold three, so the bins take columns (256 px: 9,999 ms alone, 19,999 and
+    29,999 ms in one) and the note says so — not "n of one timestamp"."""
+    got, notes = _dedup_notes(monkeypatch, running_example, 4)
+    assert got == [(9999, "9,999 ms", 7, False), (19999, "19,999 ms .. 29,999 ms", 4, False)]
+    assert notes == [
+        "de-duplicated registrations ▼: 11 drawn as 2 ▼, one per timer domain and 256 px "
+        "column of timestamps (whatever their processing time), at the timestamp and "
+        "processing time of the column's first registration, beside its timestamp's rules "
+        "(×n: n registrations at timestamps within the column; hover for their timestamps' "
+        "range and their times)"
+    ]
+
+
+def test_a_note_says_rows_of_dedups_taller_than_a_mark(monkeypatch) -> None:
+    """Three bins a layer: the running example's ▼ rows grow to 256 px (one timestamp each,
+    9,999 ms's 7 from 1,200 to 7,300 ms in one ▼) and the note says how tall."""
+    got, notes = _dedup_notes(monkeypatch, running_example, 6)
+    assert got == [
+        (9999, "9,999 ms", 7, False), (19999, "19,999 ms", 3, False), (29999, "29,999 ms", 1, False)
+    ]  # fmt: skip
+    assert notes == [
+        "de-duplicated registrations ▼: 11 drawn as 3 ▼ at their processing time beside their "
+        "timestamp's rules (a ▼ with ×n: n of one timestamp registered within one 256 px row "
+        "of processing time (or a near ▼'s), drawn at the first's; hover for their times)"
+    ]
+
+
+def test_dedups_all_in_the_row_above_get_no_note_of_none_beside(monkeypatch) -> None:
+    """The late-union job's 155 ▼ registrations, two bins a layer: both column bins go to the
+    row above; its note says what they stand for and no note says "0 drawn as 0 ▼"."""
+    got, notes = _dedup_notes(monkeypatch, late_union_job, 4)
+    assert got == [(199, "199 ms .. 1,149 ms", 68, True), (1199, "1,199 ms .. 1,949 ms", 87, True)]
+    assert notes == [
+        "155 of timers too crowded for a ▼ beside their rule: 2 ▼ in a row above the plot, one "
+        "per timer domain and 256 px column of timestamps (whatever their processing time), at "
+        "the timestamp of the column's first registration (×n: n registrations at timestamps "
+        "within the column; hover for their timestamps' range and their times)"
     ]

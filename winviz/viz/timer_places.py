@@ -292,9 +292,11 @@ def dedup_bins(
 ) -> Rows:
     """The de-duplicated registrations (``dedup``: positions in ``records``) in bins: those
     of one (domain, timestamp) — and key, for the keys ``by_key`` only — in one ``EVENT_PX``
-    row of the plot (twice as tall while there are more bins than a layer may hold). Per bin,
-    in order of its first registration: group (domain, x), x, y (of its first), n, first /
-    last processing time, keys, domain, timestamp text, reg_seq."""
+    row of the plot (twice as tall while there are more bins than a layer may hold; once a row
+    spans the plot, of one ``EVENT_PX`` column, twice as wide …, instead of one timestamp). Per
+    bin, in order of its first registration: group (domain, x), x, y (of its first), n, first
+    / last processing time, keys, domain, timestamp text (a column's: their range), reg_seq,
+    and the rows' ``tall`` and columns' ``wide`` px (0: a timestamp each)."""
     if not len(dedup):
         return []
     # a timer's key and domain are one (``timer_records``' timer: per identity): each read
@@ -353,6 +355,8 @@ def dedup_bins(
                 "domain": doms[b],
                 "timestamp": (_stamps_text(stamps[members], x) if wide else x.fmt(first_stamps[b])),
                 "reg_seq": int(seqs[b]),
+                "tall": tall,
+                "wide": wide,
             }
         )
     return out
@@ -403,25 +407,53 @@ def dedup_layers(
         ups, up_counts = _dedup_rows(above, y, view)
         marks, texts = marks + rows, texts + counts
         above_marks, above_texts = above_marks + ups, above_texts + up_counts
-        if view:
-            continue
-        beside = sum(r["n"] for r in placed)
-        if beside > len(rows) or above:
-            notes.append(
-                f"de-duplicated registrations ▼: {beside:,} drawn as {len(rows):,} ▼ at their "
-                "processing time beside their timestamp's rules (a ▼ with ×n: n of one "
-                "timestamp at or near its processing time; hover for their times)"
-            )
-        if above:
-            notes.append(
-                f"{len(dedup) - beside:,} of timers too crowded for a ▼ beside their rule: "
-                f"{len(above):,} ▼ in a row above the plot, at their timer's timestamp (×n: n "
-                "of them; hover for their times)"
-            )
+        if not view:
+            notes += dedup_notes(placed, len(rows), above, len(dedup), bins[0])
     layers = [_count_layer(texts, axes.xy(x, y))] if texts else []
     if above_marks:
         layers += _row_above_layers(above_marks, above_texts, x)
     return marks, layers
+
+
+def dedup_notes(
+    placed: Rows, drawn: int, above: Rows, total: int, grid: dict[str, Any]
+) -> list[str]:
+    """What the ▼ of every key's view stand for: ``placed`` beside their rules (as ``drawn``
+    ▼), the rest of ``total`` in the row ``above``; ``grid``: a bin's ``tall`` and ``wide``
+    (``dedup_bins``). A ▼ of a column stands for registrations of several timestamps."""
+    beside, tall, wide = sum(r["n"] for r in placed), grid["tall"], grid["wide"]
+    column = (
+        f"one per timer domain and {wide:g} px column of timestamps (whatever their processing "
+        "time), at the timestamp{} of the column's first registration{} (×n: n registrations "
+        "at timestamps within the column; hover for their timestamps' range and their times)"
+    )
+    out = []
+    if drawn and (beside > drawn or above):
+        near = (
+            "at or near its processing time"
+            if tall == EVENT_PX
+            else f"registered within one {tall:g} px row of processing time (or a near ▼'s), "
+            "drawn at the first's"
+        )
+        out.append(
+            f"de-duplicated registrations ▼: {beside:,} drawn as {drawn:,} ▼, "
+            + column.format(" and processing time", ", beside its timestamp's rules")
+            if wide
+            else f"de-duplicated registrations ▼: {beside:,} drawn as {drawn:,} ▼ at their "
+            "processing time beside their timestamp's rules (a ▼ with ×n: n of one "
+            f"timestamp {near}; hover for their times)"
+        )
+    if above:
+        at = (
+            column.format("", "")
+            if wide
+            else "at their timer's timestamp (×n: n of them; hover for their times)"
+        )
+        out.append(
+            f"{total - beside:,} of timers too crowded for a ▼ beside their rule: "
+            f"{len(above):,} ▼ in a row above the plot, {at}"
+        )
+    return out
 
 
 def count_text(n: int) -> str:
