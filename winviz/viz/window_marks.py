@@ -280,10 +280,11 @@ def _merges_binned(
 def _joins(
     view: TraceView, op: str, plot: Plot, notes: list[str], taken: Taken, occupied: piles.Grid
 ) -> list[spec.ChartDict]:
-    """An interval join's pairs (``joined``, at the output's timestamp: where the arriving
-    element that joined them sits) and the buckets its cleanup timers removed
-    (``buffer_removed``), at their processing time: drawn as firings and cleanups are
-    (``_beside``: as large, those at one point side by side, counted under a ring)."""
+    """An interval join's pairs (``joined``, at the output's timestamp when they joined: most
+    often the dot of the arriving element that joined them) and the buckets its cleanup
+    timers removed (``buffer_removed``), at their processing time: drawn as firings and
+    cleanups are (``_beside``: as large, those at one point side by side, counted under a
+    ring)."""
     x, y = plot.x, plot.y
     layers = []
     for kind, what, mark, happened in (
