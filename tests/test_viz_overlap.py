@@ -11,7 +11,7 @@ import pytest
 import winviz as wv
 from tests.browser.gallery import coinciding_firings, restored, running_example
 from tests.chart_jobs import late_union_job, session_job
-from winviz.viz import boxes, palette
+from winviz.viz import boxes, palette, piles
 
 labels = importlib.import_module("winviz.viz.labels")  # element_label (viz.labels: a module)
 
@@ -169,35 +169,110 @@ def test_identities_share_no_colour_with_meanings() -> None:
     assert not set(timers.KEY_COLORS) & set(timers.DOMAIN_COLORS)
 
 
+JOIN_EVENTS = [
+    ("L", "k", 0, "l0"), ("R", "w", 1, None), ("R", "k", -1, "r2"), ("L", "w", 5, None),
+    ("L", "k", 9, "l4"), ("L", "k", 11, "l5"), ("R", "k", 10, "r6"), ("L", "k", 16, "l7"),
+    ("L", "k", 21, "l8"), ("L", "k", 22, "l9"), ("L", "k", 21, "l10"),
+    ("R", "k", 23, "r11"), ("R", "k", 24, "r12"), ("L", "w", 26, None),
+]  # fmt: skip
+
+
+def _join_timeline(events: list[tuple], **how: Any) -> dict[str, Any]:
+    from tests.test_joins import interval
+
+    return wv.timeline(
+        interval(events, -2, 3), operator="interval_join", view="timeline", width=400,
+        height=250, **how,
+    ).to_dict()  # fmt: skip
+
+
+def _join_marks(spec: dict[str, Any]) -> list[tuple[str, Any, Any, float, float, tuple]]:
+    """The join's marks: (what, x, y, dx, size, pixel box: a square of side sqrt(size) at
+    its point moved by its dx)."""
+    enc = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "point")["encoding"]
+    x, y = (palette.TimeAxis(c, "ms", *enc[c]["scale"]["domain"]) for c in ("x", "y"))
+    plot = labels.Plot(x, y, spec["width"], spec["height"])
+    marks = []
+    for lay in spec["layer"]:
+        for r in spec["datasets"][lay["data"]["name"]]:
+            if lay["mark"]["type"] == "point" and r.get("what") in ("joined", "buffer removed"):
+                size, dx = lay["mark"]["size"], r.get("dx", 0)
+                px, py, h = plot.px(r["x"]) + dx, plot.py(r["y"]), lay["mark"]["size"] ** 0.5 / 2
+                marks.append(
+                    (r["what"], r["x"], r["y"], dx, size, (px - h, py - h, px + h, py + h))
+                )
+    return marks
+
+
 def test_element_labels_keep_off_an_interval_joins_marks() -> None:
     """An interval join's timeline draws its elements' dots (labelled here) and its "joined"
     and "buffer removed" marks: before, the labels did not keep off the join's marks and two
     "joined" marks — (0, 2): r2 (-1) joins l0 on arriving; (11, 6): r6 (10) joins l5 (11) —
-    lay under a label. Now none does, and every element keeps its label."""
-    from tests.test_joins import interval
-
-    events = [
-        ("L", "k", 0, "l0"), ("R", "w", 1, None), ("R", "k", -1, "r2"), ("L", "w", 5, None),
-        ("L", "k", 9, "l4"), ("L", "k", 11, "l5"), ("R", "k", 10, "r6"), ("L", "k", 16, "l7"),
-        ("L", "k", 21, "l8"), ("L", "k", 22, "l9"), ("L", "k", 21, "l10"),
-        ("R", "k", 23, "r11"), ("R", "k", 24, "r12"), ("L", "w", 26, None),
-    ]  # fmt: skip
-    spec = wv.timeline(
-        interval(events, -2, 3), operator="interval_join", view="timeline", element_labels=2,
-        width=400, height=250,
-    ).to_dict()  # fmt: skip
+    lay under a label. Now none does. (Since the joined pairs are drawn beside each other at
+    one point, ``test_no_joined_pair_hides_under_the_element_that_joined_it``, r12's label
+    has no free place left: its dot has the plot's edge on its right, the watermark line
+    above, three pairs at its point and three at r11's below.)"""
+    spec = _join_timeline(JOIN_EVENTS, element_labels=2)
     texts = _pixel_boxes(spec, "element label")
-    enc = next(lay for lay in spec["layer"] if lay["mark"]["type"] == "point")["encoding"]
-    x, y = (palette.TimeAxis(c, "ms", *enc[c]["scale"]["domain"]) for c in ("x", "y"))
-    plot = labels.Plot(x, y, spec["width"], spec["height"])
-    marks = []  # (what, x, y, its box: a side of sqrt(40) = 6.3 px)
-    for lay in spec["layer"]:
-        if lay["mark"]["type"] == "point" and lay["mark"].get("size") == 40:
-            for r in spec["datasets"][lay["data"]["name"]]:
-                px, py = plot.px(r["x"]), plot.py(r["y"])
-                marks.append((r["what"], r["x"], r["y"], (px - 3.2, py - 3.2, px + 3.2, py + 3.2)))
+    marks = _join_marks(spec)
     assert sorted(w for w, *_ in marks) == ["buffer removed"] * 10 + ["joined"] * 9
     assert sorted(r["label"] for _, r in rows_of(spec, "element label")) == [
-        "l0", "l10", "l4", "l5", "l7", "l8", "l9", "r11", "r12", "r2", "r6",
+        "l0", "l10", "l4", "l5", "l7", "l8", "l9", "r11", "r2", "r6",
     ]  # fmt: skip
-    assert [m[:3] for m in marks if any(boxes.overlaps(t, m[3]) for t in texts)] == []
+    assert (
+        "1 element label(s) left out where they would overlap (hover)"
+        in (spec["title"]["subtitle"])
+    )
+    assert [m[:4] for m in marks if any(boxes.overlaps(t, m[5]) for t in texts)] == []
+
+
+def test_no_joined_pair_hides_under_the_element_that_joined_it() -> None:
+    """A joined pair is drawn at the output's timestamp, max(left, right), when the element
+    that joined it arrived: mostly that element's own dot. Before, 7 of the 9 pairs here were
+    6.3 px squares under a 9.4 px dot (r6 (10, 6) joins l4; r11 (23, 11) joins l8, l9, l10;
+    r12 (24, 12) the same three), so 2 of "9 pairs joined" were seen. Now they are placed
+    as firings are (``window_marks._beside``): as large as one (90 px², framing the dot they
+    sit under), those at one point side by side 11 px apart (right, then left at the plot's
+    edge)."""
+    spec = _join_timeline(JOIN_EVENTS)
+    joined = [m for m in _join_marks(spec) if m[0] == "joined"]
+    assert sorted((x, y, dx) for _, x, y, dx, *_ in joined) == [
+        (0, 2, 0), (10, 6, 0), (11, 6, 0),
+        (23, 11, 0), (23, 11, 11), (23, 11, 22),
+        (24, 12, -11), (24, 12, 0), (24, 12, 11),
+    ]  # fmt: skip
+    dots = {(r["x"], r["y"]): m["size"] for m, r in rows_of(spec, "element")}
+    under = [(x, y) for _, x, y, dx, size, _ in joined if dx == 0 and size <= dots.get((x, y), 0)]
+    assert (len(joined), {size for *_, size, _ in joined}, set(dots.values()), under) == (
+        9, {90}, {70}, [],
+    )  # fmt: skip
+    boxes_ = [m[5] for m in joined]
+    assert [(a, b) for a in boxes_ for b in boxes_ if a < b and boxes.overlaps(a, b)] == []
+    notes = spec["title"]["subtitle"]
+    assert "9 pairs joined (at the output's timestamp)" in notes
+    assert (
+        "4 joined pair mark(s) at the point of another drawn beside it, 11 px right or left "
+        "(hover for its times)"
+    ) in notes
+    assert rows_of(spec, "pile") == []
+
+
+def test_joined_pairs_past_the_places_at_their_point_are_counted_under_a_ring() -> None:
+    """30 lefts at 10 and a right at 10 arriving last: 30 pairs at (10, 30). 25 are drawn
+    (their point, 12 places right and 12 left); 5 are counted on the one at its point, with
+    the 2 buffer buckets removed there at the end of input: its ring says 7."""
+    spec = _join_timeline([("L", "k", 10, f"l{i}") for i in range(30)] + [("R", "k", 10, "r")])
+    joined = [m for m in _join_marks(spec) if m[0] == "joined"]
+    assert sorted(dx for *_, dx, _, _ in joined) == [11 * k for k in range(-12, 13)]
+    assert {(x, y) for _, x, y, *_ in joined} == {(10, 30)}
+    assert [m[:4] for m in _join_marks(spec) if m[0] == "buffer removed"] == []
+    rings = [r for _, r in rows_of(spec, "pile")]
+    assert [(r["x"], r["y"], r["dx"], r[piles.ALSO_HERE], r[piles.COUNTED]) for r in rings] == [
+        (10, 30, 0, 7, "joined ×5, buffer removed ×2")
+    ]
+    notes = spec["title"]["subtitle"]
+    assert "30 pairs joined (at the output's timestamp)" in notes
+    assert (
+        "5 joined pair mark(s) where others pile up counted on the mark there, not drawn: a "
+        "ring marks it (hover it: 'also here')"
+    ) in notes

@@ -190,6 +190,8 @@ def _timeline(
     # the cleanups are placed after the firings' marks, before their labels
     marks, rows, offsets = window_marks._firings(fired, mark_plot, notes, taken, occupied)
     layers += marks + window_marks._cleanups(cleaned, mark_plot, notes, taken, occupied)
+    # an interval join's pairs and buffer removals: placed as the firings and cleanups are
+    layers += window_marks._joins(view, op, plot, notes, taken, occupied)
     layers += window_marks._firing_labels(rows, offsets, mark_plot, show_labels, notes, taken)
     # (after the cleanups are placed) a ring round each mark others were counted on
     ring_layer = piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90)
@@ -198,7 +200,6 @@ def _timeline(
         ring_layer,
         merge_layer,
         *watermark_steps.restart_layers(restarts, y, notes=notes),
-        join_layer := window_marks._joins(view, op, x, y, notes),
     ]
     layers = [layer for layer in layers if layer is not None]
     points.add_array(occupied.boxes())
@@ -207,8 +208,9 @@ def _timeline(
     labels._taken_by_rules(points, horizon_layer, plot)
     layers = labels._edge_texts_off_marks(layers, plot, points, taken, notes)
     if element_labels is not None and element_layer is not None:
-        # the element labels keep off the "merged" and join marks, the rings (at their offsets)
-        labels._taken_by_marks(taken, [merge_layer, join_layer], plot, lines=False)
+        # the element labels keep off the "merged" marks, the rings (at their offsets); the
+        # join marks were added to ``taken`` where they were placed
+        labels._taken_by_marks(taken, [merge_layer], plot, lines=False)
         labels._taken_by_marks(taken, [ring_layer], mark_plot, lines=False)
         layers += labels._element_label_layers(element_layer, element_labels, plot, taken, notes)
     layers = labels._drawing_order(layers)

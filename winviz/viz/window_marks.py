@@ -277,13 +277,24 @@ def _merges_binned(
     )
 
 
-def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str]) -> Any:
-    """An interval join's pairs (``joined``, at the output's timestamp) and the buckets its
-    cleanup timers removed (``buffer_removed``), at their processing time; None without."""
-    rows: list[dict[str, Any]] = []
-    for kind, what, happened in (
-        ("joined", "joined", "pairs joined (at the output's timestamp)"),
-        ("buffer_removed", "buffer removed", "buffer buckets removed by cleanup timers"),
+def _joins(
+    view: TraceView, op: str, plot: Plot, notes: list[str], taken: Taken, occupied: piles.Grid
+) -> list[spec.ChartDict]:
+    """An interval join's pairs (``joined``, at the output's timestamp when they joined: most
+    often the dot of the arriving element that joined them) and the buckets its cleanup
+    timers removed (``buffer_removed``), at their processing time: drawn as firings and
+    cleanups are (``_beside``: as large, those at one point side by side, counted under a
+    ring)."""
+    x, y = plot.x, plot.y
+    layers = []
+    for kind, what, mark, happened in (
+        ("joined", "joined", "joined pair", "pairs joined (at the output's timestamp)"),
+        (
+            "buffer_removed",
+            "buffer removed",
+            "buffer removal",
+            "buffer buckets removed by cleanup timers",
+        ),
     ):
         if view.kind_code(kind) < 0:
             continue
@@ -293,6 +304,7 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
         stamps, procs = view.ints("ts", at)[0].tolist(), view.ints("proc_time", at)[0].tolist()
         keys = value_texts.key_texts(view.column("key", at))
         first, second = (view.detail(kind, f, at).tolist() for f in detail_fields(kind))
+        rows: list[dict[str, Any]] = []
         for i, seq in enumerate(at.tolist()):
             cx, note = x.clip(stamps[i])
             row = {"x": cx, "y": y.clip(procs[i])[0], "what": what, "seq": seq, "key": keys[i]}
@@ -302,10 +314,8 @@ def _joins(view: TraceView, op: str, x: TimeAxis, y: TimeAxis, notes: list[str])
                 row |= {"side": first[i], "elements": second[i]}
             rows.append(row | {"ts": x.fmt(stamps[i]), "proc_time": y.fmt(procs[i]), "note": note})
         notes.append(f"{len(at):,} {happened}")
-    if not rows:
-        return None
-    rows = _sampled(rows, notes, "joins: every {}th mark drawn")
-    return _what_layer(rows, {"type": "point", "filled": True, "size": 40}, x, y, ["what"])
+        layers.append(_beside(rows, plot, notes, taken, occupied, mark)[0])
+    return layers
 
 
 def groups_of(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
