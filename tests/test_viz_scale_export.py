@@ -341,3 +341,28 @@ def test_cells_count_and_reduce_the_rows_of_each_key_tuple() -> None:
     assert len(c["count"]) == 60_000 and c["count"][:10_000].tolist() == [2] * 10_000
     assert c["count"][10_000:].sum() == 50_000 and found[3][:3].tolist() == [0, -1, -2]
     assert found[0][-2:].tolist() == [59_998, 59_999] and c["w"][:3].tolist() == [0, 2, 4]
+
+
+def test_a_sampling_note_names_k_as_an_ordinal() -> None:
+    """``every_kth``'s k in words: "every 2nd", never "every 2th" (the notes said "2th", "3th")."""
+    from winviz.viz import scale, window_marks
+
+    words = [scale.nth(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112)]
+    assert words == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "23rd",
+        "101st",
+        "111th",
+        "112th",
+    ]
+    notes: list[str] = []
+    rows = window_marks._sampled(list(range(2 * scale.ROW_LIMIT + 1)), notes, "every {} row")
+    assert (len(rows), notes) == (3334, ["every 3rd row"])  # (10,001 rows, k = 3)

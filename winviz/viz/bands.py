@@ -105,7 +105,7 @@ def _bands(
         )
     bands, k = scale.every_kth(bands)
     if k > 1:
-        notes.append(f"window bands: every {k}th of {len(bands) * k:,} windows drawn")
+        notes.append(f"window bands: every {scale.nth(k)} of {len(bands) * k:,} windows drawn")
     if not any(r["accepts late elements until"] for r in bands):
         for r in bands:
             del r["accepts late elements until"]

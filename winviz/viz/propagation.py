@@ -312,7 +312,7 @@ def _panel(
     )
     spans, k = scale.every_kth(every, max_points)
     if k > 1:
-        notes.append(f"{d['name']}: every {k}th of {len(every):,} idle periods shaded")
+        notes.append(f"{d['name']}: every {scale.nth(k)} of {len(every):,} idle periods shaded")
 
     n_channels = len(channels)
     chan_spans = [s for s in spans if s.input not in operator_lines]

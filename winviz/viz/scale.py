@@ -257,6 +257,12 @@ def keep_extremes(
     return keep, bins
 
 
+def nth(k: int) -> str:
+    """``k`` as an ordinal ("2nd", "3rd", "11th", "21st"): the k of ``every_kth`` in words."""
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
 def every_kth(rows: Rows, limit: int = ROW_LIMIT) -> tuple[Rows, int]:
     """A regular sample of at most ``limit`` rows (of a frame or a list); returns (sample, k)."""
     if len(rows) <= limit:

@@ -410,7 +410,7 @@ def firing_layer(
     n = len(marks)
     notes.append(
         f"{n:,} firing{'' if n == 1 else 's'} (squares, by cause, as on the timeline) shown once "
-        "made" + (f"; every {k}th firing mark drawn" if k > 1 else "")
+        "made" + (f"; every {scale.nth(k)} firing mark drawn" if k > 1 else "")
     )
     notes += piles.moved_note(placed, "firing mark", FIRING_STEP_PX, "a thick outline")
     if clipped:

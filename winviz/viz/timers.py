@@ -145,7 +145,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     k = -(-len(rules) // (scale.ROW_LIMIT // 2))  # (two event marks per rule must fit too)
     if k > 1:
         rules = rules[::k]
-        notes.append(f"timers: every {k}th rule drawn")
+        notes.append(f"timers: every {scale.nth(k)} rule drawn")
     points = _event_rows(rules, ends_of)
     if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
         notes.append(

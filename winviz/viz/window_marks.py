@@ -192,7 +192,7 @@ def _beside(
     """The layer of firing or cleanup marks (``what``; a cleanup as large and outlined as a
     firing: seen on the watermark line it often sits on), those at one point drawn side by
     side, ``dx`` pixels apart (``labels._side_by_side``); and the rows and offsets drawn."""
-    rows = _sampled(rows, notes, f"{what}s: every {{}}th {what} mark drawn")
+    rows = _sampled(rows, notes, f"{what}s: every {{}} {what} mark drawn")
     rows, offsets = labels._side_by_side(rows, plot, occupied, taken, what, notes)
     mark = {"type": "point", "filled": True, "size": 90, "strokeWidth": 1, "stroke": palette.INK}
     if any(offsets):
@@ -351,7 +351,7 @@ def _firings_aggregated(fired: Columns, x: TimeAxis, y: TimeAxis, notes: list[st
     rows, k = scale.every_kth(rows)
     notes.append(
         f"{len(fired):,} firings drawn as one mark per window and cause (at the first "
-        "firing's processing time)" + (f"; every {k}th mark" if k > 1 else "")
+        "firing's processing time)" + (f"; every {scale.nth(k)} mark" if k > 1 else "")
     )
     mark = {"type": "point", "filled": True, "size": 40, "strokeWidth": 0.5, "stroke": palette.INK}
     return _what_layer(rows, mark, x, y, [])
@@ -380,7 +380,7 @@ def _cleanups_aggregated(cleaned: Columns, x: TimeAxis, y: TimeAxis, notes: list
     rows, k = scale.every_kth(rows)
     notes.append(
         f"{len(cleaned):,} cleanups drawn as one mark per window (its last)"
-        + (f"; every {k}th mark" if k > 1 else "")
+        + (f"; every {scale.nth(k)} mark" if k > 1 else "")
     )
     mark = {"type": "point", "filled": True, "size": 30}
     return _what_layer(rows, mark, x, y, [])
@@ -436,10 +436,10 @@ def _what_layer(
 
 
 def _sampled(rows: list[Any], notes: list[str], note: str) -> list[Any]:
-    """``scale.every_kth`` of ``rows``, ``note`` (a format string of k) said when sampled."""
+    """``scale.every_kth`` of ``rows``, ``note`` (a format string of "kth") said when sampled."""
     rows, k = scale.every_kth(rows)
     if k > 1:
-        notes.append(note.format(k))
+        notes.append(note.format(scale.nth(k)))
     return rows
 
 
