@@ -1,0 +1,66 @@
+"""The scrubber draws a firing a restore rolled back faint once the job failed. On lesson 05's
+restore job (``test_viz_restore_at_t.lesson_05_restore``: a checkpoint at 12,100 ms, [0, 10000)
+fired at 12,200 ms, the job failed after f at 12,500 ms and restored checkpoint 1) the firing at
+12,200 ms is a firing like any other until 12,500 ms, then faint grey like what has not
+happened at t (its band is "open" again, ``test_viz_restore_at_t``); the replay's firing at
+16,300 ms stands. On main the square stayed the event-time timer's green at every t."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+import vl_convert as vlc
+from test_viz_restore_at_t import lesson_05_restore
+
+from winviz import viz
+from winviz.trace.restores import rolled_back, undone_by
+from winviz.viz import palette
+
+GREEN = "#009E73"  # the event-time timer's firing colour (Vega-Lite draws points at opacity 0.7)
+SQUARE = re.compile(
+    r'<path aria-label="x: ([0-9,]+); y: ([0-9,]+); firing: [^"]*" role="graphics-symbol" '
+    r'aria-roledescription="point"[^>]* fill="(#[0-9A-Fa-f]+)"[^>]*?(?: opacity="([0-9.]+)")?/>'
+)
+
+
+@pytest.fixture(scope="module")
+def chart() -> dict[str, Any]:
+    return viz.scrubber(lesson_05_restore()).to_dict()
+
+
+def squares_at(chart: dict[str, Any], t: int) -> list[tuple[str, str, str, str]]:
+    """The firing squares Vega draws at ``t``: (x, y, fill, opacity)."""
+    shown = json.loads(json.dumps(chart))
+    (param,) = [p for p in shown["params"] if p["name"] == "t"]
+    param["value"] = t
+    return [
+        (x, y, fill, op or "1") for x, y, fill, op in SQUARE.findall(vlc.vegalite_to_svg(shown))
+    ]
+
+
+def test_undone_by_names_the_restore() -> None:
+    spans = rolled_back(lesson_05_restore().trace)  # [(39, 54)]
+    assert [undone_by(seq, spans) for seq in (39, 47, 53, 54, 79)] == [None, 54, 54, None, None]
+
+
+def test_the_rolled_back_square_fades_from_the_failure(chart) -> None:
+    (firings,) = [
+        lay for lay in chart["layer"] if lay["encoding"].get("color", {}).get("title") == "firing"
+    ]
+    rows = chart["datasets"][firings["data"]["name"]]
+    assert [(r["y"], r.get("undone_at")) for r in rows] == [
+        (12_200, 12_500), (16_300, None), (25_100, None), (25_100, None)
+    ]  # fmt: skip
+    faint = ("9,999", "12,200", palette.FADED_COLOR, "0.35")
+    assert squares_at(chart, 12_200) == [("9,999", "12,200", GREEN, "0.7")]
+    assert squares_at(chart, 12_499) == [("9,999", "12,200", GREEN, "0.7")]
+    assert squares_at(chart, 12_500) == [faint]
+    assert squares_at(chart, 14_000) == [faint]
+    assert squares_at(chart, 16_300) == [faint, ("9,999", "16,300", GREEN, "0.7")]
+    assert chart["title"]["subtitle"][3:5] == [
+        "1 firing rolled back by a restore: drawn faint grey, as what has not happened at t,",
+        "from the failure on (12,500 ms): the run does not keep it, its window is open again",
+    ]
