@@ -15,6 +15,7 @@ import pytest
 import vl_convert as vlc
 from test_viz_restore_at_t import lesson_05_restore
 
+import winviz as wv
 from winviz import viz
 from winviz.trace.restores import rolled_back, undone_by
 from winviz.viz import palette
@@ -60,7 +61,68 @@ def test_the_rolled_back_square_fades_from_the_failure(chart) -> None:
     assert squares_at(chart, 12_500) == [faint]
     assert squares_at(chart, 14_000) == [faint]
     assert squares_at(chart, 16_300) == [faint, ("9,999", "16,300", GREEN, "0.7")]
-    assert chart["title"]["subtitle"][3:5] == [
-        "1 firing rolled back by a restore: drawn faint grey, as what has not happened at t,",
-        "from the failure on (12,500 ms): the run does not keep it, its window is open again",
-    ]
+    assert " ".join(chart["title"]["subtitle"][3:5]) == (
+        "1 firing rolled back by a restore: drawn faint grey, as what has not happened at t, "
+        "from the failure on (12,500 ms): the run does not keep it"
+    )
+
+
+def test_the_skew_scrubber_fades_it_too() -> None:
+    chart = viz.scrubber(lesson_05_restore(), view="skew").to_dict()  # (x: processing time)
+    assert squares_at(chart, 12_400) == [("12,200", "2,201", GREEN, "0.7")]
+    assert squares_at(chart, 14_000) == [("12,200", "2,201", palette.FADED_COLOR, "0.35")]
+
+
+def two_keys() -> wv.JobExecutionResult:
+    """Keys a and b in [0, 1000): both fire at 1,700 ms (a square "×2"); the job fails after
+    the fifth record (arrived at 3,000 ms), restores checkpoint 1 (200 ms) and the replay fires
+    them both at 1,600 ms."""
+    env = wv.StreamExecutionEnvironment()
+    env.enable_checkpointing(at_records=[2])
+    events = [("a", 100), ("b", 200), ("a", 1_500), ("b", 1_600), ("a", 3_000), ("b", 3_100)]
+    (
+        env.from_collection(events, arrival_times=[t for _, t in events])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(wv.seconds(1)))
+        .process(lambda key, ctx, elements, out: out.collect((key, len(list(elements)))))
+        .sink_to("out")
+    )
+    return env.execute(fail_at=5)
+
+
+BADGE = re.compile(r'<text aria-label="x: ([0-9,]+); y: ([0-9,]+); label: ×2;[^>]*>')
+
+
+def test_a_rolled_back_squares_badge_fades_with_it() -> None:
+    run = two_keys()
+    assert [(r.seq, r.proc_time, r.key) for r in run.trace.records("fired")][:4] == [
+        (35, 1_700, "a"), (42, 1_700, "b"), (67, 1_600, "a"), (74, 1_600, "b")
+    ]  # fmt: skip
+    assert rolled_back(run.trace) == [(12, 51)]
+    chart = viz.scrubber(run).to_dict()
+    badges = {}
+    for t in (2_999, 3_000):
+        shown = json.loads(json.dumps(chart))
+        (param,) = [p for p in shown["params"] if p["name"] == "t"]
+        param["value"] = t
+        badges[t] = [
+            (m.group(1), m.group(2), 'opacity="0.35"' in m.group(0))
+            for m in BADGE.finditer(vlc.vegalite_to_svg(shown))
+        ]
+    assert badges == {
+        2_999: [("999", "1,700", False), ("999", "1,600", False)],
+        3_000: [("999", "1,700", True), ("999", "1,600", False)],
+    }
+    assert squares_at(chart, 3_000)[:2] == [
+        ("999", "1,700", palette.FADED_COLOR, "0.35"), ("999", "1,600", GREEN, "0.7")
+    ]  # fmt: skip
+    said = " ".join(chart["title"]["subtitle"])
+    assert (
+        "2 firings rolled back by a restore: drawn faint grey, as what has not happened at t, "
+        "from the failure on (3,000 ms): the run does not keep them"
+    ) in said

@@ -441,6 +441,7 @@ FAINT = {"color": palette.FADED_COLOR, "filled": True, "opacity": 0.35}
 """How the scrubber draws what the run does not have at t: an element not yet arrived, a
 firing a restore rolled back (once the job failed)."""
 UNDONE = "undone_at"  # a firing square's field: the failure after which a restore undid it
+GONE = f"datum.{UNDONE} != null && {PARAM} >= datum.{UNDONE}"  # (a firing the run lost by t)
 
 
 def _undone_at(view: TraceView, seqs: list[int]) -> list[int | None]:
@@ -462,21 +463,20 @@ def _faint_once_undone(
     squares: spec.ChartDict, undone: list[int | None], proc_axis: TimeAxis, notes: list[str]
 ) -> None:
     """A firing a restore rolled back (``undone``: per firing, ``_undone_at``): a firing like
-    any other until the job failed, then ``FAINT`` (the run no longer has it: its window is
-    open again), said in the notes."""
+    any other until the job failed, then ``FAINT`` (the run no longer has it), said in the
+    notes."""
     times = sorted({t for t in undone if t is not None})
     if not times:
         return
-    gone = f"datum.{UNDONE} != null && {PARAM} >= datum.{UNDONE}"
     enc = squares["encoding"]
-    enc["color"]["condition"] = {"test": gone, "value": FAINT["color"]}
-    enc["opacity"] = {"condition": {"test": gone, "value": FAINT["opacity"]}}
+    enc["color"]["condition"] = {"test": GONE, "value": FAINT["color"]}
+    enc["opacity"] = {"condition": {"test": GONE, "value": FAINT["opacity"]}}
     n = len(undone) - undone.count(None)
     notes.append(
         f"{n:,} firing{'' if n == 1 else 's'} rolled back by a restore: drawn faint grey, as "
-        f"what has not happened at t, from the failure on ("
+        "what has not happened at t, from the failure on ("
         + ", ".join(proc_axis.fmt(t) for t in times)
-        + "): the run does not keep it, its window is open again"
+        + f"): the run does not keep {'it' if n == 1 else 'them'}"
     )
 
 
@@ -573,6 +573,7 @@ def _count_layer(
                 taken.add(box)
                 row = {"x": r["x"], "y": r["y"], "label": label, "firings": n, "shift": shift}
                 row |= {"fired": r["fired"], "window": r["window"]}
+                row |= {UNDONE: r[UNDONE]} if UNDONE in r else {}
                 placed.setdefault((align, dx + shift, dy), []).append(row)
                 break
         else:
@@ -616,6 +617,8 @@ def _count_layer(
     }
     tips = [{"field": "firings", "type": "quantitative"}, {"field": "window", "type": "nominal"}]
     encoding = channels | {"text": {"field": "label", "type": "nominal"}, "tooltip": tips}
+    if any(UNDONE in r for r in out):  # (a rolled-back square's badge faint with it)
+        encoding["opacity"] = {"condition": {"test": GONE, "value": FAINT["opacity"]}}
     return [*layers, spec.layer(out, text, encoding, SHOWN)]
 
 
