@@ -350,7 +350,8 @@ def firing_layer(
 ) -> tuple[spec.ChartDict | None, list[spec.ChartDict]]:
     """The firings made by t at their timer's event time (``firings.firing_marks``) and
     processing time, one square per point and cause, coloured as on the timeline, with a
-    count badge. ``across``: processing-time windows, on the right edge; ``skew``: the skew
+    count badge; one a restore rolled back faint once the job failed (``_faint_once_undone``).
+    ``across``: processing-time windows, on the right edge; ``skew``: the skew
     mode's axes; ``avoid``: layers a badge keeps off. Returns the squares' layer (None: no
     firing), drawn under the elements, and the layers over them."""
     marks = firing_marks(view, op)
