@@ -64,9 +64,15 @@ def kept_at(
     return kept(rows[procs <= t], spans)
 
 
+def undone_by(seq: int, spans: list[tuple[int, int]]) -> int | None:
+    """The seq of the ``restore`` record that rolled back the record at ``seq`` (``spans``:
+    ``rolled_back``), None when the run keeps it."""
+    return next((end for start, end in spans if start < seq < end), None)
+
+
 def is_rolled_back(seq: int, spans: list[tuple[int, int]]) -> bool:
     """Whether a later restore rolled back the record at ``seq`` (``spans``: ``rolled_back``)."""
-    return any(start < seq < end for start, end in spans)
+    return undone_by(seq, spans) is not None
 
 
 def firing_orders(

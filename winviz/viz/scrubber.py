@@ -350,13 +350,15 @@ def firing_layer(
 ) -> tuple[spec.ChartDict | None, list[spec.ChartDict]]:
     """The firings made by t at their timer's event time (``firings.firing_marks``) and
     processing time, one square per point and cause, coloured as on the timeline, with a
-    count badge. ``across``: processing-time windows, on the right edge; ``skew``: the skew
+    count badge; one a restore rolled back faint once the job failed (``_faint_once_undone``).
+    ``across``: processing-time windows, on the right edge; ``skew``: the skew
     mode's axes; ``avoid``: layers a badge keeps off. Returns the squares' layer (None: no
     firing), drawn under the elements, and the layers over them."""
     marks = firing_marks(view, op)
     if not len(marks):
         return None, []
-    groups: dict[tuple[Any, Any, str], list[int]] = {}
+    groups: dict[tuple[Any, Any, str, int | None], list[int]] = {}
+    undone = _undone_at(view, marks["seq"].tolist())
     clipped = 0  # (skew mode) firings whose skew lies beyond the axis: drawn on its edge
     columns = (marks[c].tolist() for c in ("at", "proc_time", "fired_by"))
     for i, (at, proc, by) in enumerate(zip(*columns, strict=True)):
@@ -369,7 +371,7 @@ def firing_layer(
         else:
             point = (x.hi if across else x.clip(at)[0], y.clip(proc)[0])
         what = palette.FIRED_EVENT.get(by, palette.FIRED_EVENT["cause not traced"])
-        groups.setdefault((*point, what), []).append(i)
+        groups.setdefault((*point, what, undone[i]), []).append(i)
     starts, ends = marks["window_start"].tolist(), marks["window_end"].tolist()
     procs = marks["proc_time"].tolist()
     words = None  # (each firing in the one vocabulary, ``firings.firing_columns``)
@@ -380,7 +382,7 @@ def firing_layer(
         words = [said[s] for s in marks["seq"].tolist()]
     proc_axis = x if skew else y
     rows = []
-    for (fx, fy, what), idx in groups.items():
+    for (fx, fy, what, gone), idx in groups.items():
         windows = list(dict.fromkeys(f"[{x.fmt(starts[i])}, {x.fmt(ends[i])})" for i in idx))
         rows.append(
             {
@@ -394,6 +396,7 @@ def firing_layer(
                 + (f" … ({len(windows)})" if len(windows) > 3 else ""),
                 "proc_time": proc_axis.fmt(procs[idx[0]]),
                 **({} if words is None else {"firing": _counted_words(words[i] for i in idx)}),
+                **({} if gone is None else {UNDONE: gone}),
             }
         )
     rows, k = scale.every_kth(rows)
@@ -426,11 +429,56 @@ def firing_layer(
     mark = {"type": "point", "filled": True, "size": FIRING_SIZE, "stroke": palette.INK}
     mark |= {"strokeWidth": 0.5, "xOffset": {"expr": "datum.dx"}}
     width = {"strokeWidth": outline} if tests else {}
-    squares = window_marks._what_layer(rows, mark, x, y, ["fired"], **width) | {"transform": SHOWN}
+    skip = ["fired", UNDONE]
+    squares = window_marks._what_layer(rows, mark, x, y, skip, **width) | {"transform": SHOWN}
     window_marks._with_category_scales([squares])  # (as on the timeline: squares)
     for channel in ("color", "shape"):
         squares["encoding"][channel]["title"] = "firing"
+    _faint_once_undone(squares, undone, proc_axis, notes)
     return squares, [*_end_outline(rows, x, y), *badges]
+
+
+FAINT = {"color": palette.FADED_COLOR, "filled": True, "opacity": 0.35}
+"""How the scrubber draws what the run does not have at t: an element not yet arrived, a
+firing a restore rolled back (once the job failed)."""
+UNDONE = "undone_at"  # a firing square's field: the failure after which a restore undid it
+GONE = f"datum.{UNDONE} != null && {PARAM} >= datum.{UNDONE}"  # (a firing the run lost by t)
+
+
+def _undone_at(view: TraceView, seqs: list[int]) -> list[int | None]:
+    """Per ``fired`` record (``seqs``), the processing time from which the run no longer has
+    it: the failure a restore rolled it back after (``restores.undone_by``; Flink's
+    ``CheckpointCoordinator.restoreLatestCheckpointedState``), None when the run keeps it."""
+    if not len(view.select("restore")):
+        return [None] * len(seqs)
+    spans = restores.rolled_back(view.trace)
+    failed = {
+        r.seq: r.proc_time if r.failed_at is None else r.failed_at
+        for r in watermark_steps.restarts(view)
+    }
+    by = (restores.undone_by(seq, spans) for seq in seqs)
+    return [None if restore is None else failed[restore] for restore in by]
+
+
+def _faint_once_undone(
+    squares: spec.ChartDict, undone: list[int | None], proc_axis: TimeAxis, notes: list[str]
+) -> None:
+    """A firing a restore rolled back (``undone``: per firing, ``_undone_at``): a firing like
+    any other until the job failed, then ``FAINT`` (the run no longer has it), said in the
+    notes."""
+    times = sorted({t for t in undone if t is not None})
+    if not times:
+        return
+    enc = squares["encoding"]
+    enc["color"]["condition"] = {"test": GONE, "value": FAINT["color"]}
+    enc["opacity"] = {"condition": {"test": GONE, "value": FAINT["opacity"]}}
+    n = len(undone) - undone.count(None)
+    notes.append(
+        f"{n:,} firing{'' if n == 1 else 's'} rolled back by a restore: drawn faint grey, as "
+        "what has not happened at t, from the failure on ("
+        + ", ".join(proc_axis.fmt(t) for t in times)
+        + f"): the run does not keep {'it' if n == 1 else 'them'}"
+    )
 
 
 END_OUTLINE = "end of input (outline)"
@@ -526,6 +574,7 @@ def _count_layer(
                 taken.add(box)
                 row = {"x": r["x"], "y": r["y"], "label": label, "firings": n, "shift": shift}
                 row |= {"fired": r["fired"], "window": r["window"]}
+                row |= {UNDONE: r[UNDONE]} if UNDONE in r else {}
                 placed.setdefault((align, dx + shift, dy), []).append(row)
                 break
         else:
@@ -569,6 +618,8 @@ def _count_layer(
     }
     tips = [{"field": "firings", "type": "quantitative"}, {"field": "window", "type": "nominal"}]
     encoding = channels | {"text": {"field": "label", "type": "nominal"}, "tooltip": tips}
+    if any(UNDONE in r for r in out):  # (a rolled-back square's badge faint with it)
+        encoding["opacity"] = {"condition": {"test": GONE, "value": FAINT["opacity"]}}
     return [*layers, spec.layer(out, text, encoding, SHOWN)]
 
 
@@ -666,7 +717,7 @@ def element_layers(
     at = "arrived" if "arrived" in spec.rows(drawn[0])[0] else "y"  # (binned: the first's)
     layers = []
     if future == "fade":
-        faint = {"type": "point", "color": palette.FADED_COLOR, "filled": True, "opacity": 0.35}
+        faint = {"type": "point"} | FAINT
         enc = {c: drawn[0]["encoding"][c] for c in ("x", "y", "tooltip")}
         later = [{"filter": f"datum.{at} > {PARAM}"}]
         layers.append(

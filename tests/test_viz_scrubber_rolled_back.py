@@ -1,0 +1,128 @@
+"""The scrubber draws a firing a restore rolled back faint once the job failed. On lesson 05's
+restore job (``test_viz_restore_at_t.lesson_05_restore``: a checkpoint at 12,100 ms, [0, 10000)
+fired at 12,200 ms, the job failed after f at 12,500 ms and restored checkpoint 1) the firing at
+12,200 ms is a firing like any other until 12,500 ms, then faint grey like what has not
+happened at t (its band is "open" again, ``test_viz_restore_at_t``); the replay's firing at
+16,300 ms stands. On main the square stayed the event-time timer's green at every t."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+import vl_convert as vlc
+from test_viz_restore_at_t import lesson_05_restore
+
+import winviz as wv
+from winviz import viz
+from winviz.trace.restores import rolled_back, undone_by
+from winviz.viz import palette
+
+GREEN = "#009E73"  # the event-time timer's firing colour (Vega-Lite draws points at opacity 0.7)
+SQUARE = re.compile(
+    r'<path aria-label="x: ([0-9,]+); y: ([0-9,]+); firing: [^"]*" role="graphics-symbol" '
+    r'aria-roledescription="point"[^>]* fill="(#[0-9A-Fa-f]+)"[^>]*?(?: opacity="([0-9.]+)")?/>'
+)
+
+
+@pytest.fixture(scope="module")
+def chart() -> dict[str, Any]:
+    return viz.scrubber(lesson_05_restore()).to_dict()
+
+
+def squares_at(chart: dict[str, Any], t: int) -> list[tuple[str, str, str, str]]:
+    """The firing squares Vega draws at ``t``: (x, y, fill, opacity)."""
+    shown = json.loads(json.dumps(chart))
+    (param,) = [p for p in shown["params"] if p["name"] == "t"]
+    param["value"] = t
+    return [
+        (x, y, fill, op or "1") for x, y, fill, op in SQUARE.findall(vlc.vegalite_to_svg(shown))
+    ]
+
+
+def test_undone_by_names_the_restore() -> None:
+    spans = rolled_back(lesson_05_restore().trace)  # [(39, 54)]
+    assert [undone_by(seq, spans) for seq in (39, 47, 53, 54, 79)] == [None, 54, 54, None, None]
+
+
+def test_the_rolled_back_square_fades_from_the_failure(chart) -> None:
+    (firings,) = [
+        lay for lay in chart["layer"] if lay["encoding"].get("color", {}).get("title") == "firing"
+    ]
+    rows = chart["datasets"][firings["data"]["name"]]
+    assert [(r["y"], r.get("undone_at")) for r in rows] == [
+        (12_200, 12_500), (16_300, None), (25_100, None), (25_100, None)
+    ]  # fmt: skip
+    faint = ("9,999", "12,200", palette.FADED_COLOR, "0.35")
+    assert squares_at(chart, 12_200) == [("9,999", "12,200", GREEN, "0.7")]
+    assert squares_at(chart, 12_499) == [("9,999", "12,200", GREEN, "0.7")]
+    assert squares_at(chart, 12_500) == [faint]
+    assert squares_at(chart, 14_000) == [faint]
+    assert squares_at(chart, 16_300) == [faint, ("9,999", "16,300", GREEN, "0.7")]
+    assert " ".join(chart["title"]["subtitle"][3:5]) == (
+        "1 firing rolled back by a restore: drawn faint grey, as what has not happened at t, "
+        "from the failure on (12,500 ms): the run does not keep it"
+    )
+
+
+def test_the_skew_scrubber_fades_it_too() -> None:
+    chart = viz.scrubber(lesson_05_restore(), view="skew").to_dict()  # (x: processing time)
+    assert squares_at(chart, 12_400) == [("12,200", "2,201", GREEN, "0.7")]
+    assert squares_at(chart, 14_000) == [("12,200", "2,201", palette.FADED_COLOR, "0.35")]
+
+
+def two_keys() -> wv.JobExecutionResult:
+    """Keys a and b in [0, 1000): both fire at 1,700 ms (a square "×2"); the job fails after
+    the fifth record (arrived at 3,000 ms), restores checkpoint 1 (200 ms) and the replay fires
+    them both at 1,600 ms."""
+    env = wv.StreamExecutionEnvironment()
+    env.enable_checkpointing(at_records=[2])
+    events = [("a", 100), ("b", 200), ("a", 1_500), ("b", 1_600), ("a", 3_000), ("b", 3_100)]
+    (
+        env.from_collection(events, arrival_times=[t for _, t in events])
+        .assign_timestamps_and_watermarks(
+            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                lambda e, _: e[1]
+            )
+        )
+        .key_by(lambda e: e[0])
+        .window(wv.TumblingEventTimeWindows.of(wv.seconds(1)))
+        .process(lambda key, ctx, elements, out: out.collect((key, len(list(elements)))))
+        .sink_to("out")
+    )
+    return env.execute(fail_at=5)
+
+
+BADGE = re.compile(r'<text aria-label="x: ([0-9,]+); y: ([0-9,]+); label: ×2;[^>]*>')
+
+
+def test_a_rolled_back_squares_badge_fades_with_it() -> None:
+    run = two_keys()
+    assert [(r.seq, r.proc_time, r.key) for r in run.trace.records("fired")][:4] == [
+        (35, 1_700, "a"), (42, 1_700, "b"), (67, 1_600, "a"), (74, 1_600, "b")
+    ]  # fmt: skip
+    assert rolled_back(run.trace) == [(12, 51)]
+    chart = viz.scrubber(run).to_dict()
+    badges = {}
+    for t in (2_999, 3_000):
+        shown = json.loads(json.dumps(chart))
+        (param,) = [p for p in shown["params"] if p["name"] == "t"]
+        param["value"] = t
+        badges[t] = [
+            (m.group(1), m.group(2), 'opacity="0.35"' in m.group(0))
+            for m in BADGE.finditer(vlc.vegalite_to_svg(shown))
+        ]
+    assert badges == {
+        2_999: [("999", "1,700", False), ("999", "1,600", False)],
+        3_000: [("999", "1,700", True), ("999", "1,600", False)],
+    }
+    assert squares_at(chart, 3_000)[:2] == [
+        ("999", "1,700", palette.FADED_COLOR, "0.35"), ("999", "1,600", GREEN, "0.7")
+    ]  # fmt: skip
+    said = " ".join(chart["title"]["subtitle"])
+    assert (
+        "2 firings rolled back by a restore: drawn faint grey, as what has not happened at t, "
+        "from the failure on (3,000 ms): the run does not keep them"
+    ) in said
