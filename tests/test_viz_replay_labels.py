@@ -401,3 +401,25 @@ def test_a_line_s_segment_boxes_join_only_rows_of_one_line() -> None:
     floats = [dict(r, x=float(r["x"])) for r in rows]  # (Plot.px one value at a time)
     assert segment_boxes(floats, plot).tolist() == segment_boxes(rows, plot).tolist()
     assert segment_boxes(rows[:1], plot).shape == (0, 4)
+
+
+def test_a_point_layer_s_boxes_are_its_placed_marks() -> None:
+    """Issue 30: one point-box rule (``labels.point_boxes``) for the label placer and the
+    propagation chart's dots (which a restart's text keeps off): a box √size / 2 + 1 px
+    each side of a placed mark, moved ``dx`` px where the mark's ``xOffset`` says so."""
+    from winviz.viz.labels import point_boxes
+
+    x = TimeAxis("processing time", "ms", 0, 1000)
+    y = TimeAxis("watermark (event time)", "ms", 0, 1000)
+    plot = propagation.Plot(x, y, 500, 100)
+    rows = [{"x": 100, "y": 500, "dx": 11}, {"x": None, "y": 0}, {"x": 1000, "y": 0}]
+    layer = {"data": {"values": rows}, "mark": {"type": "point", "size": 16}}
+    assert point_boxes(layer, plot).tolist() == [
+        [47.0, 47.0, 53.0, 53.0],
+        [497.0, 97.0, 503.0, 103.0],
+    ]
+    layer["mark"] |= {"xOffset": {"field": "dx"}, "size": 64}
+    assert point_boxes(layer, plot).tolist() == [
+        [56.0, 45.0, 66.0, 55.0],
+        [495.0, 95.0, 505.0, 105.0],
+    ]

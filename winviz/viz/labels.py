@@ -209,16 +209,23 @@ def _taken_by_marks(
             continue
         kind, rows = layer["mark"]["type"], spec.rows(layer)
         if kind == "point" and rows and points:
-            r = math.sqrt(layer["mark"].get("size", 160)) / 2 + 1  # (binned marks: to 160)
-            # positions as floats (None, a missing position: NaN, left out below)
-            px = plot.px(np.array([row["x"] for row in rows], dtype=float))
-            if "xOffset" in layer["mark"]:
-                px = px + np.array([row.get("dx", 0) for row in rows], dtype=float)
-            py = plot.py(np.array([row["y"] for row in rows], dtype=float))
-            ok = np.isfinite(px) & np.isfinite(py)
-            taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
+            taken.add_array(point_boxes(layer, plot))
         elif kind == "line" and lines:
             taken.add_array(segment_boxes(rows, plot))
+
+
+def point_boxes(layer: Any, plot: Plot) -> np.ndarray:
+    """The boxes (1 px to spare, n × 4) of a point layer's marks, each moved ``dx`` px where
+    the mark's ``xOffset`` says so (marks side by side, their rings); none not placed."""
+    rows = spec.rows(layer)
+    r = math.sqrt(layer["mark"].get("size", 160)) / 2 + 1  # (binned marks: to 160)
+    # positions as floats (None, a missing position: NaN, left out below)
+    px = plot.px(np.array([row["x"] for row in rows], dtype=float))
+    if "xOffset" in layer["mark"]:
+        px = px + np.array([row.get("dx", 0) for row in rows], dtype=float)
+    py = plot.py(np.array([row["y"] for row in rows], dtype=float))
+    ok = np.isfinite(px) & np.isfinite(py)
+    return np.column_stack((px - r, py - r, px + r, py + r))[ok]
 
 
 def _taken_by_rules(taken: Taken, layer: Any, plot: Plot) -> None:
