@@ -366,3 +366,60 @@ def test_the_merge_mark_is_a_glyph_as_big_as_a_square() -> None:
     assert shapes["range"][shapes["domain"].index("merged")] == palette.MERGE_SHAPE
     assert palette.MERGE_SHAPE == "M-1,-1L0,0L-1,1ZM1,-1L0,0L1,1Z"  # ▶◀ in the [-1, 1] square
     assert "wedge" not in palette.WINDOW_EVENT_SHAPES
+
+
+def test_a_line_s_segment_boxes_join_only_rows_of_one_line() -> None:
+    """Issue 30: one segment-box rule (``labels.segment_boxes``) for the label placer (rows
+    of one operator and attempt) and the propagation chart's step lines (of one line, role
+    and attempt): each two rows in turn alike and both placed make a box 1 px wider on every
+    side, exact ints or not."""
+    from winviz.viz.labels import segment_boxes
+
+    x = TimeAxis("processing time", "ms", 0, 1000)
+    y = TimeAxis("watermark (event time)", "ms", 0, 1000)
+    plot = propagation.Plot(x, y, 500, 100)
+    rows = [
+        {"x": 0, "y": 0, "operator": "a", "line": "a"},
+        {"x": 100, "y": 500, "operator": "a", "line": "a"},
+        {"x": 200, "y": None, "operator": "a", "line": "a"},
+        {"x": 300, "y": 500, "operator": "a", "line": "a"},
+        {"x": 400, "y": 600, "operator": "b", "line": "a"},
+        {"x": 500, "y": 600, "operator": "b", "line": "a"},
+    ]
+    assert segment_boxes(rows, plot).tolist() == [
+        [-1.0, 49.0, 51.0, 101.0],
+        [199.0, 39.0, 251.0, 41.0],
+    ]
+    by_line = segment_boxes(rows, plot, ("line", "role")).tolist()
+    assert by_line == [
+        [-1.0, 49.0, 51.0, 101.0],
+        [149.0, 39.0, 201.0, 51.0],
+        [199.0, 39.0, 251.0, 41.0],
+    ]
+    rows[4]["role"] = rows[5]["role"] = "in"  # (another role: another line)
+    assert segment_boxes(rows, plot, ("line", "role")).tolist() == by_line[:1] + by_line[2:]
+    floats = [dict(r, x=float(r["x"])) for r in rows]  # (Plot.px one value at a time)
+    assert segment_boxes(floats, plot).tolist() == segment_boxes(rows, plot).tolist()
+    assert segment_boxes(rows[:1], plot).shape == (0, 4)
+
+
+def test_a_point_layer_s_boxes_are_its_placed_marks() -> None:
+    """Issue 30: one point-box rule (``labels.point_boxes``) for the label placer and the
+    propagation chart's dots (which a restart's text keeps off): a box √size / 2 + 1 px
+    each side of a placed mark, moved ``dx`` px where the mark's ``xOffset`` says so."""
+    from winviz.viz.labels import point_boxes
+
+    x = TimeAxis("processing time", "ms", 0, 1000)
+    y = TimeAxis("watermark (event time)", "ms", 0, 1000)
+    plot = propagation.Plot(x, y, 500, 100)
+    rows = [{"x": 100, "y": 500, "dx": 11}, {"x": None, "y": 0}, {"x": 1000, "y": 0}]
+    layer = {"data": {"values": rows}, "mark": {"type": "point", "size": 16}}
+    assert point_boxes(layer, plot).tolist() == [
+        [47.0, 47.0, 53.0, 53.0],
+        [497.0, 97.0, 503.0, 103.0],
+    ]
+    layer["mark"] |= {"xOffset": {"field": "dx"}, "size": 64}
+    assert point_boxes(layer, plot).tolist() == [
+        [56.0, 45.0, 66.0, 55.0],
+        [495.0, 95.0, 505.0, 105.0],
+    ]

@@ -288,6 +288,27 @@ def test_thinning_keeps_every_extreme() -> None:
     assert max(size[i] for i in keep) == 99
 
 
+def test_thinning_breaks_ties_as_its_caller_asks() -> None:
+    """Issue 30: one M4 rule. Of equal values the first is the lowest; the highest is the
+    last (``keep_extremes``' default, the skew chart) or the first (``thin_steps``, the queue
+    sizes); a missing value is never an extreme; a monotone line keeps each bin's first and
+    last row of each group, wherever its rows interleave."""
+    import pandas as pd
+
+    from winviz.viz import scale
+
+    ys = [2, 5, 1, 5, 1, float("nan"), 5, 3]
+    keep, bins = scale.keep_extremes(np.arange(8), np.array(ys), np.zeros(8), 4)
+    assert (keep.tolist(), bins) == ([0, 2, 6, 7], 1)
+    keep, _ = scale.keep_extremes(np.arange(8), np.array(ys), np.zeros(8), 4, False)
+    assert keep.tolist() == [0, 1, 2, 7]
+    frame = pd.DataFrame({"t": range(8), "g": "a", "size": ys}, index=range(10, 18))
+    assert scale.thin_steps(frame, "t", "g", 4, "size").index.tolist() == [10, 11, 12, 17]
+    steps = pd.DataFrame({"t": [0, 0, 1, 1, 2, 2, 3, 3], "g": list("abababab")})
+    assert scale.thin_steps(steps, "t", "g", 4).index.tolist() == [0, 1, 6, 7]
+    assert scale.thin_steps(steps, "t", "g", 8) is steps
+
+
 def test_every_kth_samples_a_list_or_a_frame_alike() -> None:
     import pandas as pd
 

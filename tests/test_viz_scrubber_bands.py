@@ -143,3 +143,41 @@ def test_a_short_window_at_an_axis_end_is_moved_inside() -> None:
         "[20 ms, 30 ms)": ("460", "540", 8.0),
         "[30 ms, 40 ms)": ("100", "300", 20.0),
     }
+
+
+def test_the_bands_count_each_window_over_its_keys() -> None:
+    """Issue 30: a band's row is its window's (key, window) rows counted as ``scale.cells``
+    counts: keys present, elements and firings summed, first opened, last closed (None while
+    a key's pane is open), windows by (start, end); the same with the trace's exact ints
+    (None missing) as with floats (NaN), and a window merged away under every key says into
+    what."""
+    import numpy as np
+    import pandas as pd
+
+    from winviz.viz.bands import _per_window
+
+    lives = pd.DataFrame(
+        {
+            "window_start": [10, 0, 0, 10, 0],
+            "window_end": [20, 10, 10, 20, 20],
+            "key": ["a", "a", None, "b", "a"],
+            "elements": [1, 2, 3, 4, 5],
+            "firings": [0, 1, 1, 2, 0],
+            "opened": [7, 5, 3, 6, 9],
+            "closed": [30.0, 12.0, np.nan, 25.0, 2.0**60],
+            "merged_into": [None, None, None, None, "[0, 30)"],
+        }
+    )
+    rows = [tuple(w) for w in _per_window(lives)]
+    assert rows == [
+        (0, 10, 1, 5, 2, 3, None, ""),
+        (0, 20, 1, 5, 0, 9, 2**60, "[0, 30)"),
+        (10, 20, 2, 5, 2, 6, 30, ""),
+    ]
+    exact = lives.assign(closed=pd.array([30, 12, None, 25, 2**60 + 1], dtype=object))
+    assert [tuple(w) for w in _per_window(exact)] == [
+        rows[0],
+        (*rows[1][:6], 2**60 + 1, "[0, 30)"),
+        rows[2],
+    ]
+    assert _per_window(lives.iloc[:0]) is None

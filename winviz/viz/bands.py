@@ -173,50 +173,50 @@ class _Window(NamedTuple):
 
 
 def _per_window(lives: pd.DataFrame | Columns) -> list[_Window] | None:
-    """The windows of ``lives`` (``window_lives``' (key, window) rows) by (start, end): keys
-    counted, elements and firings summed, first opened, last closed (None while a pane is
-    open), ``merged_into`` as ``window_lives.merged_text``."""
+    """The windows of ``lives`` (``window_lives``' (key, window) rows) by (start, end), as
+    ``scale.cells``: keys counted, elements and firings summed, first opened, last closed
+    (None while a pane is open), ``merged_into`` as ``window_lives.merged_text``."""
     if lives.empty:
         return None
-    starts = np.asarray(lives["window_start"], dtype=np.int64)
-    ends = np.asarray(lives["window_end"], dtype=np.int64)
-    order, first = groups_of(starts, ends)
-    starts, ends = starts[order], ends[order]
-    bounds = np.r_[first, len(order)].tolist()
-    present = np.asarray(pd.notna(np.asarray(lives["key"], dtype=object)), dtype=bool)
-    keys = np.add.reduceat(present[order].astype(np.int64), first)
-    elements, firings, opened = (
-        reduce.reduceat(np.asarray(lives[name], dtype=np.int64)[order], first)
-        for reduce, name in ((np.add, "elements"), (np.add, "firings"), (np.minimum, "opened"))
+    window = [np.asarray(lives[c], dtype=np.int64) for c in ("window_start", "window_end")]
+    ints = {c: np.asarray(lives[c], dtype=np.int64) for c in ("elements", "firings", "opened")}
+    closed = np.asarray(lives["closed"])
+    numeric = closed.dtype.kind in "iuf"  # (else exact ints or None: per window below)
+    closes = {"closed": ("max", closed), "open": ("sum", np.isnan(closed))} if numeric else {}
+    (starts, ends), cell = scale.cells(
+        window,
+        present=("sum", pd.notna(np.asarray(lives["key"], dtype=object))),
+        elements=("sum", ints["elements"]),
+        firings=("sum", ints["firings"]),
+        opened=("min", ints["opened"]),
+        **closes,
     )
-    # the last close of a window's rows, None while one of them is still open (missing)
-    closed = np.asarray(lives["closed"])[order]
-    if closed.dtype.kind in "iuf":
-        still_open = np.logical_or.reduceat(np.isnan(closed), first).tolist()
-        last = np.fmax.reduceat(closed, first).tolist()
-        closes = [None if o else int(v) for o, v in zip(still_open, last, strict=True)]
-    else:
-        values = closed.tolist()
-        closes = [
-            None if any(map(_missing, values[a:b])) else int(max(values[a:b]))
-            for a, b in pairwise(bounds)
-        ]
-    merged_into = np.asarray(lives["merged_into"], dtype=object)[order]
-    if pd.isna(merged_into).all():  # no session merge: no text
-        texts = [""] * len(first)
-    else:
-        merged = merged_into.tolist()
-        texts = [window_lives.merged_text(merged[a:b]) for a, b in pairwise(bounds)]
+    merged_into = np.asarray(lives["merged_into"], dtype=object)
+    texts = [""] * len(starts)  # (no session merge: no text)
+    if numeric:  # the last close of a window's rows, None while one of them is still open
+        last = zip(cell["open"].tolist(), cell["closed"].tolist(), strict=True)
+        closed_at = [None if o else int(v) for o, v in last]
+    if not numeric or not pd.isna(merged_into).all():
+        order, first = groups_of(*window)
+        rows = list(pairwise(np.r_[first, len(order)].tolist()))
+        if not numeric:
+            values = closed[order].tolist()
+            closed_at = [
+                None if any(map(_missing, values[a:b])) else int(max(values[a:b])) for a, b in rows
+            ]
+        if not pd.isna(merged_into).all():
+            merged = merged_into[order].tolist()
+            texts = [window_lives.merged_text(merged[a:b]) for a, b in rows]
     return [
         _Window(*values)
         for values in zip(
-            starts[first].tolist(),
-            ends[first].tolist(),
-            keys.tolist(),
-            elements.tolist(),
-            firings.tolist(),
-            opened.tolist(),
-            closes,
+            starts.tolist(),
+            ends.tolist(),
+            cell["present"].tolist(),
+            cell["elements"].tolist(),
+            cell["firings"].tolist(),
+            cell["opened"].tolist(),
+            closed_at,
             texts,
             strict=True,
         )

@@ -209,16 +209,23 @@ def _taken_by_marks(
             continue
         kind, rows = layer["mark"]["type"], spec.rows(layer)
         if kind == "point" and rows and points:
-            r = math.sqrt(layer["mark"].get("size", 160)) / 2 + 1  # (binned marks: to 160)
-            # positions as floats (None, a missing position: NaN, left out below)
-            px = plot.px(np.array([row["x"] for row in rows], dtype=float))
-            if "xOffset" in layer["mark"]:
-                px = px + np.array([row.get("dx", 0) for row in rows], dtype=float)
-            py = plot.py(np.array([row["y"] for row in rows], dtype=float))
-            ok = np.isfinite(px) & np.isfinite(py)
-            taken.add_array(np.column_stack((px - r, py - r, px + r, py + r))[ok])
+            taken.add_array(point_boxes(layer, plot))
         elif kind == "line" and lines:
-            _taken_by_segments(taken, rows, plot)
+            taken.add_array(segment_boxes(rows, plot))
+
+
+def point_boxes(layer: Any, plot: Plot) -> np.ndarray:
+    """The boxes (1 px to spare, n × 4) of a point layer's marks, each moved ``dx`` px where
+    the mark's ``xOffset`` says so (marks side by side, their rings); none not placed."""
+    rows = spec.rows(layer)
+    r = math.sqrt(layer["mark"].get("size", 160)) / 2 + 1  # (binned marks: to 160)
+    # positions as floats (None, a missing position: NaN, left out below)
+    px = plot.px(np.array([row["x"] for row in rows], dtype=float))
+    if "xOffset" in layer["mark"]:
+        px = px + np.array([row.get("dx", 0) for row in rows], dtype=float)
+    py = plot.py(np.array([row["y"] for row in rows], dtype=float))
+    ok = np.isfinite(px) & np.isfinite(py)
+    return np.column_stack((px - r, py - r, px + r, py + r))[ok]
 
 
 def _taken_by_rules(taken: Taken, layer: Any, plot: Plot) -> None:
@@ -237,31 +244,39 @@ def _taken_by_rules(taken: Taken, layer: Any, plot: Plot) -> None:
 _HALF_EXACT = 2**52
 
 
-def _taken_by_segments(taken: Taken, rows: list[dict[str, Any]], plot: Plot) -> None:
-    """Add the box (1 px wider on every side) of each segment of a line layer's ``rows`` (of
-    one operator and attempt) to ``taken``; with arrays when every position is an int
-    within ±2**52, giving ``Plot.px`` / ``py``'s values."""
+def segment_boxes(
+    rows: list[dict[str, Any]], plot: Plot, same: tuple[str, ...] = ("operator", "attempt")
+) -> np.ndarray:
+    """The boxes (1 px wider on every side, n × 4) of the segments of a line layer's
+    ``rows``: each two rows in turn alike in the ``same`` columns (one line: its operator
+    and attempt) and both placed; none with a side not finite. With arrays when every
+    position is an int within ±2**52, giving ``Plot.px`` / ``py``'s values."""
     pairs = [
         (a, b)
         for a, b in pairwise(rows)
-        if a.get("operator") == b.get("operator") and a.get("attempt") == b.get("attempt")
-        and None not in (a["x"], a["y"], b["x"], b["y"])
-    ]  # fmt: skip
+        if all(a.get(k) == b.get(k) for k in same) and None not in (a["x"], a["y"], b["x"], b["y"])
+    ]
     values = [p[n][c] for p in pairs for n in (0, 1) for c in ("x", "y")]
     values += [plot.x.lo, plot.x.hi, plot.y.lo, plot.y.hi]
     if not all(v.__class__ is int and -_HALF_EXACT <= v <= _HALF_EXACT for v in values):
-        for a, b in pairs:
-            ax, ay, bx, by = plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"])
-            taken.add((min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1))
-        return
-    # (a difference of two of them is below 2**53: exact as a float too, so each operation
-    # rounds as Python's does)
-    v = np.array(values[:-4], dtype=np.int64).reshape(-1, 4)
-    px, py = plot.px(v[:, [0, 2]]), plot.py(v[:, [1, 3]])
-    boxes = np.column_stack(
-        (px.min(axis=1) - 1, py.min(axis=1) - 1, px.max(axis=1) + 1, py.max(axis=1) + 1)
-    )
-    taken.add_array(boxes[np.isfinite(boxes).all(axis=1)])
+        boxes = np.array(
+            [
+                (min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1)
+                for ax, ay, bx, by in (
+                    (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
+                    for a, b in pairs
+                )
+            ],
+            dtype=float,
+        ).reshape(-1, 4)
+    else:  # (a difference of two of them is below 2**53: exact as a float too, so each
+        # operation rounds as Python's does)
+        v = np.array(values[:-4], dtype=np.int64).reshape(-1, 4)
+        px, py = plot.px(v[:, [0, 2]]), plot.py(v[:, [1, 3]])
+        boxes = np.column_stack(
+            (px.min(axis=1) - 1, py.min(axis=1) - 1, px.max(axis=1) + 1, py.max(axis=1) + 1)
+        )
+    return boxes[np.isfinite(boxes).all(axis=1)]
 
 
 STACK_PX = 11

@@ -15,7 +15,6 @@ bottom, where every line starts, and where a channel that wrote no record stays
 from __future__ import annotations
 
 import math
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,7 @@ from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import coinciding, idle, palette, scale, spec, watermark_steps
 from winviz.viz.boxes import Box, Taken, first_clear
-from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
+from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot, point_boxes, segment_boxes
 from winviz.viz.palette import LONG_MIN, TimeAxis
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size
@@ -358,7 +357,8 @@ def _panel(
         encoding = {"x": x.channel("x"), "y": y_channel, "color": color, "tooltip": tooltip}
         layers.append(spec.layer(points, mark, encoding))
     plot = Plot(x, y, width, height)
-    dots, steps = _dot_boxes(points, plot), _step_boxes(vertices, plot)
+    dots = point_boxes(layers[-1], plot).tolist() if points else []  # (the dots' layer)
+    steps = segment_boxes(vertices, plot, ("line", "role", "attempt")).tolist()
     at = [(plot.px(x.clip(r.proc_time)[0]), r.text(x)) for r in restarts]  # (text beside rule)
     places = [_restart_place(px, text, plot, dots, steps) for px, text in at]
     layers += restart_layers(restarts, x, places, time_on_x=True)
@@ -497,28 +497,6 @@ def _idle_layers(
             encoding = {"x": x.channel("x"), "y": {"value": 0}, "text": {"value": "operator idle"}}
             layers.append(spec.layer(wide, mark, encoding))
     return layers
-
-
-def _dot_boxes(points: list[dict[str, Any]], plot: Plot) -> list[Box]:
-    """The pixel boxes of the watermark dots (1 px to spare)."""
-    r = (_point_style(len(points))["size"] ** 0.5) / 2 + 1
-    out = []
-    for p in points:
-        if p["x"] is not None and p["y"] is not None:
-            px, py = plot.px(p["x"]), plot.py(p["y"])
-            out.append((px - r, py - r, px + r, py + r))
-    return out
-
-
-def _step_boxes(vertices: list[dict[str, Any]], plot: Plot) -> list[Box]:
-    """The pixel boxes (1 px wider) of the step lines' segments."""
-    out = []
-    for a, b in pairwise(vertices):
-        same = all(a[k] == b[k] for k in ("line", "role", "attempt"))
-        if same and None not in (a["x"], a["y"], b["x"], b["y"]):
-            ax, ay, bx, by = plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"])
-            out.append((min(ax, bx) - 1, min(ay, by) - 1, max(ax, bx) + 1, max(ay, by) + 1))
-    return out
 
 
 RESTART_PLACES = tuple((align, top) for top in (2, 16, 30, 44, 58) for align in ("left", "right"))

@@ -210,51 +210,50 @@ KEPT = "each processing-time bucket's first, last, lowest and highest kept"
 def thin_steps(
     frame: pd.DataFrame, time: str, group: str, limit: int, value: str | None = None
 ) -> pd.DataFrame:
-    """Per group, the first and last row of each equal time bucket and, given a non-monotone
-    ``value`` column (a queue size), its lowest and highest (M4, as ``keep_extremes``). Rows
-    in seq order; without ``value`` the line is monotone (watermark steps)."""
+    """``keep_extremes`` over a frame's rows (kept in seq order): per ``group``, each time
+    bucket's first and last row and, given a non-monotone ``value`` column (a queue size),
+    its first lowest and first highest; without ``value`` the line is monotone (watermark
+    steps)."""
     if len(frame) <= limit:
         return frame
-    groups = max(1, frame[group].nunique())
-    buckets = max(1, limit // ((2 if value is None else 4) * groups))
-    t = frame[time].astype(float)
-    lo, hi = float(t.min()), float(t.max())
-    width = max((hi - lo) / buckets, 1e-9)
-    bucket = np.minimum(((t - lo) // width).astype(np.int64), buckets - 1)
-    cells = pd.DataFrame({"g": frame[group].to_numpy(), "b": bucket.to_numpy()})
-    keep = np.array(~cells.duplicated(keep="last") | ~cells.duplicated(keep="first"))
-    if value is not None:
-        cells["v"] = pd.to_numeric(frame[value], errors="coerce").to_numpy()
-        cells["i"] = np.arange(len(cells))
-        by = cells.groupby(["g", "b"], sort=False)["v"]
-        for found in (by.idxmin(), by.idxmax()):
-            keep[found.dropna().astype(np.int64).to_numpy()] = True
-    return frame[keep]
+    ys = None if value is None else pd.to_numeric(frame[value], errors="coerce")
+    keep, _ = keep_extremes(frame[time], ys, frame[group], limit, last_highest=False)
+    return frame.iloc[keep]
 
 
 def keep_extremes(
-    xs: np.ndarray, ys: np.ndarray, parts: np.ndarray, limit: int
+    xs: Any, ys: Any, parts: Any, limit: int, last_highest: bool = True
 ) -> tuple[np.ndarray, int]:
     """The vertices of a line to draw when it has more than ``limit``: per part and each of
     ``limit // (4 × parts)`` x bins, its first, last, lowest and highest (M4, Jugel et al.
-    2014: never a value the line did not have). Returns the sorted positions kept and the
-    number of bins (0: nothing thinned). ``xs`` non-decreasing within a part, parts in order."""
+    2014: never a value the line did not have; NaN values passed over); without ``ys`` (a
+    monotone line) its first and last of ``limit // (2 × parts)`` bins. Of equal values the
+    first is the lowest, and the highest the last (``last_highest``) or the first. Returns
+    the sorted positions kept and the number of bins (0: nothing thinned)."""
     n = len(xs)
     if n <= limit:
         return np.arange(n), 0
-    xs, ys, parts = (np.asarray(a, dtype=np.float64) for a in (xs, ys, parts))
-    groups = max(1, len(np.unique(parts)))
-    bins = max(1, limit // (4 * groups))
+    xs = np.asarray(xs, dtype=np.float64)
+    codes, uniques = pd.factorize(np.asarray(parts))
+    bins = max(1, limit // ((2 if ys is None else 4) * max(1, len(uniques))))
     lo, hi = float(xs.min()), float(xs.max())
     width = max((hi - lo) / bins, 1e-9)
-    b = np.minimum(((xs - lo) // width).astype(np.int64), bins - 1)
-    _, part_codes = np.unique(parts, return_inverse=True)
-    key = part_codes.astype(np.int64) * bins + b
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    ends = np.r_[starts[1:], n] - 1
-    by_value = np.lexsort((ys, np.repeat(np.arange(len(starts)), ends - starts + 1)))
-    keep = np.unique(np.concatenate([starts, ends, by_value[starts], by_value[ends]]))
-    return keep, bins
+    key = codes * bins + np.minimum(((xs - lo) // width).astype(np.int64), bins - 1)
+    rows = [np.arange(n)]  # each (part, bin)'s rows, by key: its first and last are kept
+    if ys is not None:
+        ys = np.asarray(ys, dtype=np.float64)
+        rows += [np.flatnonzero(~np.isnan(ys))]  # by key, value: its lowest and highest
+    keep = []
+    for by_value, at in enumerate(rows):
+        values = (ys[at], key[at]) if by_value else (key[at],)
+        order = at[np.lexsort(values)]
+        firsts = np.flatnonzero(np.r_[True, key[order][1:] != key[order][:-1]])
+        lasts = np.r_[firsts[1:], len(order)] - 1
+        keep += [order[firsts], order[lasts]]
+        if by_value and not last_highest:  # the first of the highest values instead
+            order = at[np.lexsort((-ys[at], key[at]))]
+            keep[-1] = order[firsts]
+    return np.unique(np.concatenate(keep)), bins
 
 
 def nth(k: int) -> str:
