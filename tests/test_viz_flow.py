@@ -427,12 +427,11 @@ def test_a_firing_a_restore_rolled_back_is_not_counted_by_the_charts() -> None:
         for lay in wv.viz.scrubber.vega_lite(run)["layer"]
         if charts.rows(lay) and charts.rows(lay)[0]["kind"] == "fired"
     ]
+    # a rolled-back firing is its own square (faint from the failure on: see
+    # test_viz_scrubber_rolled_back)
     assert [(r["y"], r["firings"], r["firing"]) for r in charts.rows(squares)] == [
-        (0, 2, "first firing (rolled back by a restore); first firing"),
-        (10, 2, "re-firing (rolled back by a restore); re-firing"),
-        (20, 2, "re-firing (rolled back by a restore); re-firing"),
-        (30, 2, "re-firing (rolled back by a restore); re-firing"),
-        (40, 1, "re-firing"),
+        *[(y, 1, words) for y, words in zip((0, 10, 20, 30), said[:4], strict=True)],
+        *[(y, 1, words) for y, words in zip((0, 10, 20, 30, 40), said[4:], strict=True)],
     ]
 
 

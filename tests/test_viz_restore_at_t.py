@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import vl_convert as vlc
-from jobs import count_pipeline
+from jobs import bounded, count_pipeline, keyed_window
 
 import winviz as wv
 from winviz import viz
@@ -32,23 +32,15 @@ def lesson_05_restore() -> wv.JobExecutionResult:
     checkpoint_after=[5], fail_at=6)``."""
     env = wv.StreamExecutionEnvironment()
     env.enable_checkpointing(at_records=[5])
-    (
-        env.from_collection(EVENTS, arrival_times=ARRIVALS)
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_bounded_out_of_orderness(1_000).with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
+    late = wv.OutputTag("late")
+    bound = bounded(1_000)
+    keyed_window(
+        env, EVENTS, wv.seconds(10), bound, key=lambda e: "all", late=late, arrival_times=ARRIVALS
+    ).process(
+        lambda key, ctx, elements, out: out.collect(
+            (ctx.window().start, ctx.window().end, "".join(e[0] for e in elements))
         )
-        .key_by(lambda e: "all")
-        .window(wv.TumblingEventTimeWindows.of(wv.seconds(10)))
-        .side_output_late_data(wv.OutputTag("late"))
-        .process(
-            lambda key, ctx, elements, out: out.collect(
-                (ctx.window().start, ctx.window().end, "".join(e[0] for e in elements))
-            )
-        )
-        .sink_to("windows")
-    )
+    ).sink_to("windows")
     return env.execute(fail_at=6)
 
 
