@@ -486,8 +486,9 @@ def test_dedups_all_in_the_row_above_get_no_note_of_none_beside(monkeypatch) -> 
     got, notes = _dedup_notes(monkeypatch, late_union_job, 4)
     assert got == [(199, "199 ms .. 1,149 ms", 68, True), (1199, "1,199 ms .. 1,949 ms", 87, True)]
     assert notes == [
-        "155 of timers too crowded for a ▼ beside their rule: 2 ▼ in a row above the plot, one "
-        "per timer domain and 256 px column of timestamps (whatever their processing time), at "
-        "the timestamp of the column's first registration (×n: n registrations at timestamps "
-        "within the column; hover for their timestamps' range and their times)"
+        "155 de-duplicated registrations too crowded for a ▼ beside their timer's rule: 2 ▼ in "
+        "a row above the plot, one per timer domain and 256 px column of timestamps (whatever "
+        "their processing time), at the timestamp of the column's first registration (×n: n "
+        "registrations at timestamps within the column; hover for their timestamps' range and "
+        "their times)"
     ]

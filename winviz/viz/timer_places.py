@@ -450,8 +450,8 @@ def dedup_notes(
             else "at their timer's timestamp (×n: n of them; hover for their times)"
         )
         out.append(
-            f"{total - beside:,} of timers too crowded for a ▼ beside their rule: "
-            f"{len(above):,} ▼ in a row above the plot, {at}"
+            f"{total - beside:,} de-duplicated registrations too crowded for a ▼ beside their "
+            f"timer's rule: {len(above):,} ▼ in a row above the plot, {at}"
         )
     return out
 
