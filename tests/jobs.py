@@ -127,6 +127,28 @@ def two_keys_run(n: int) -> wv.Trace:
     return sum_pipeline(env, events, 100, bounded(50), arrival_interval=1).execute().trace
 
 
+MONOTONOUS = wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+    lambda e, _: e[1]
+)
+
+
+def two_keys_restored(interval: int = 200) -> wv.JobExecutionResult:
+    """Keys a and b in [0, 1000) (arriving at 100 and 200 ms), a checkpoint after the second
+    record (at 200 ms), a failure after the fifth (arrived at 3,000 ms): the job restores
+    checkpoint 1 and replays; monotonous watermarks emitted every ``interval`` ms."""
+    env = wv.StreamExecutionEnvironment(auto_watermark_interval=interval)
+    env.enable_checkpointing(at_records=[2])
+    events = [("a", 100), ("b", 200), ("a", 1_500), ("b", 1_600), ("a", 3_000), ("b", 3_100)]
+    (
+        timestamped(env, events, MONOTONOUS, arrival_times=[t for _, t in events])
+        .key_by(first)
+        .window(wv.TumblingEventTimeWindows.of(wv.seconds(1)))
+        .process(lambda key, ctx, elements, out: out.collect((key, len(list(elements)))))
+        .sink_to("out")
+    )
+    return env.execute(fail_at=5)
+
+
 def step_at_arrival_job() -> wv.JobExecutionResult:
     """a@10 at 0 ms (watermark 5000 emitted right after it, at 0 ms), a@20 at 10 ms (late:
     dropped); 100 ms tumbling windows."""

@@ -12,30 +12,10 @@ the first attempt at the first arrival and a restored one at the checkpoint's cl
 
 from __future__ import annotations
 
+from jobs import two_keys_restored
+
 import winviz as wv
 from winviz.time import MAX
-
-
-def two_keys(interval: int = 200) -> wv.JobExecutionResult:
-    """Keys a and b in [0, 1000) (arriving at 100 and 200 ms), a checkpoint after the second
-    record (at 200 ms), a failure after the fifth (arrived at 3,000 ms); monotonous watermarks
-    emitted every ``interval`` ms (the builder of ``test_viz_scrubber_rolled_back.two_keys``)."""
-    env = wv.StreamExecutionEnvironment(auto_watermark_interval=interval)
-    env.enable_checkpointing(at_records=[2])
-    events = [("a", 100), ("b", 200), ("a", 1_500), ("b", 1_600), ("a", 3_000), ("b", 3_100)]
-    (
-        env.from_collection(events, arrival_times=[t for _, t in events])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(wv.seconds(1)))
-        .process(lambda key, ctx, elements, out: out.collect((key, len(list(elements)))))
-        .sink_to("out")
-    )
-    return env.execute(fail_at=5)
 
 
 def first_window_firings(run: wv.JobExecutionResult) -> list[tuple[int, int, str]]:
@@ -53,7 +33,7 @@ def test_the_replay_emits_from_the_restores_clock_at_200_ms() -> None:
     arrival and repeats 199 (nothing emitted); at 1,700 it emits 1,599 (max 1,600 − 1). In the
     replay the tick at 1,600 comes before b's arrival at 1,600 and emits 1,499 (a at 1,500 − 1):
     [0, 1000) fires 100 ms earlier, with the same arrivals (1,500 and 1,600 in both)."""
-    run = two_keys()
+    run = two_keys_restored()
     trace = run.trace
     assert [(r.seq, r.proc_time) for r in trace.records("checkpoint")] == [(12, 200)]
     assert [(r.seq, r.proc_time, r.detail[3]) for r in trace.records("restore")] == [(51, 200, 5)]
@@ -75,10 +55,10 @@ def test_only_the_phase_differs() -> None:
     from 200 ms on the replay has too: [0, 1000) fires at 1,600 ms in both. Interval 300: the
     first attempt ticks at 400, …, 1,600 and fires at 1,600, the replay (500, …, 1,700) at 1,700
     — later, the other way round."""
-    assert first_window_firings(two_keys(100)) == [
+    assert first_window_firings(two_keys_restored(100)) == [
         (32, 1_600, "a"), (39, 1_600, "b"), (73, 1_600, "a"), (80, 1_600, "b")
     ]  # fmt: skip
-    late = two_keys(300)
+    late = two_keys_restored(300)
     assert [(r.seq, r.proc_time, r.ts) for r in late.trace.records("watermark_generated")][:4] == [
         (13, 400, 199), (22, 1_600, 1_499), (45, 1_900, 1_599), (69, 1_700, 1_599)
     ]  # fmt: skip

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import vl_convert as vlc
+from jobs import two_keys_restored
 from test_viz_restore_at_t import lesson_05_restore
 
-import winviz as wv
 from winviz import viz
 from winviz.trace.restores import rolled_back, undone_by
 from winviz.viz import palette
@@ -73,33 +73,11 @@ def test_the_skew_scrubber_fades_it_too() -> None:
     assert squares_at(chart, 14_000) == [("12,200", "2,201", palette.FADED_COLOR, "0.35")]
 
 
-def two_keys() -> wv.JobExecutionResult:
-    """Keys a and b in [0, 1000): both fire at 1,700 ms (a square "×2"); the job fails after
-    the fifth record (arrived at 3,000 ms), restores checkpoint 1 (200 ms) and the replay fires
-    them both at 1,600 ms."""
-    env = wv.StreamExecutionEnvironment()
-    env.enable_checkpointing(at_records=[2])
-    events = [("a", 100), ("b", 200), ("a", 1_500), ("b", 1_600), ("a", 3_000), ("b", 3_100)]
-    (
-        env.from_collection(events, arrival_times=[t for _, t in events])
-        .assign_timestamps_and_watermarks(
-            wv.WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-                lambda e, _: e[1]
-            )
-        )
-        .key_by(lambda e: e[0])
-        .window(wv.TumblingEventTimeWindows.of(wv.seconds(1)))
-        .process(lambda key, ctx, elements, out: out.collect((key, len(list(elements)))))
-        .sink_to("out")
-    )
-    return env.execute(fail_at=5)
-
-
 BADGE = re.compile(r'<text aria-label="x: ([0-9,]+); y: ([0-9,]+); label: ×2;[^>]*>')
 
 
 def test_a_rolled_back_squares_badge_fades_with_it() -> None:
-    run = two_keys()
+    run = two_keys_restored()
     assert [(r.seq, r.proc_time, r.key) for r in run.trace.records("fired")][:4] == [
         (35, 1_700, "a"), (42, 1_700, "b"), (67, 1_600, "a"), (74, 1_600, "b")
     ]  # fmt: skip
