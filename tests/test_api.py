@@ -389,5 +389,5 @@ def test_trace_columns_match_the_records() -> None:
     i = kinds.index("fired")
     assert trace.column("window")[i] == trace[i].window
     assert trace.column("detail")[i] == trace[i].detail
-    with pytest.raises(KeyError, match="'colour' is not a trace field"):
+    with pytest.raises(wv.InputError, match="no field 'colour' in a trace record"):
         trace.column("colour")

@@ -8,7 +8,7 @@ import pytest
 from jobs import bounded, count_pipeline
 
 import winviz as wv
-from winviz.errors import ArgumentTypeError
+from winviz.errors import ArgumentTypeError, InputError
 from winviz.trace import Trace
 
 
@@ -145,3 +145,25 @@ def test_filters_refuse_what_is_not_a_name() -> None:
         r"a name \(str\) or several names\)$",
     ):
         trace.where(operator=[None])  # type: ignore[list-item]
+
+
+def test_an_unknown_column_names_itself_the_known_fields_and_the_closest() -> None:
+    """``column`` of a field no record has: the store's error, with the same close-match hint
+    as an unknown kind or operator filter (none when no field is close)."""
+    trace = Trace()
+    trace.writer.emit("clock", 0, None, "op", None, None, None, "start")
+    fields = "seq, kind, proc_time, watermark, operator, key, window, ts, detail"
+    with pytest.raises(InputError) as close:
+        trace.column("operators")
+    assert str(close.value) == (
+        "field 'field', value 'operators': no field 'operators' in a trace record (did you "
+        f"mean 'operator'?) (expected one of {fields})"
+    )
+    with pytest.raises(InputError) as far:
+        trace.column("colour")
+    assert str(far.value) == (
+        "field 'field', value 'colour': no field 'colour' in a trace record (expected one of "
+        f"{fields})"
+    )
+    with pytest.raises(InputError, match=r"no kind 'firedd' .*did you mean 'fired'\?"):
+        trace.where(kind="firedd")  # the one suggestion rule, shared

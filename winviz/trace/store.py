@@ -324,14 +324,21 @@ class Trace:
                 value=field,
                 expected=f"one of seq, {', '.join(BASE_FIELDS)}",
             )
+        if field != "seq" and field not in BASE_FIELDS:
+            fields = ("seq", *BASE_FIELDS)
+            raise InputError(
+                f"no field {field!r} in a trace record"
+                + "".join(f" ({hint})" for hint in _close_match(field, fields)),
+                field="field",
+                value=field,
+                expected=f"one of {', '.join(fields)}",
+            )
         c = self.columns()
         if field == "seq":
             return c.seq.tolist()
         if field == "detail":
             return c.detail.tolist()
-        value = getattr(c, field, None)
-        if field not in BASE_FIELDS or value is None:
-            raise KeyError(f"{field!r} is not a trace field; the fields: seq, {BASE_FIELDS}")
+        value = getattr(c, field)
         return value.decode().tolist() if hasattr(value, "decode") else value.tolist()
 
     def to_rows(self) -> list[dict[str, Any]]:
@@ -464,7 +471,7 @@ def _known(field: str, want: Any, present: list[Any]) -> set[str]:
         if subtasks:
             hints.append(f"{name!r} runs as the subtasks {', '.join(map(repr, subtasks))}")
         else:
-            hints.extend(f"did you mean {m!r}?" for m in get_close_matches(name, known, n=1))
+            hints.extend(_close_match(name, known))
     raise InputError(
         f"no {field} {', '.join(map(repr, unknown))} {place}"
         + (f" ({'; '.join(hints)})" if hints else ""),
@@ -472,6 +479,12 @@ def _known(field: str, want: Any, present: list[Any]) -> set[str]:
         value=want,
         expected=expected,
     )
+
+
+def _close_match(name: str, known: Iterable[str]) -> list[str]:
+    """ "did you mean …?" naming the one of ``known`` closest to ``name`` (``difflib``), if one
+    is close enough; else nothing."""
+    return [f"did you mean {m!r}?" for m in get_close_matches(name, list(known), n=1)]
 
 
 def _code_of(column: Any, field: str, value: Any, what: str, expected: str) -> int:
