@@ -8,7 +8,13 @@ from typing import Any
 
 from winviz.time import MIN
 from winviz.trace import Trace
-from winviz.trace.channels import CHANNEL_KINDS, channel_states, unrecorded_channel
+from winviz.trace.channels import (
+    CHANNEL_KINDS,
+    COMBINED_INPUTS,
+    channel_states,
+    gates,
+    unrecorded_channel,
+)
 from winviz.trace.paused import still_paused
 from winviz.why.claims import (
     Channel,
@@ -48,7 +54,9 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
     channels = _channels(trace)
     # the timestamps-and-watermarks operators whose strategy has with_idleness
     idleness = {str(r.detail[1]) for r in trace.records("idleness")}
-    held = _held(op, wm, target, channels, max_ts, idleness)
+    ops = {ch.operator for ch in channels}
+    upstream = _upstream(trace, op, ops) if op not in ops and len(ops) > 1 else None
+    held = _held(op, wm, target, channels, max_ts, idleness, upstream)
     table = table_frame(
         [
             {
@@ -111,11 +119,14 @@ def _held(
     channels: list[Channel],
     max_ts: int,
     with_idleness: set[str],
+    upstream: str | None,
 ) -> WatermarkHeld:
     """Which input channels hold ``op``'s watermark ``wm`` below ``target``: those of ``op``, else
-    of the one operator upstream that has channels."""
+    of the one operator upstream that has channels, else of ``upstream`` (``_upstream``)."""
     ops = list(dict.fromkeys(ch.operator for ch in channels))
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
+    if judged is None and upstream in ops:
+        judged = upstream
     mine = [ch for ch in channels if ch.operator == judged]
     active = [ch for ch in mine if not ch.idle and ch.aligned]
     holders = tuple(
@@ -124,6 +135,10 @@ def _held(
     idle = tuple(ch for ch in mine if ch.idle)
     unaligned = tuple(ch for ch in mine if not ch.idle and not ch.aligned)
     others: int | None = None
+    seen_in = mine  # where the trace may show with_idleness for the holder
+    if len(holders) == 1 and holders[0].input in COMBINED_INPUTS:  # its side only, its gate's
+        gate = f"{judged}/{holders[0].input}"
+        seen_in = [holders[0], *(ch for ch in channels if ch.operator == gate)]
     if len(holders) == 1:
         rest = [ch.watermark for ch in active if ch is not holders[0]]
         others = min(rest) if rest else None
@@ -137,20 +152,49 @@ def _held(
         idle=idle,
         unaligned=unaligned,
         others=others,
-        idleness_seen=any(ch.idle_seen for ch in mine)
+        idleness_seen=any(ch.idle_seen for ch in seen_in)
         or judged in with_idleness
-        or any(ch.input in with_idleness for ch in mine),
+        or any(ch.input in with_idleness for ch in seen_in),
         idleness_would_help=len(holders) == 1 and others is not None and others >= target,
     )
+
+
+def _upstream(trace: Trace, op: str, judged: set[str]) -> str | None:
+    """The operator of ``judged`` whose watermark reaches ``op`` over one input channel each
+    step: the upstream of an operator that has one input is the operator whose watermark
+    records, since the last restore, start with the same values each just before its own (a
+    one-input operator takes each watermark its upstream emits; of several such, the one that
+    wrote last before it). Walked up until an operator of ``judged``; None: no such operator."""
+    since = max((r.seq for r in trace.records("restore")), default=-1)
+    runs: dict[str, list[Any]] = {}
+    for r in trace.records("watermark"):
+        if r.seq > since and r.detail != "restore":
+            runs.setdefault(r.operator, []).append(r)
+    at, seen = op, {op}
+    while at not in judged or at == op:
+        mine = runs.get(at, [])
+        found = [
+            (theirs[len(mine) - 1].seq, other)
+            for other, theirs in runs.items()
+            if other not in seen
+            and mine
+            and len(theirs) >= len(mine)
+            and all(t.ts == m.ts and t.seq < m.seq for t, m in zip(theirs, mine, strict=False))
+        ]
+        if not found:
+            return None
+        at = max(found)[1]
+        seen.add(at)
+    return at
 
 
 def _channels(trace: Trace) -> list[Channel]:
     """The last watermark and idleness of every input channel or partition
     (``winviz.trace.channels.channel_states``; one that wrote none: ``unrecorded_channel``)."""
     records = trace.records(*CHANNEL_KINDS, "watermark", "restore")
-    state: dict[tuple[str, int | None], Channel] = dict(
-        channel_states(r for r in records if r.kind != "watermark")
-    )
+    folded = [r for r in records if r.kind != "watermark"]
+    state: dict[tuple[str, int | None], Channel] = dict(channel_states(folded))
+    gate_of = gates(folded)  # a two-input operator's gate channels: not its own inputs
     per_operator: dict[str, list[tuple[Any, ...]]] = {}
     for r in records:
         if r.kind in ("watermark", "restore"):
@@ -161,6 +205,8 @@ def _channels(trace: Trace) -> list[Channel]:
                     )
             continue
         channel, name = r.detail
+        if (r.operator, channel, name) in gate_of:
+            continue
         value = r.ts if r.kind == "channel_watermark" else None
         per_operator.setdefault(r.operator, []).append(
             (r.seq, r.kind, r.proc_time, value, r.watermark, channel, name)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from winviz.trace import vocabulary as words
+from winviz.trace.channels import COMBINED_INPUTS
 from winviz.trace.paused import paused_note
 from winviz.why import claims as cl
 from winviz.why.reading import time_text
@@ -215,11 +216,12 @@ def _render_held(c: cl.WatermarkHeld) -> str:
             f", so it holds everyone back; once the job's idleness timeout marks it idle, the "
             f"other inputs raise the watermark to {others}."
         )
+    side = " on its side" if h.input in COMBINED_INPUTS else ""  # (of a two-input operator)
     return out + (
         ", so it holds everyone back: once it is marked idle the other inputs advance the "
         f"watermark to {others}. with_idleness(t) marks an input idle after t ms without "
-        "records (the trace records no idleness timeout for it and shows no idle input; its "
-        "later records may then be late)."
+        f"records (the trace records no idleness timeout for it and shows no idle input{side}; "
+        "its later records may then be late)."
     )
 
 
