@@ -112,6 +112,31 @@ def test_a_gate_channel_back_below_its_gate_above_the_other_side_holds_nothing_b
     assert states[("co", 1)].watermark == 4499
 
 
+def test_idleness_is_judged_on_the_holders_side() -> None:
+    """Both sides with idleness 300 ms; right delivers ts 2000 every 200 ms (never idle by
+    1900): its idleness timeout (watermarks_2, the side of input2) would mark it idle, the
+    left side's idle channels say nothing of it. Re-run with right silent after 1000: input2
+    goes idle at 1800 and 'co' rises to 5299 at once, firing [2000, 4000)."""
+    steady = [[(500, 0)] + [(2000, 200 * i) for i in range(1, 13)] + [(2100, 2700)]]
+    answer = wv.why_not_fired(_connected(LEFT, steady, 300).until(1900), "a", (2000, 4000))
+    assert answer.sentence.endswith(
+        "The minimum is held by input2 (channel 1 of 'co') at 1999, last advanced at "
+        "processing time 400; it is not idle, so it holds everyone back; once the job's "
+        "idleness timeout marks it idle, the other inputs raise the watermark to 5299."
+    )
+    silent = [[(500, 0)] + [(2000, 200 * i) for i in range(1, 6)] + [(2100, 2700)]]
+    trace = _connected(LEFT, silent, 300)
+    (fired,) = trace.records("fired", operator="window", key="a", window=(2000, 4000))
+    assert (fired.proc_time, fired.watermark) == (1800, 5299)
+    idle = trace.records("channel_idle", operator="co")
+    assert [(r.proc_time, r.detail) for r in idle if r.seq < fired.seq] == [
+        (800, (0, "watermarks#0")),
+        (800, (1, "watermarks#1")),
+        (800, (0, "input1")),
+        (1800, (1, "input2")),
+    ]
+
+
 def test_a_gate_channel_at_its_gates_output_below_the_other_side_is_aligned() -> None:
     """input1's gate went idle at 800 (flushing 1499); right raised 'co' to 5999. At 1600
     watermarks#0 came back at 999 (below 1499: not aligned) and advanced to 2999, at or above

@@ -54,9 +54,7 @@ def why_not_fired(trace: Trace, key: Any, window: Any, *, operator: str | None =
     channels = _channels(trace)
     # the timestamps-and-watermarks operators whose strategy has with_idleness
     idleness = {str(r.detail[1]) for r in trace.records("idleness")}
-    ops = {ch.operator for ch in channels}
-    upstream = _upstream(trace, op, ops) if op not in ops and len(ops) > 1 else None
-    held = _held(op, wm, target, channels, max_ts, idleness, upstream)
+    held = _held(trace, op, wm, target, channels, max_ts, idleness)
     table = table_frame(
         [
             {
@@ -113,20 +111,22 @@ def _next_trigger_timer(trace: Trace, op: str, key: Any, window: tuple[int, int]
 
 
 def _held(
+    trace: Trace,
     op: str,
     wm: int,
     target: int,
     channels: list[Channel],
     max_ts: int,
     with_idleness: set[str],
-    upstream: str | None,
 ) -> WatermarkHeld:
     """Which input channels hold ``op``'s watermark ``wm`` below ``target``: those of ``op``, else
-    of the one operator upstream that has channels, else of ``upstream`` (``_upstream``)."""
+    of the one operator upstream that has channels (``_upstream``). The trace shows
+    ``with_idleness`` for the one holder when a channel of the operator was idle or its input has
+    an idleness timeout; for an input of a two-input operator, only on that input's side."""
     ops = list(dict.fromkeys(ch.operator for ch in channels))
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
-    if judged is None and upstream in ops:
-        judged = upstream
+    if judged is None and ops:
+        judged = _upstream(trace, trace.records("watermark", operator=op), set(ops))
     mine = [ch for ch in channels if ch.operator == judged]
     active = [ch for ch in mine if not ch.idle and ch.aligned]
     holders = tuple(
@@ -136,9 +136,17 @@ def _held(
     unaligned = tuple(ch for ch in mine if not ch.idle and not ch.aligned)
     others: int | None = None
     seen_in = mine  # where the trace may show with_idleness for the holder
-    if len(holders) == 1 and holders[0].input in COMBINED_INPUTS:  # its side only, its gate's
-        gate = f"{judged}/{holders[0].input}"
-        seen_in = [holders[0], *(ch for ch in channels if ch.operator == gate)]
+    side_idleness = False
+    if len(holders) == 1 and holders[0].input in COMBINED_INPUTS:  # its side only
+        h = holders[0]
+        gate = f"{judged}/{h.input}"
+        seen_in = [h, *(ch for ch in channels if ch.operator == gate)]
+        marks = [
+            r
+            for r in trace.records("channel_watermark", operator=judged)
+            if r.detail == (h.channel, h.input)
+        ]
+        side_idleness = _upstream(trace, marks, with_idleness) is not None
     if len(holders) == 1:
         rest = [ch.watermark for ch in active if ch is not holders[0]]
         others = min(rest) if rest else None
@@ -153,39 +161,42 @@ def _held(
         unaligned=unaligned,
         others=others,
         idleness_seen=any(ch.idle_seen for ch in seen_in)
+        or side_idleness
         or judged in with_idleness
         or any(ch.input in with_idleness for ch in seen_in),
         idleness_would_help=len(holders) == 1 and others is not None and others >= target,
     )
 
 
-def _upstream(trace: Trace, op: str, judged: set[str]) -> str | None:
-    """The operator of ``judged`` whose watermark reaches ``op`` over one input channel each
-    step: the upstream of an operator that has one input is the operator whose watermark
-    records, since the last restore, start with the same values each just before its own (a
-    one-input operator takes each watermark its upstream emits; of several such, the one that
-    wrote last before it). Walked up until an operator of ``judged``; None: no such operator."""
+def _upstream(trace: Trace, marks: list[Any], until: set[str]) -> str | None:
+    """The operator of ``until`` whose watermark reaches ``marks`` (watermark or channel records)
+    over one input at each step, walked up: the operator whose watermark records since the last
+    restore start with the values of ``marks``, each just before it (what a one-input operator
+    takes is each watermark its upstream emits; of several such, the one that wrote last before
+    it). None: no such operator."""
     since = max((r.seq for r in trace.records("restore")), default=-1)
     runs: dict[str, list[Any]] = {}
     for r in trace.records("watermark"):
         if r.seq > since and r.detail != "restore":
             runs.setdefault(r.operator, []).append(r)
-    at, seen = op, {op}
-    while at not in judged or at == op:
-        mine = runs.get(at, [])
+    mine = [r for r in marks if r.seq > since and r.detail != "restore"]
+    seen: set[str] = set()
+    while mine:
         found = [
             (theirs[len(mine) - 1].seq, other)
             for other, theirs in runs.items()
             if other not in seen
-            and mine
             and len(theirs) >= len(mine)
             and all(t.ts == m.ts and t.seq < m.seq for t, m in zip(theirs, mine, strict=False))
         ]
         if not found:
             return None
         at = max(found)[1]
+        if at in until:
+            return at
         seen.add(at)
-    return at
+        mine = runs[at]
+    return None
 
 
 def _channels(trace: Trace) -> list[Channel]:
