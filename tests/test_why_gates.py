@@ -18,6 +18,7 @@ import winviz as wv
 from winviz.trace.channels import CHANNEL_KINDS, channel_states, gates
 from winviz.valve import StatusWatermarkValve
 from winviz.viz.stages import stage_watermark_table
+from winviz.why import Answer
 
 # (timestamp, arrival) of each record of key "a", per partition
 LEFT = [
@@ -69,7 +70,8 @@ def _connected(left: list, right: list, right_idleness: int | None = None) -> wv
     return env.execute().trace
 
 
-def _rows(answer: wv.why.Answer) -> list[tuple]:
+def _rows(answer: Answer) -> list[tuple]:
+    """The channel table's rows: operator, channel, input, watermark, aligned."""
     table = answer.table
     return [
         tuple(row) for row in table[["operator", "channel", "input", "watermark", "aligned"]].values
