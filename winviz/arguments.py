@@ -8,9 +8,9 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from winviz.errors import ArgumentTypeError, InputError
+from winviz.errors import ArgumentTypeError
 from winviz.functions import OutputTag
-from winviz.time import duration_ms
+from winviz.time import duration_at_least
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
@@ -95,22 +95,13 @@ def checked_output_tag(tag: Any, what: str) -> OutputTag:
     return _instance(tag, OutputTag, "tag", f"{what}() takes", example)
 
 
-def _non_negative_ms(value: Any, what: str, field: str, message: str, expected: str) -> int:
-    """``value`` as a duration in ms (``duration_ms``, naming ``what``) that is not negative,
-    else ``InputError`` (``message``, ``expected``)."""
-    ms = duration_ms(value, what=what)
-    if ms < 0:
-        raise InputError(message, field=field, value=value, expected=expected)
-    return ms
-
-
 def checked_watermark_interval(interval: Any) -> int:
-    return _non_negative_ms(
+    return duration_at_least(
         interval,
-        "auto_watermark_interval",
+        0,
         "auto_watermark_interval",
         "auto_watermark_interval must be >= 0",
-        ">= 0 ms (0 turns periodic watermarks off)",
+        expected=">= 0 ms (0 turns periodic watermarks off)",
     )
 
 
@@ -145,10 +136,10 @@ def checked_evictor(evictor: Any) -> Evictor:
 
 def checked_lateness(lateness: Any) -> int:
     """The allowed lateness in ms (Flink: "The allowed lateness cannot be negative.")."""
-    return _non_negative_ms(
+    return duration_at_least(
         lateness,
+        0,
         "allowed lateness",
-        "allowed_lateness",
         "The allowed lateness cannot be negative.",
-        ">= 0",
+        field="allowed_lateness",
     )

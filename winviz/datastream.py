@@ -53,7 +53,7 @@ from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
 from winviz.keygroups import check_max_parallelism, check_parallelism
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
-from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_at_least, duration_ms
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
@@ -196,12 +196,14 @@ class StreamExecutionEnvironment:
     ) -> StreamExecutionEnvironment:
         """Flink's ``enableCheckpointing(interval)``: every ``interval`` ms and/or after
         ``at_records`` source records (``winviz.checkpoints``)."""
-        ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
-        if ms is not None and ms <= 0:
-            raise InputError(
+        ms = None
+        if interval is not None:
+            ms = duration_at_least(
+                interval,
+                1,
+                "checkpoint interval",
                 "checkpoint interval must be > 0",
                 field="interval",
-                value=interval,
                 expected="ms > 0 (or None with at_records: checkpoints at record cuts only)",
             )
         self.checkpoint_config = CheckpointConfig(ms, _record_cuts(at_records))

@@ -68,6 +68,26 @@ def duration_ms(value: Any, *, what: str = "duration") -> int:
     return ms
 
 
+def duration_at_least(
+    value: Any,
+    least: int,
+    what: str,
+    message: str,
+    *,
+    field: str | None = None,
+    expected: str | None = None,
+) -> int:
+    """``value`` as a duration in ms (``duration_ms``, naming ``what``) of at least ``least``
+    (0: not negative, 1: positive), else ``InputError`` with ``message``, naming ``field``
+    (default ``what``), the value as given and what was ``expected`` (default ``>= 0`` /
+    ``> 0``)."""
+    ms = duration_ms(value, what=what)
+    if ms < least:
+        expected = expected or ("> 0" if least == 1 else f">= {least}")
+        raise InputError(message, field=field or what, value=value, expected=expected)
+    return ms
+
+
 def _long_range_error(what: str, value: Any) -> LongRangeError:
     return LongRangeError(
         f"{what} is outside Java's long range, so Flink could not hold it",

@@ -14,8 +14,8 @@ from typing import Any
 
 from winviz.alignment import DEFAULT_UPDATE_INTERVAL, WatermarkAlignmentParams
 from winviz.arguments import callable_with
-from winviz.errors import ArgumentTypeError, InputError
-from winviz.time import MIN, duration_ms
+from winviz.errors import ArgumentTypeError
+from winviz.time import MIN, duration_at_least, duration_ms
 
 
 class WatermarkOutput:
@@ -45,15 +45,13 @@ class BoundedOutOfOrdernessWatermarks(WatermarkGenerator):
     """``max_ts - bound - 1`` on every periodic emit (``Long.MIN_VALUE`` before any event)."""
 
     def __init__(self, max_out_of_orderness: Any) -> None:
-        bound = duration_ms(max_out_of_orderness, what="max out-of-orderness")
-        if bound < 0:
-            raise InputError(
-                "maxOutOfOrderness cannot be negative",
-                field="max_out_of_orderness",
-                value=bound,
-                expected=">= 0",
-            )
-        self.bound = bound
+        self.bound = bound = duration_at_least(
+            max_out_of_orderness,
+            0,
+            "max out-of-orderness",
+            "maxOutOfOrderness cannot be negative",
+            field="max_out_of_orderness",
+        )
         # start so that the first watermark is exactly Long.MIN_VALUE
         self.max_timestamp = MIN + bound + 1
 
@@ -242,12 +240,9 @@ class WatermarkStrategy:
 
 
 def _idle_timeout(timeout: Any) -> int:
-    t = duration_ms(timeout, what="idleness timeout")
-    if t <= 0:
-        raise InputError(
-            "idleness timeout must be > 0", field="idle_timeout", value=t, expected="> 0"
-        )
-    return t
+    return duration_at_least(
+        timeout, 1, "idleness timeout", "idleness timeout must be > 0", field="idle_timeout"
+    )
 
 
 def _function_of(fn: Any, arity: int, what: str, field: str, expected: str) -> None:
