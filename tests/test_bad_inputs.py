@@ -1845,7 +1845,7 @@ def _interval_join():
         (
             lambda: _two_inputs()[1].key_by(lambda e: e[0]).interval_join(_two_inputs()[2]),
             ArgumentTypeError,
-            "interval_join takes a KeyedStream (expected a KeyedStream, e.g. "
+            "interval_join takes a KeyedStream, not DataStream (expected a KeyedStream, e.g. "
             "other.key_by(lambda e: e['user']))",
         ),
     ],
@@ -1983,8 +1983,8 @@ class _TwoArgFlatJoin(wv.FlatJoinFunction):
         (
             lambda: _two_inputs()[1].join([1, 2]),
             ArgumentTypeError,
-            "field 'other', value [1, 2]: join() needs a DataStream of the same environment "
-            "(expected a DataStream of this environment)",
+            "field 'other', value [1, 2]: join() needs a DataStream of the same environment, "
+            "not list (expected a DataStream of this environment)",
         ),
         (
             lambda: _two_inputs()[1].co_group(_two_inputs()[2]),

@@ -92,7 +92,7 @@ def checked_window_function(function: Any, what: str, *, required: bool = False)
 def checked_output_tag(tag: Any, what: str) -> OutputTag:
     """``tag`` if it is an ``OutputTag``; ``what`` names the call in the error."""
     example = f"OutputTag({tag!r})" if isinstance(tag, str) else "OutputTag('late')"
-    return _instance(tag, OutputTag, "tag", f"{what}() takes", example)
+    return checked_instance(tag, OutputTag, "tag", f"{what}() takes", example)
 
 
 def checked_watermark_interval(interval: Any) -> int:
@@ -105,7 +105,7 @@ def checked_watermark_interval(interval: Any) -> int:
     )
 
 
-def _instance(value: Any, kind: type, field: str, method: str, example: str) -> Any:
+def checked_instance(value: Any, kind: type, field: str, method: str, example: str) -> Any:
     """``value`` if it is a ``kind``; else ``ArgumentTypeError`` naming the call (``method``,
     e.g. "trigger() takes"), the value's type and an ``example`` of a ``kind``."""
     if not isinstance(value, kind):
@@ -121,17 +121,17 @@ def _instance(value: Any, kind: type, field: str, method: str, example: str) -> 
 
 def checked_assigner(assigner: Any, method: str = "window() takes") -> WindowAssigner:
     """``assigner`` if it is a ``WindowAssigner``; ``method`` names the call in the error."""
-    return _instance(
+    return checked_instance(
         assigner, WindowAssigner, "assigner", method, "TumblingEventTimeWindows.of(5000)"
     )
 
 
 def checked_trigger(trigger: Any) -> Trigger:
-    return _instance(trigger, Trigger, "trigger", "trigger() takes", "CountTrigger.of(3)")
+    return checked_instance(trigger, Trigger, "trigger", "trigger() takes", "CountTrigger.of(3)")
 
 
 def checked_evictor(evictor: Any) -> Evictor:
-    return _instance(evictor, Evictor, "evictor", "evictor() takes", "CountEvictor.of(3)")
+    return checked_instance(evictor, Evictor, "evictor", "evictor() takes", "CountEvictor.of(3)")
 
 
 def checked_lateness(lateness: Any) -> int:

@@ -18,6 +18,7 @@ from winviz.arguments import (
     checked_assigner,
     checked_evictor,
     checked_function,
+    checked_instance,
     checked_lateness,
     checked_methods,
     checked_output_tag,
@@ -454,15 +455,20 @@ class DataStream:
         return DataStream(self.env, self.env._add(spec, base, inputs))
 
     def _same_environment(
-        self, other: Any, what: str, elsewhere: type[InputError] = ArgumentTypeError
+        self,
+        other: Any,
+        what: str,
+        elsewhere: type[InputError] = ArgumentTypeError,
+        field: str = "other",
     ) -> DataStream:
-        """``other`` when it is a stream of this environment, else ``ArgumentTypeError`` (a stream
-        of another environment: ``elsewhere``)."""
+        """``other`` when it is a stream of this environment, else ``ArgumentTypeError`` naming
+        ``field`` and the type given (a stream of another environment: ``elsewhere``)."""
         if not isinstance(other, DataStream) or other.env is not self.env:
-            error = elsewhere if isinstance(other, DataStream) else ArgumentTypeError
-            raise error(
-                f"{what} needs a DataStream of the same environment",
-                field="other",
+            stream = isinstance(other, DataStream)
+            raise (elsewhere if stream else ArgumentTypeError)(
+                f"{what} needs a DataStream of the same environment"
+                + ("" if stream else f", not {type(other).__name__}"),
+                field=field,
                 value=other,
                 expected="a DataStream of this environment",
             )
@@ -545,14 +551,14 @@ class DataStream:
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
         """Timestamps and watermarks from ``strategy``; right after a partitioned source one
         generator per partition (Flink's per-split watermarks)."""
-        if not isinstance(strategy, WatermarkStrategy):
-            raise ArgumentTypeError(
-                "assign_timestamps_and_watermarks takes a WatermarkStrategy",
-                field="strategy",
-                value=strategy,
-                expected="a WatermarkStrategy, e.g. WatermarkStrategy.for_bounded_out_of_orderness"
-                "(500).with_timestamp_assigner(lambda e, _: e['ts'])",
-            )
+        checked_instance(
+            strategy,
+            WatermarkStrategy,
+            "strategy",
+            "assign_timestamps_and_watermarks takes",
+            "WatermarkStrategy.for_bounded_out_of_orderness(500).with_timestamp_assigner("
+            "lambda e, _: e['ts'])",
+        )
         source = self.node.spec
         if isinstance(source, SourceSpec) and source.num_partitions is not None:
             spec = SplitWatermarksSpec(strategy, self.node.name, source.num_partitions)
@@ -563,19 +569,7 @@ class DataStream:
         """Flink's ``DataStream.union``: not an operator; the next operator gets one input channel
         per stream (a stream united with itself: every record twice)."""
         for other in others:
-            if not isinstance(other, DataStream):
-                raise ArgumentTypeError(
-                    f"union() takes DataStreams, not {type(other).__name__}",
-                    field="others",
-                    value=other,
-                    expected="DataStreams of this environment",
-                )
-            if other.env is not self.env:
-                raise InputError(
-                    "union needs DataStreams of the same environment",
-                    field="others",
-                    value=other,
-                )
+            self._same_environment(other, "union()", InputError, "others")
         return self._then(UnionSpec(), "union", *others)
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
@@ -624,13 +618,9 @@ class KeyedStream:
 
     def interval_join(self, other: KeyedStream) -> Any:
         """Flink's ``intervalJoin``: ``.between(lower, upper).process(fn)`` (``winviz.joins``)."""
-        if not isinstance(other, KeyedStream):
-            raise ArgumentTypeError(
-                "interval_join takes a KeyedStream",
-                field="other",
-                value=other,
-                expected="a KeyedStream, e.g. other.key_by(lambda e: e['user'])",
-            )
+        checked_instance(
+            other, KeyedStream, "other", "interval_join takes", "other.key_by(lambda e: e['user'])"
+        )
         return IntervalJoin(self, other)
 
     def reduce(self, fn: Callable[[Any, Any], Any]) -> DataStream:
