@@ -1361,6 +1361,26 @@ def test_a_keyed_process_function_returning_a_value_is_refused():
     )
 
 
+def test_a_keyed_process_key_selector_that_raises_is_named_with_no_earlier_key():
+    """The key selector runs in the operator (parallelism 1, no exchange): its error names the
+    key selector, not ``process_element``, and no key (record 0's key was 1)."""
+
+    class _Passing(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            out.collect(value)
+
+    env = wv.StreamExecutionEnvironment()
+    stream = env.from_collection([("A", 1), ("B", 0)]).key_by(lambda e: 1 // e[1])
+    stream.process(_Passing()).sink_to("out")
+    with pytest.raises(UserFunctionError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "key selector in operator 'process' raised ZeroDivisionError: integer division or "
+        "modulo by zero; record 1; value ('B', 0)"
+    )
+    assert (info.value.function, info.value.key, info.value.index) == ("key selector", None, 1)
+
+
 class _ReturningCo(wv.CoProcessFunction):
     def process_element1(self, value, ctx, out):
         out.collect(value)

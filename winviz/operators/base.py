@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from winviz.errors import UserFunctionError, WinvizError
+from winviz.errors import UserFunctionError, WinvizError, returned_value_error
 from winviz.functions import OutputTag
 from winviz.keygroups import user_key
 from winviz.operators.batch import Batch
@@ -228,6 +228,46 @@ class StreamOperator:
                 index=self.job.record_index,
                 cause=exc,
             ) from exc
+
+    def call_function(
+        self,
+        method: str,
+        args: tuple[Any, ...],
+        *,
+        key: Any,
+        record: Any,
+        index: int | None,
+        when: str = "",
+    ) -> None:
+        """Call the user function's ``method``, one of Flink's ``void`` process methods
+        (``process_element``, ``on_timer``): an exception is re-raised as ``UserFunctionError``,
+        a returned value raises ``returned_value_error``, each naming ``key``, the record
+        ``index`` and ``record`` (None: no record); ``when`` says in words what was being
+        processed (then the returned value's error does not repeat ``record``)."""
+        function = self.function  # type: ignore[attr-defined]
+        try:
+            returned = getattr(function, method)(*args)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise UserFunctionError(
+                function=method,
+                operator=self.name,
+                key=key,
+                record=record,
+                index=index,
+                cause=exc,
+            ) from exc
+        if returned is not None:
+            raise returned_value_error(
+                f"{type(function).__name__}.{method}",
+                self.name,
+                returned,
+                when=when,
+                key=key,
+                index=index,
+                record=... if when or record is None else record,
+            )
 
     # -- checkpoints ----------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.combined_watermark import CombinedWatermarkStatus
-from winviz.errors import UnsupportedOperationError, returned_value_error
+from winviz.errors import UnsupportedOperationError
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
 from winviz.operators.inputs import InputGate
@@ -204,17 +204,8 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
             )
         self.ctx._timestamp = ts
         self.collector.timestamp = ts
-        returned = self.call_user(
-            method, getattr(self.function, method), value, self.ctx, self.collector, record=value
-        )
-        if returned is not None:
-            raise returned_value_error(
-                f"{type(self.function).__name__}.{method}",
-                self.name,
-                returned,
-                index=self.job.record_index,
-                record=value,
-            )
+        args = (value, self.ctx, self.collector)
+        self.call_function(method, args, key=None, record=value, index=self.job.record_index)
 
 
 class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):

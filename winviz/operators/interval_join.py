@@ -39,10 +39,6 @@ from typing import Any
 from winviz.copies import copy_record
 from winviz.errors import (
     InputError,
-    UnsupportedOperationError,
-    UserFunctionError,
-    WinvizError,
-    returned_value_error,
 )
 from winviz.functions import Collector, OutputTag, ProcessJoinFunction
 from winviz.keygroups import user_key
@@ -147,32 +143,13 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
         if opener is not None:
             opener(self.ctx)
 
-    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
-        raise UnsupportedOperationError("a two-input operator takes records through an input")
-
-    def process_element1(self, value: Any, ts: int | None) -> None:
-        self._process(0, value, ts)
-
-    def process_element2(self, value: Any, ts: int | None) -> None:
-        self._process(1, value, ts)
-
     # -- Flink's processElement ------------------------------------------------------------
 
     def _process(self, index: int, value: Any, ts: int | None) -> None:
         self.metrics["num_records_in"] += 1
         job = self.job
-        try:
-            key = self.key_selectors[index](copy_record(value))
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function=f"key_selector{index + 1}",
-                operator=self.name,
-                record=value,
-                index=job.record_index,
-                cause=exc,
-            ) from exc
+        selector = self.key_selectors[index]
+        key = self.call_user(f"key_selector{index + 1}", selector, copy_record(value), record=value)
         self.current_key = (
             key if key.__class__ is str else self.key_rule.internal_key(key, job.record_index)
         )
@@ -241,30 +218,14 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
                 left_ts,
                 right_ts,
             )
-        try:
-            returned = self.function.process_element(
-                copy_record(left), copy_record(right), ctx, self.collector
-            )
-            if returned is not None:
-                raise returned_value_error(
-                    f"{type(self.function).__name__}.process_element",
-                    self.name,
-                    returned,
-                    when=f" when joining {left!r} with {right!r}",
-                    key=key,
-                    index=self.job.record_index,
-                )
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function="process_element",
-                operator=self.name,
-                key=key,
-                record=(left, right),
-                index=self.job.record_index,
-                cause=exc,
-            ) from exc
+        self.call_function(
+            "process_element",
+            (copy_record(left), copy_record(right), ctx, self.collector),
+            key=key,
+            record=(left, right),
+            index=self.job.record_index,
+            when=f" when joining {left!r} with {right!r}",
+        )
 
     # -- Flink's onEventTime: the cleanup timers -------------------------------------------
 

@@ -11,9 +11,6 @@ from typing import Any
 from winviz.copies import copy_record
 from winviz.errors import (
     FunctionResultError,
-    UserFunctionError,
-    WinvizError,
-    returned_value_error,
 )
 from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
 from winviz.keygroups import user_key
@@ -86,66 +83,31 @@ class KeyedProcessOperator(KeyedStreamOperator):
     ) -> None:
         """Set the current key, trace the element and call the function's ``method``."""
         self.metrics["num_records_in"] += 1
-        try:
-            key = key_selector(copy_record(value))  # (winviz.copies: a copy)
-            # the key state and timers are kept by (winviz.keygroups: Java's rule for keys)
-            self.current_key = (
-                key
-                if key.__class__ is str
-                else self.key_rule.internal_key(key, self.job.record_index)
-            )
-            if self.trace is not None:
-                self.trace_element(key, ts, value)
-            self.ctx._timestamp = ts
-            self.ctx._domain = None
-            self.collector.timestamp = ts
-            returned = getattr(self.function, method)(copy_record(value), self.ctx, self.collector)
-            if returned is not None:
-                raise returned_value_error(
-                    f"{type(self.function).__name__}.{method}",
-                    self.name,
-                    returned,
-                    key=user_key(self.current_key),
-                    index=self.job.record_index,
-                    record=value,
-                )
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function=method,
-                operator=self.name,
-                key=user_key(self.current_key),
-                record=value,
-                index=self.job.record_index,
-                cause=exc,
-            ) from exc
+        index = self.job.record_index
+        key = self.call_user("key selector", key_selector, copy_record(value), record=value)
+        # the key state and timers are kept by (winviz.keygroups: Java's rule for keys)
+        self.current_key = key if key.__class__ is str else self.key_rule.internal_key(key, index)
+        if self.trace is not None:
+            self.trace_element(key, ts, value)
+        self.ctx._timestamp = ts
+        self.ctx._domain = None
+        self.collector.timestamp = ts
+        args = (copy_record(value), self.ctx, self.collector)
+        self.call_function(method, args, key=user_key(self.current_key), record=value, index=index)
 
     def _on_timer(self, timer: InternalTimer, domain: str, out_ts: int | None) -> None:
         self.ctx._timestamp = timer.timestamp
         self.ctx._domain = domain
         self.collector.timestamp = out_ts
-        try:
-            returned = self.function.on_timer(timer.timestamp, self.ctx, self.collector)
-            if returned is not None:
-                raise returned_value_error(
-                    f"{type(self.function).__name__}.on_timer",
-                    self.name,
-                    returned,
-                    when=f" when its {domain.lower().replace('_', '-')} timer at "
-                    f"{format_ms(timer.timestamp)} fired",
-                    key=user_key(timer.key),
-                )
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function="on_timer",
-                operator=self.name,
-                key=user_key(timer.key),
-                record=timer.timestamp,
-                cause=exc,
-            ) from exc
+        self.call_function(
+            "on_timer",
+            (timer.timestamp, self.ctx, self.collector),
+            key=user_key(timer.key),
+            record=timer.timestamp,
+            index=None,
+            when=f" when its {domain.lower().replace('_', '-')} timer at "
+            f"{format_ms(timer.timestamp)} fired",
+        )
 
     def on_event_time(self, timer: InternalTimer) -> None:
         self._on_timer(timer, TimeDomain.EVENT_TIME, timer.timestamp)
