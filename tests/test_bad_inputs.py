@@ -116,14 +116,34 @@ def test_count_evictor_needs_an_int():
         wv.CountEvictor.of(2.0)
 
 
-@pytest.mark.parametrize("fail_at", [True, 1.5, "3", [1, False]])
-def test_fail_at_must_be_record_counts(fail_at):
+@pytest.mark.parametrize(
+    ("fail_at", "error", "message"),
+    [
+        (True, ArgumentTypeError, "value True: each failure cut is a record count"),
+        (
+            1.5,
+            ArgumentTypeError,
+            "value 1.5: fail_at takes the cuts of the failures: record counts",
+        ),
+        (
+            "3",
+            ArgumentTypeError,
+            "value '3': fail_at takes the cuts of the failures: record counts",
+        ),
+        ([1, False], ArgumentTypeError, "value False: each failure cut is a record count"),
+        (-1, InputError, "value -1: each failure cut is a record count"),
+        ([2, -3], InputError, "value -3: each failure cut is a record count"),
+    ],
+)
+def test_fail_at_must_be_record_counts(fail_at, error, message):
     env, stream = _keyed()
     stream.process(_Echo()).sink_to("out")
-    with pytest.raises(ArgumentTypeError) as info:
+    with pytest.raises(error) as info:
         env.execute(fail_at=fail_at)
-    assert info.value.field == "fail_at"
-    assert "(expected an int >= 0 or a list of them)" in str(info.value)
+    assert type(info.value) is error
+    assert str(info.value) == (
+        f"field 'fail_at', {message} (expected an int >= 0 or a list of them)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -1610,8 +1630,8 @@ def test_a_transcript_of_nested_yaml_aliases_is_refused_before_it_grows(tmp_path
 @pytest.mark.parametrize(
     ("cuts", "error", "value", "message"),
     [
-        (3, ArgumentTypeError, 3, "at_records takes the cuts of the checkpoints, several "),
-        ("38", ArgumentTypeError, "38", "at_records takes the cuts of the checkpoints, several "),
+        (3, ArgumentTypeError, 3, "at_records takes the cuts of the checkpoints: record counts"),
+        ("38", ArgumentTypeError, "38", "at_records takes the cuts of the checkpoints: record "),
         ([3, "8"], ArgumentTypeError, "8", "each checkpoint cut is a record count"),
         ([True], ArgumentTypeError, True, "each checkpoint cut is a record count"),
         ([3, -1], InputError, -1, "each checkpoint cut is a record count"),

@@ -54,7 +54,7 @@ from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
 from winviz.keygroups import check_max_parallelism, check_parallelism
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
-from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_at_least, duration_ms
+from winviz.time import MAX, MIN, TimestampNormalizer, duration_at_least, duration_ms
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
@@ -207,7 +207,13 @@ class StreamExecutionEnvironment:
                 field="interval",
                 expected="ms > 0 (or None with at_records: checkpoints at record cuts only)",
             )
-        self.checkpoint_config = CheckpointConfig(ms, _record_cuts(at_records))
+        cuts = _record_cuts(
+            at_records,
+            "at_records",
+            "checkpoint",
+            "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]",
+        )
+        self.checkpoint_config = CheckpointConfig(ms, cuts)
         return self
 
     def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
@@ -397,15 +403,7 @@ class StreamExecutionEnvironment:
                 until_processing_time, field_name="until_processing_time"
             )
         failures = () if fail_at is None else (fail_at,) if isinstance(fail_at, int) else fail_at
-        try:
-            failures = [count_arg(n, what="fail_at", minimum=0) for n in failures]
-        except TypeError:
-            raise ArgumentTypeError(
-                "fail_at must be a record count or several",
-                field="fail_at",
-                value=fail_at,
-                expected="an int >= 0 or a list of them",
-            ) from None
+        failures = _record_cuts(failures, "fail_at", "failure", "an int >= 0 or a list of them")
         runtime = JobRuntime(self, job_name, fail_at=failures, restore_from=restore_from)
         try:
             return runtime.run(until)
@@ -413,28 +411,25 @@ class StreamExecutionEnvironment:
             runtime.close()
 
 
-def _record_cuts(at_records: Any) -> tuple[int, ...]:
-    """``enable_checkpointing(at_records=...)``: record counts (ints >= 0), sorted, unique."""
-    expected = "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]"
-    if isinstance(at_records, (str, bytes, numbers.Number)) or not isinstance(at_records, Iterable):
+def _record_cuts(cuts: Any, field: str, what: str, expected: str) -> tuple[int, ...]:
+    """Record counts (ints >= 0), sorted, unique: the cuts of ``enable_checkpointing(at_records=
+    ...)`` and of ``execute(fail_at=...)``; ``what`` names a cut in the errors."""
+    if isinstance(cuts, (str, bytes, numbers.Number)) or not isinstance(cuts, Iterable):
         raise ArgumentTypeError(
-            "at_records takes the cuts of the checkpoints, several record counts",
-            field="at_records",
-            value=at_records,
+            f"{field} takes the cuts of the {what}s: record counts",
+            field=field,
+            value=cuts,
             expected=expected,
         )
-    cuts = []
-    for n in at_records:
+    counts = []
+    for n in cuts:
         wrong_type = isinstance(n, bool) or not isinstance(n, numbers.Integral)
         if wrong_type or n < 0:
             raise (ArgumentTypeError if wrong_type else InputError)(
-                "each checkpoint cut is a record count",
-                field="at_records",
-                value=n,
-                expected=expected,
+                f"each {what} cut is a record count", field=field, value=n, expected=expected
             )
-        cuts.append(int(n))
-    return tuple(sorted(set(cuts)))
+        counts.append(int(n))
+    return tuple(sorted(set(counts)))
 
 
 class DataStream:
