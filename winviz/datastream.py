@@ -54,7 +54,7 @@ from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
 from winviz.keygroups import check_max_parallelism, check_parallelism
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
-from winviz.time import MAX, MIN, TimestampNormalizer, duration_at_least, duration_ms
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_at_least, duration_ms
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
@@ -138,14 +138,7 @@ class StreamExecutionEnvironment:
     def set_timer_firing_budget(self, budget: int) -> StreamExecutionEnvironment:
         """How many timers one advance may fire, each registered by an earlier firing of it, before
         ``TimerLoopError`` (``winviz.timers``; not Flink's: Flink keeps firing)."""
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise InputError(
-                "a timer firing budget must be a positive int",
-                field="timer_firing_budget",
-                value=budget,
-                expected="an int >= 1",
-            )
-        self.timer_firing_budget = budget
+        self.timer_firing_budget = count_arg(budget, what="timer_firing_budget")
         return self
 
     # -- naming ---------------------------------------------------------------------------
