@@ -25,9 +25,13 @@ class WatermarkOutput:
         raise NotImplementedError
 
     def mark_idle(self) -> None:
-        raise NotImplementedError
+        self.set_idle(True)
 
     def mark_active(self) -> None:
+        self.set_idle(False)
+
+    def set_idle(self, idle: bool) -> None:
+        """What ``mark_idle`` (True) and ``mark_active`` (False) do."""
         raise NotImplementedError
 
 

@@ -172,13 +172,7 @@ class _Emitter(WatermarkOutput):
             )
         StreamOperator.process_watermark(op, watermark)
 
-    def mark_idle(self) -> None:
-        self._set_idle(True)
-
-    def mark_active(self) -> None:
-        self._set_idle(False)
-
-    def _set_idle(self, idle: bool) -> None:
+    def set_idle(self, idle: bool) -> None:
         if self.idle != idle:
             self.idle = idle
             self.op.trace_status(idle)

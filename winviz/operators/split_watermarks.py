@@ -51,13 +51,7 @@ class _PartitionOutput(WatermarkOutput):
         if self.immediate:
             op.combine()
 
-    def mark_idle(self) -> None:
-        self._set_idle(True)
-
-    def mark_active(self) -> None:
-        self._set_idle(False)
-
-    def _set_idle(self, idle: bool) -> None:
+    def set_idle(self, idle: bool) -> None:
         if self.partial.idle != idle:
             self.partial.idle = idle
             self._trace_status(idle)
@@ -83,11 +77,8 @@ class _MainOutput(WatermarkOutput):
             op._set_idle(False)
             StreamOperator.process_watermark(op, watermark)
 
-    def mark_idle(self) -> None:
-        self.op._set_idle(True)
-
-    def mark_active(self) -> None:
-        self.op._set_idle(False)
+    def set_idle(self, idle: bool) -> None:
+        self.op._set_idle(idle)
 
 
 class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
