@@ -121,14 +121,7 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
         left_late_tag: OutputTag | None = None,
         right_late_tag: OutputTag | None = None,
     ) -> None:
-        super().__init__(name, key_selector1)
-        if lower > upper:  # Flink checks the bounds as given, before moving exclusive ones
-            raise InputError(
-                "lowerBound <= upperBound must be fulfilled",
-                field="between",
-                value=(lower, upper),
-                expected="lower <= upper",
-            )
+        super().__init__(name, key_selector1)  # (bounds checked by joins.IntervalJoined)
         self.key_selectors = (key_selector1, key_selector2)
         self.lower, self.upper = effective_bounds(lower, upper, lower_inclusive, upper_inclusive)
         self.function = function
