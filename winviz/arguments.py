@@ -17,20 +17,31 @@ from winviz.windows.triggers import Trigger
 
 
 def checked_function(
-    fn: Any, what: str, field: str, expected: str, arity: int | None = None
+    fn: Any,
+    what: str,
+    field: str,
+    expected: str,
+    arity: int | None = None,
+    *,
+    it: str = "its function",
+    hint: str = "",
 ) -> Any:
     """``fn`` when it can be called (with ``arity`` positional arguments, when given), else
-    ``ArgumentTypeError`` (Flink's ``checkNotNull``)."""
+    ``ArgumentTypeError`` (Flink's ``checkNotNull``) naming the call ``what`` (``map`` is shown
+    ``map()``; ``for_punctuated(fn)`` as it is), ending with ``hint`` when not callable;
+    ``it``: how ``callable_with`` names ``fn``."""
+    call = what if "(" in what else f"{what}()"
     if not callable(fn):
+        no = "None is no function (Flink's checkNotNull)" if fn is None else ""
         raise ArgumentTypeError(
-            f"{what}() takes a function; {type(fn).__name__} is not callable",
+            f"{call} takes a function; {no or f'{type(fn).__name__} is not callable'}{hint}",
             field=field,
             value=fn,
             expected=expected,
         )
     if arity is None:
         return fn
-    return callable_with(fn, arity, f"{what}()", field, expected, "its function")
+    return callable_with(fn, arity, call, field, expected, it)
 
 
 def callable_with(fn: Any, arity: int, what: str, field: str, expected: str, it: str) -> Any:

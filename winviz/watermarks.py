@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from winviz.alignment import DEFAULT_UPDATE_INTERVAL, WatermarkAlignmentParams
-from winviz.arguments import callable_with
+from winviz.arguments import checked_function
 from winviz.errors import ArgumentTypeError
 from winviz.time import MIN, duration_at_least, duration_ms
 
@@ -250,23 +250,8 @@ def _idle_timeout(timeout: Any) -> int:
 
 
 def _function_of(fn: Any, arity: int, what: str, field: str, expected: str) -> None:
-    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments."""
-    if not callable(fn):
-        hint = (
-            f"; pass its method: {what.split('(')[0]}(obj.extract_timestamp)"
-            if callable(getattr(fn, "extract_timestamp", None))
-            else ""
-        )
-        raise ArgumentTypeError(
-            f"{what} takes a function; "
-            + (
-                "None is no function (Flink's checkNotNull)"
-                if fn is None
-                else f"{type(fn).__name__} is not callable"
-            )
-            + hint,
-            field=field,
-            value=fn,
-            expected=expected,
-        )
-    callable_with(fn, arity, what, field, expected, "it")
+    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments (an object
+    with ``extract_timestamp``: told to pass that method)."""
+    method = callable(getattr(fn, "extract_timestamp", None))
+    hint = f"; pass its method: {what.split('(')[0]}(obj.extract_timestamp)" if method else ""
+    checked_function(fn, what, field, expected, arity, it="it", hint=hint)
