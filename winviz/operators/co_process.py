@@ -16,7 +16,7 @@ from winviz.combined_watermark import CombinedWatermarkStatus
 from winviz.errors import UnsupportedOperationError
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
 from winviz.operators.base import StreamOperator
-from winviz.operators.inputs import InputGate
+from winviz.operators.inputs import InputGate, OperatorInput
 from winviz.operators.keyed_process import KeyedProcessOperator
 
 INPUT_NAMES = ("input1", "input2")
@@ -96,31 +96,13 @@ class _TwoInputs:
             self.output.emit_watermark_status(status.all_idle)  # type: ignore[attr-defined]
 
 
-class CoInput:
+class CoInput(OperatorInput):
     """One input of a two-input operator, as its upstream (or its input gate) sees it."""
 
     def __init__(self, op: Any, index: int) -> None:
         self.op = op
         self.index = index
         self.process_element = op.process_element1 if index == 0 else op.process_element2
-
-    # what an InputGate reads from the operator behind it
-    @property
-    def name(self) -> str:
-        return self.op.name
-
-    @property
-    def trace(self):
-        return self.op.trace
-
-    @property
-    def job(self):
-        return self.op.job
-
-    def current_watermark(self) -> int:
-        return self.op.current_watermark()
-
-    process_batch = StreamOperator.process_batch
 
     def process_watermark(self, watermark: int) -> None:
         self.op.input_watermark(self.index, watermark)
