@@ -14,10 +14,10 @@ from typing import Any
 
 from winviz.combined_watermark import CombinedWatermarkStatus
 from winviz.errors import UnsupportedOperationError
-from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
+from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction
 from winviz.operators.base import StreamOperator
 from winviz.operators.inputs import InputGate, OperatorInput
-from winviz.operators.keyed_process import KeyedProcessOperator
+from winviz.operators.keyed_process import Context, KeyedProcessOperator
 
 INPUT_NAMES = ("input1", "input2")
 INPUT_METHODS = ("process_element1", "process_element2")
@@ -143,24 +143,6 @@ class _NoTimers:
     delete_processing_time_timer = _refuse_delete
 
 
-class _CoContext:
-    """The ``ctx`` of a non-keyed ``CoProcessFunction``."""
-
-    def __init__(self, op: CoProcessOperator) -> None:
-        self._op = op
-        self._timers = _NoTimers(op)
-        self._timestamp: int | None = None
-
-    def timestamp(self) -> int | None:
-        return self._timestamp
-
-    def timer_service(self) -> _NoTimers:
-        return self._timers
-
-    def output(self, tag: OutputTag, value: Any) -> None:
-        self._op.side_output(tag, value, self._timestamp)
-
-
 class CoProcessOperator(_TwoInputs, StreamOperator):
     """Flink's ``CoProcessOperator``: a ``CoProcessFunction`` over two non-keyed inputs."""
 
@@ -168,7 +150,7 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         super().__init__(name)
         self.function = function
         self.combined_status = IndexedCombinedWatermarkStatus()
-        self.ctx = _CoContext(self)
+        self.ctx = Context(self, _NoTimers(self))  # (non-keyed: clocks only)
         self.collector = Collector(self.emit)
 
     def open(self, job) -> None:

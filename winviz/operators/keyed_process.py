@@ -14,26 +14,41 @@ from winviz.errors import (
 )
 from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
 from winviz.keygroups import user_key
+from winviz.operators.base import StreamOperator
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.time import format_ms
 from winviz.timers import InternalTimer, TimerService
 
 
-class ProcessContext:
-    """The ``ctx`` of ``process_element`` and (with ``time_domain``) of ``on_timer``."""
+class Context:
+    """The ``ctx`` of a process function's ``process_element`` (Flink's
+    ``ProcessFunction.Context``): the element's timestamp, a timer service, side outputs."""
 
-    def __init__(self, op: KeyedProcessOperator) -> None:
+    def __init__(self, op: StreamOperator, timer_service: Any) -> None:
         self._op = op
-        self._timer_service = TimerService(op.timers)
+        self._timer_service = timer_service
         self._timestamp: int | None = None
-        self._domain: str | None = None
 
     def timestamp(self) -> int | None:
         """The element's timestamp (in ``on_timer``: the timer's)."""
         return self._timestamp
 
-    def timer_service(self) -> TimerService:
+    def timer_service(self) -> Any:
         return self._timer_service
+
+    def output(self, tag: OutputTag, value: Any) -> None:
+        self._op.side_output(tag, value, self._timestamp)
+
+
+class ProcessContext(Context):
+    """The ``ctx`` of a ``KeyedProcessFunction``'s ``process_element`` and (with
+    ``time_domain``) of its ``on_timer``: keyed, with timers."""
+
+    _op: KeyedProcessOperator
+
+    def __init__(self, op: KeyedProcessOperator) -> None:
+        super().__init__(op, TimerService(op.timers))
+        self._domain: str | None = None
 
     def get_current_key(self) -> Any:
         return user_key(self._op.current_key)
@@ -41,9 +56,6 @@ class ProcessContext:
     def time_domain(self) -> str | None:
         """In ``on_timer``: ``TimeDomain.EVENT_TIME`` or ``TimeDomain.PROCESSING_TIME``."""
         return self._domain
-
-    def output(self, tag: OutputTag, value: Any) -> None:
-        self._op.side_output(tag, value, self._timestamp)
 
     def state(self, name: str) -> Any:
         """The current key's value of a simple named state (None when empty)."""
