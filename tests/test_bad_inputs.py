@@ -72,6 +72,23 @@ def test_a_duration_beyond_javas_long_is_refused(make, field):
 
 
 @pytest.mark.parametrize(
+    ("count", "error", "message"),
+    [
+        (2**64, LongRangeError, "CountTrigger max_count is outside Java's long range"),
+        (-(2**64), LongRangeError, "CountTrigger max_count must be at least 1"),
+        (0, InputError, "CountTrigger max_count must be at least 1"),
+    ],
+)
+def test_a_count_beyond_javas_long_is_a_long_range_error(count, error, message):
+    with pytest.raises(InputError) as info:
+        wv.CountTrigger.of(count)
+    assert type(info.value) is error
+    assert str(info.value) == (
+        f"field 'CountTrigger max_count', value {count}: {message} (expected an int >= 1)"
+    )
+
+
+@pytest.mark.parametrize(
     ("make", "value"),
     [
         (lambda: wv.TumblingEventTimeWindows.of(1.5), 1.5),

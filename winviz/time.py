@@ -97,25 +97,10 @@ def _long_range_error(what: str, value: Any) -> LongRangeError:
     )
 
 
-def time_ms(value: Any, *, what: str) -> int:
-    """A point in time or a timer's timestamp given as int milliseconds within Java's
-    ``long`` range (no bool, float or str): ``ArgumentTypeError`` / ``LongRangeError``."""
-    if value.__class__ is int and MIN <= value <= MAX:
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ArgumentTypeError(
-            f"{what} must be int milliseconds, got {type(value).__name__}",
-            field=what,
-            value=value,
-            expected="an int in Java's long range",
-        )
-    if not MIN <= value <= MAX:
-        raise _long_range_error(what, value)
-    return int(value)
-
-
 def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
-    """A count (an int, no bool/float/str) of at least ``minimum``, within Java's long."""
+    """A count, or a time with ``minimum=MIN`` (an int, no bool/float/str:
+    ``ArgumentTypeError``), of at least ``minimum`` (``InputError``), within Java's long
+    (``LongRangeError``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ArgumentTypeError(
             f"{what} must be an int, got {type(value).__name__}",
@@ -124,7 +109,7 @@ def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
             expected=f"an int >= {minimum}",
         )
     if not minimum <= value <= MAX:
-        raise InputError(
+        raise (InputError if MIN <= value <= MAX else LongRangeError)(
             f"{what} must be at least {minimum}"
             if value < minimum
             else f"{what} is outside Java's long range",

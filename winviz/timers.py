@@ -23,7 +23,7 @@ from typing import Any
 
 from winviz.errors import InputError, TimerLoopError
 from winviz.keygroups import user_key
-from winviz.time import MAX, MIN, format_ms, time_ms
+from winviz.time import MAX, MIN, count_arg, format_ms
 
 EVENT = "event"
 PROCESSING = "processing"
@@ -176,10 +176,10 @@ class InternalTimerService:
     # -- registration (scoped to the current key) -----------------------------------------
 
     def _timestamp(self, ts: Any, domain: str) -> int:
-        """``ts`` as int ms (``time_ms``), else its error (``ArgumentTypeError`` /
+        """``ts`` as int ms (``count_arg``), else its error (``ArgumentTypeError`` /
         ``LongRangeError``) naming the operator, the key, the record and the timer's domain."""
         try:
-            return time_ms(ts, what="timestamp")
+            return count_arg(ts, what="timestamp", minimum=MIN)
         except InputError as exc:
             article = "an" if domain == EVENT else "a"
             job = getattr(self.key_context, "job", None)
