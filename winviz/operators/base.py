@@ -229,6 +229,44 @@ class StreamOperator:
                 cause=exc,
             ) from exc
 
+    # -- checkpoints ----------------------------------------------------------------------
+
+    def state_descriptors(self) -> dict[str, str]:
+        """The state this operator registers, by name → its type and namespace serializer,
+        as Flink checks them on a restore (``winviz.checkpoints.check_snapshot``)."""
+        return {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """This operator's part of a checkpoint (Flink's ``snapshotState``); not the clock nor
+        the watermark (a restored operator starts at MIN, as in Flink)."""
+        return {
+            "metrics": dict(self.metrics),
+            "current_key": self.current_key,
+        }
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        """Load a snapshot into a freshly built operator (Flink's ``initializeState``)."""
+        self.metrics.clear()  # the same dict object: the job's metrics table points at it
+        self.metrics.update(snap["metrics"])
+        self.current_key = snap.get("current_key")
+
+
+class FunctionOperator(StreamOperator):
+    """An operator that runs a user's process function ``function`` with a context ``ctx``
+    (Flink's ``AbstractUdfStreamOperator``): opens the function with the operator and calls
+    its ``void`` methods."""
+
+    function: Any
+    ctx: Any
+
+    def open(self, job: JobContext) -> None:
+        """Flink's ``FunctionUtils.openFunction``: the function's ``open(ctx)``, if it has one,
+        once the operator is open."""
+        super().open(job)
+        opener = getattr(self.function, "open", None)
+        if opener is not None:
+            opener(self.ctx)
+
     def call_function(
         self,
         method: str,
@@ -244,7 +282,7 @@ class StreamOperator:
         a returned value raises ``returned_value_error``, each naming ``key``, the record
         ``index`` and ``record`` (None: no record); ``when`` says in words what was being
         processed (then the returned value's error does not repeat ``record``)."""
-        function = self.function  # type: ignore[attr-defined]
+        function = self.function
         try:
             returned = getattr(function, method)(*args)
         except WinvizError:
@@ -268,24 +306,3 @@ class StreamOperator:
                 index=index,
                 record=... if when or record is None else record,
             )
-
-    # -- checkpoints ----------------------------------------------------------------------
-
-    def state_descriptors(self) -> dict[str, str]:
-        """The state this operator registers, by name → its type and namespace serializer,
-        as Flink checks them on a restore (``winviz.checkpoints.check_snapshot``)."""
-        return {}
-
-    def snapshot(self) -> dict[str, Any]:
-        """This operator's part of a checkpoint (Flink's ``snapshotState``); not the clock nor
-        the watermark (a restored operator starts at MIN, as in Flink)."""
-        return {
-            "metrics": dict(self.metrics),
-            "current_key": self.current_key,
-        }
-
-    def restore(self, snap: dict[str, Any]) -> None:
-        """Load a snapshot into a freshly built operator (Flink's ``initializeState``)."""
-        self.metrics.clear()  # the same dict object: the job's metrics table points at it
-        self.metrics.update(snap["metrics"])
-        self.current_key = snap.get("current_key")

@@ -15,7 +15,7 @@ from typing import Any
 from winviz.combined_watermark import CombinedWatermarkStatus
 from winviz.errors import UnsupportedOperationError
 from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction
-from winviz.operators.base import StreamOperator
+from winviz.operators.base import FunctionOperator, StreamOperator
 from winviz.operators.inputs import InputGate, OperatorInput
 from winviz.operators.keyed_process import Context, KeyedProcessOperator
 
@@ -143,7 +143,7 @@ class _NoTimers:
     delete_processing_time_timer = _refuse_delete
 
 
-class CoProcessOperator(_TwoInputs, StreamOperator):
+class CoProcessOperator(_TwoInputs, FunctionOperator):
     """Flink's ``CoProcessOperator``: a ``CoProcessFunction`` over two non-keyed inputs."""
 
     def __init__(self, name: str, function: CoProcessFunction) -> None:
@@ -152,12 +152,6 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
         self.combined_status = IndexedCombinedWatermarkStatus()
         self.ctx = Context(self, _NoTimers(self))  # (non-keyed: clocks only)
         self.collector = Collector(self.emit)
-
-    def open(self, job) -> None:
-        super().open(job)
-        opener = getattr(self.function, "open", None)
-        if opener is not None:
-            opener(self.ctx)
 
     def _process(self, index: int, value: Any, ts: int | None) -> None:
         method = INPUT_METHODS[index]

@@ -42,6 +42,7 @@ from winviz.errors import (
 )
 from winviz.functions import Collector, OutputTag, ProcessJoinFunction
 from winviz.keygroups import user_key
+from winviz.operators.base import FunctionOperator
 from winviz.operators.co_process import IndexedCombinedWatermarkStatus, _TwoInputs
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.time import MIN, wrap_long
@@ -103,7 +104,7 @@ class JoinContext:
         self._op.side_output(tag, value, self._result)
 
 
-class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
+class IntervalJoinOperator(_TwoInputs, FunctionOperator, KeyedStreamOperator):
     """Flink's ``IntervalJoinOperator`` (see the module docstring)."""
 
     timer_service_name = "CLEANUP_TIMER"
@@ -129,12 +130,6 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
         self.combined_status = IndexedCombinedWatermarkStatus()
         self.ctx = JoinContext(self)
         self.collector = Collector(self.emit)
-
-    def open(self, job) -> None:
-        super().open(job)
-        opener = getattr(self.function, "open", None)
-        if opener is not None:
-            opener(self.ctx)
 
     # -- Flink's processElement ------------------------------------------------------------
 

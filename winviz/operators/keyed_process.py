@@ -14,7 +14,7 @@ from winviz.errors import (
 )
 from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
 from winviz.keygroups import user_key
-from winviz.operators.base import StreamOperator
+from winviz.operators.base import FunctionOperator, StreamOperator
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.time import format_ms
 from winviz.timers import InternalTimer, TimerService
@@ -68,7 +68,7 @@ class ProcessContext(Context):
             self._op.state.put(name, self._op.current_key, None, value)
 
 
-class KeyedProcessOperator(KeyedStreamOperator):
+class KeyedProcessOperator(FunctionOperator, KeyedStreamOperator):
     """Runs a ``KeyedProcessFunction`` (or anything with its methods)."""
 
     registers_processing_timers = True  # user code may
@@ -80,12 +80,6 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self.function = function
         self.ctx = ProcessContext(self)
         self.collector = Collector(self.emit)
-
-    def open(self, job) -> None:
-        super().open(job)
-        opener = getattr(self.function, "open", None)
-        if opener is not None:
-            opener(self.ctx)
 
     def process_element(self, value: Any, ts: int | None) -> None:
         self._process_keyed(self.key_selector, "process_element", value, ts)
