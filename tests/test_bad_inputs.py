@@ -28,6 +28,7 @@ from winviz.errors import (
     TimerLoopError,
     UserFunctionError,
 )
+from winviz.watermarks import WatermarkGenerator
 
 BIG = 2**64 + 1000  # wraps to 1000 in Java's long
 
@@ -2173,3 +2174,28 @@ def test_a_failure_or_a_restore_in_batch_mode_is_refused():
     with pytest.raises(wv.UnsupportedOperationError) as info:
         job().set_runtime_mode("batch").execute(restore_from=checkpoint)
     assert str(info.value) == refusal
+
+
+class _HalfWatermarks(WatermarkGenerator):
+    def on_event(self, event, timestamp, output):
+        output.emit_watermark(timestamp + 0.5)
+
+
+@pytest.mark.parametrize("partitioned", [False, True])
+def test_a_generated_watermark_that_is_no_long_is_refused_per_partition_too(partitioned):
+    """The reader's output and a partition's (per-split watermarks) refuse it alike; a
+    partition's took it as it was (the watermark 2.5 went downstream)."""
+    env = wv.StreamExecutionEnvironment()
+    source = env.from_partitions([[1, 2], [3]]) if partitioned else env.from_collection([1, 2, 3])
+    strategy = wv.WatermarkStrategy.for_generator(_HalfWatermarks).with_timestamp_assigner(
+        lambda e, _: e
+    )
+    source.assign_timestamps_and_watermarks(strategy).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "the watermark generator of _HalfWatermarks in operator 'watermarks' emitted a "
+        "watermark that is no long: got 1.5; record 0 (expected int milliseconds in Java's "
+        "long range (or None: no watermark))"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [1]

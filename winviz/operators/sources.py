@@ -139,6 +139,20 @@ class SourceOperator(StreamOperator):
         self.process_watermark(MAX)
 
 
+def check_watermark(op: TimestampsAndWatermarksOperator, watermark: Any) -> None:
+    """A generated watermark is a Java long, on the reader's output and on a partition's
+    alike: else ``FunctionResultError`` naming ``op``'s generator and the record."""
+    if watermark.__class__ is not int or not MIN <= watermark <= MAX:
+        raise FunctionResultError(
+            "emitted a watermark that is no long",
+            function=f"the watermark generator of {op.strategy.name}",
+            operator=op.name,
+            value=watermark,
+            expected="int milliseconds in Java's long range (or None: no watermark)",
+            index=op.job.record_index,
+        )
+
+
 class _Emitter(WatermarkOutput):
     """Flink's ``WatermarkEmitter``: forwards only increasing watermarks, and idle / active."""
 
@@ -148,15 +162,7 @@ class _Emitter(WatermarkOutput):
 
     def emit_watermark(self, watermark: int) -> None:
         op = self.op
-        if watermark.__class__ is not int or not MIN <= watermark <= MAX:
-            raise FunctionResultError(
-                "emitted a watermark that is no long",
-                function=f"the watermark generator of {op.strategy.name}",
-                operator=op.name,
-                value=watermark,
-                expected="int milliseconds in Java's long range (or None: no watermark)",
-                index=op.job.record_index,
-            )
+        check_watermark(op, watermark)
         current = op._watermark
         if watermark <= current:
             if watermark < current and op.trace is not None:

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from winviz.combined_watermark import WatermarkOutputMultiplexer
 from winviz.operators.base import StreamOperator
-from winviz.operators.sources import TimestampsAndWatermarksOperator, emits_only_periodically
+from winviz.operators.sources import (
+    TimestampsAndWatermarksOperator,
+    check_watermark,
+    emits_only_periodically,
+)
 from winviz.time import MAX
 from winviz.watermarks import WatermarkOutput, WatermarkStrategy
 
@@ -34,6 +38,7 @@ class _PartitionOutput(WatermarkOutput):
 
     def emit_watermark(self, watermark: int) -> None:
         op, partial = self.op, self.partial
+        check_watermark(op, watermark)
         was_idle = partial.idle
         trace = op.trace
         if partial.set_watermark(watermark):
