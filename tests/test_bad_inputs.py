@@ -2199,3 +2199,32 @@ def test_a_generated_watermark_that_is_no_long_is_refused_per_partition_too(part
         "long range (or None: no watermark))"
     )
     assert [r.value for r in info.value.partial_result.outputs["out"]] == [1]
+
+
+class _HalfWhenNothingSeen(WatermarkGenerator):
+    def __init__(self):
+        self.seen = False
+
+    def on_event(self, event, timestamp, output):
+        self.seen = True
+
+    def on_periodic_emit(self, output):
+        output.emit_watermark(5 if self.seen else 0.5)
+
+
+def test_a_reader_without_partitions_refuses_a_watermark_that_is_no_long():
+    """Its main output (the generator that sees no record) refuses it as a partition's does
+    (it went downstream: 'watermarks#1' had the watermark 0.5)."""
+    env = wv.StreamExecutionEnvironment()
+    strategy = wv.WatermarkStrategy.for_generator(_HalfWhenNothingSeen).with_timestamp_assigner(
+        lambda e, _: e
+    )
+    stream = env.from_partitions([[1, 2]]).assign_timestamps_and_watermarks(strategy)
+    stream.set_parallelism(2).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "the watermark generator of _HalfWhenNothingSeen in operator 'watermarks#1' emitted a "
+        "watermark that is no long: got 0.5 (expected int milliseconds in Java's long range "
+        "(or None: no watermark))"
+    )

@@ -78,6 +78,7 @@ class _MainOutput(WatermarkOutput):
 
     def emit_watermark(self, watermark: int) -> None:
         op = self.op
+        check_watermark(op, watermark)
         if watermark > op._watermark:
             op._set_idle(False)
             StreamOperator.process_watermark(op, watermark)
