@@ -394,3 +394,14 @@ def test_the_key_by_partitioner_routes_1_and_true_apart_whatever_came_first() ->
             assert channel == assign_key_to_subtask(key, 3, 128)
     assert assign_to_key_group(True, 128) != assign_to_key_group(1, 128)
     assert assign_to_key_group(-0.0, 128) != assign_to_key_group(0.0, 128)
+
+
+def test_assign_key_to_subtask_refuses_more_subtasks_than_key_groups() -> None:
+    """The runtime's rule (``StreamingJobGraphGenerator``'s message), for the helper too."""
+    with pytest.raises(InputError) as info:
+        assign_key_to_subtask("a", 5, 4)
+    assert str(info.value) == (
+        "field 'parallelism', value 5: The parallelism (5) is higher than its maximum "
+        "parallelism (4). Please lower the parallelism or increase the maximum parallelism. "
+        "(expected <= 4)"
+    )
