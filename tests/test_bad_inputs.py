@@ -2139,7 +2139,7 @@ _ALIGNED = wv.WatermarkStrategy.for_monotonous_timestamps()
             lambda: wv.StreamExecutionEnvironment().set_watermark_alignment_buffer_size(1.5),
             ArgumentTypeError,
             "field 'buffer_size', value 1.5: buffer_size must be an int, got float (expected an "
-            "int >= 0)",
+            "int >= 0 (Flink's default 3; 0: check the latest watermark))",
         ),
         (
             lambda: wv.StreamExecutionEnvironment().set_runtime_mode(None),

@@ -35,7 +35,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from winviz.errors import ArgumentTypeError, InputError
+from winviz.errors import ArgumentTypeError
 from winviz.time import MAX, MIN, count_arg, duration_at_least
 
 DEFAULT_UPDATE_INTERVAL = 1000
@@ -90,16 +90,12 @@ class WatermarkAlignmentParams:
 
 def check_buffer_size(size: Any) -> int:
     """``pipeline.watermark-alignment.buffer-size``: an int ≥ 0."""
-    if size.__class__ is not int:
-        size = count_arg(size, what="buffer_size", minimum=0)  # bool, float, str: ArgumentTypeError
-    if size < 0:
-        raise InputError(
-            "the watermark alignment buffer size must be an int >= 0",
-            field="buffer_size",
-            value=size,
-            expected="an int >= 0 (Flink's default 3; 0: check the latest watermark)",
-        )
-    return size
+    return count_arg(
+        size,
+        what="buffer_size",
+        minimum=0,
+        expected="an int >= 0 (Flink's default 3; 0: check the latest watermark)",
+    )
 
 
 class WatermarkSampler:

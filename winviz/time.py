@@ -97,16 +97,17 @@ def _long_range_error(what: str, value: Any) -> LongRangeError:
     )
 
 
-def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
+def count_arg(value: Any, *, what: str, minimum: int = 1, expected: str = "") -> int:
     """A count, or a time with ``minimum=MIN`` (an int, no bool/float/str:
     ``ArgumentTypeError``), of at least ``minimum`` (``InputError``), within Java's long
-    (``LongRangeError``)."""
+    (``LongRangeError``); ``expected`` (default: ``an int >= minimum``) for the errors."""
+    expected = expected or f"an int >= {minimum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ArgumentTypeError(
             f"{what} must be an int, got {type(value).__name__}",
             field=what,
             value=value,
-            expected=f"an int >= {minimum}",
+            expected=expected,
         )
     if not minimum <= value <= MAX:
         raise (InputError if MIN <= value <= MAX else LongRangeError)(
@@ -115,7 +116,7 @@ def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
             else f"{what} is outside Java's long range",
             field=what,
             value=value,
-            expected=f"an int >= {minimum}",
+            expected=expected,
         )
     return int(value)
 
