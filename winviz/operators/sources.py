@@ -196,7 +196,10 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.interval = interval
         self.normalizer = TimestampNormalizer(tz)
         self.generator = strategy.create_generator(self.current_processing_time)
-        self.emitter = _Emitter(self)
+        self.status = self.emitter = _Emitter(self)
+        """``status``: the operator's own output, whose idle / active is the operator's
+        (``emitter``: where the generator emits, a partition's output per record after a
+        partitioned source)."""
         self.next_periodic: int | None = None
         self.events_since_emit = True
         self.ingestion = isinstance(strategy.timestamp_assigner, IngestionTimeAssigner)

@@ -80,11 +80,11 @@ class _MainOutput(WatermarkOutput):
         op = self.op
         check_watermark(op, watermark)
         if watermark > op._watermark:
-            op._set_idle(False)
+            op.status.set_idle(False)
             StreamOperator.process_watermark(op, watermark)
 
     def set_idle(self, idle: bool) -> None:
-        self.op._set_idle(idle)
+        self.op.status.set_idle(idle)
 
 
 class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
@@ -116,7 +116,6 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         ]
         self.multiplexer = WatermarkOutputMultiplexer.of(len(ids))
         self.main_output = _MainOutput(self)
-        self.idle = False
         self.emits_watermarks_per_record = not emits_only_periodically(self.generator)
 
     def combine(self) -> None:
@@ -127,16 +126,10 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         self.multiplexer.update_combined()
         for what, value in self.multiplexer.drain():
             if what == "watermark":
-                self._set_idle(False)
+                self.status.set_idle(False)
                 StreamOperator.process_watermark(self, value)  # type: ignore[arg-type]
             else:
-                self._set_idle(True)
-
-    def _set_idle(self, idle: bool) -> None:
-        if idle != self.idle:
-            self.idle = idle
-            self.trace_status(idle)
-            self.output.emit_watermark_status(idle)
+                self.status.set_idle(True)
 
     def _select(self) -> None:
         """Point ``generator`` / ``emitter`` at the current record's partition."""
@@ -166,5 +159,5 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         if watermark == MAX and self._watermark != MAX:
             if self.interval > 0:
                 self.periodic_emit()
-            self._set_idle(False)
+            self.status.set_idle(False)
             StreamOperator.process_watermark(self, MAX)
