@@ -348,8 +348,12 @@ def test_arguments_are_checked_as_flink_checks_them():
         s.with_watermark_alignment(None, 10)
     assert s.with_watermark_alignment("g", 10).alignment == WatermarkAlignmentParams("g", 10, 1000)
     env = wv.StreamExecutionEnvironment()
-    with pytest.raises(wv.InputError, match="buffer size"):
+    with pytest.raises(wv.InputError) as info:
         env.set_watermark_alignment_buffer_size(-1)
+    assert str(info.value) == (
+        "field 'buffer_size', value -1: buffer_size must be at least 0 (expected an int >= 0 "
+        "(Flink's default 3; 0: check the latest watermark))"
+    )
 
 
 def test_alignment_after_another_operator_is_refused():

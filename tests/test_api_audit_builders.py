@@ -198,9 +198,14 @@ def _stream() -> wv.DataStream:
     ("build", "message"),
     [
         (
+            lambda s: s.union(5),
+            r"^field 'others', value 5: union\(\) needs a DataStream of the same environment, "
+            r"not int \(expected a DataStream of this environment\)$",
+        ),
+        (
             lambda s: s.assign_timestamps_and_watermarks(500),
             r"^field 'strategy', value 500: assign_timestamps_and_watermarks takes a "
-            r"WatermarkStrategy \(expected a WatermarkStrategy, e\.g\. ",
+            r"WatermarkStrategy, not int \(expected a WatermarkStrategy, e\.g\. ",
         ),
         (
             lambda s: s.key_by(lambda e: e[0]).window(5_000),
@@ -228,12 +233,13 @@ def _stream() -> wv.DataStream:
         ),
         (
             lambda s: s.union([s]),
-            r"^field 'others', value \[<.*DataStream.*>\]: union\(\) takes DataStreams, not list",
+            r"^field 'others', value \[<.*DataStream.*>\]: union\(\) needs a DataStream of the "
+            r"same environment, not list",
         ),
         (
             lambda s: s.connect("other"),
-            r"^field 'other', value 'other': connect needs a DataStream of the same environment "
-            r"\(expected a DataStream of this environment\)$",
+            r"^field 'other', value 'other': connect needs a DataStream of the same environment, "
+            r"not str \(expected a DataStream of this environment\)$",
         ),
         (
             lambda s: s.connect(s).key_by(lambda e: e[0], "k"),
@@ -264,7 +270,9 @@ def test_a_builder_given_the_wrong_type_raises_a_type_error_naming_it(
 
 def test_streams_of_another_environment_stay_a_value_error() -> None:
     other = wv.StreamExecutionEnvironment().from_collection([1])
-    with pytest.raises(InputError, match="union needs DataStreams of the same environment") as e:
+    with pytest.raises(
+        InputError, match=r"union\(\) needs a DataStream of the same environment"
+    ) as e:
         _stream().union(other)
     assert not isinstance(e.value, TypeError)
     with pytest.raises(InputError, match="connect needs a DataStream of the same") as e:

@@ -35,7 +35,7 @@ CASES: dict[str, tuple[Callable[[], Any], str, str]] = {
     "rolling_reduce": (
         lambda: _events().key_by(lambda e: e[0]).reduce(None),
         "fn",
-        "reduce() takes a function; NoneType is not callable",
+        "reduce() takes a function; None is no function (Flink's checkNotNull)",
     ),
     "window_reduce": (lambda: _windowed().reduce(None), "fn", "reduce() takes a function"),
     "window_reduce_process": (

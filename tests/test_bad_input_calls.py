@@ -177,7 +177,7 @@ _ENV = wv.StreamExecutionEnvironment
             lambda: _ENV().set_watermark_alignment_buffer_size("x"),
             ArgumentTypeError,
             "field 'buffer_size', value 'x': buffer_size must be an int, got str (expected an "
-            "int >= 0)",
+            "int >= 0 (Flink's default 3; 0: check the latest watermark))",
         ),
     ],
 )

@@ -28,6 +28,7 @@ from winviz.errors import (
     TimerLoopError,
     UserFunctionError,
 )
+from winviz.watermarks import WatermarkGenerator
 
 BIG = 2**64 + 1000  # wraps to 1000 in Java's long
 
@@ -69,6 +70,23 @@ def test_a_duration_beyond_javas_long_is_refused(make, field):
     assert "(expected -2**63 <= ms <= 2**63-1)" in message
     assert info.value.field == (field or "allowed lateness")
     assert info.value.value >= 2**63
+
+
+@pytest.mark.parametrize(
+    ("count", "error", "message"),
+    [
+        (2**64, LongRangeError, "CountTrigger max_count is outside Java's long range"),
+        (-(2**64), LongRangeError, "CountTrigger max_count must be at least 1"),
+        (0, InputError, "CountTrigger max_count must be at least 1"),
+    ],
+)
+def test_a_count_beyond_javas_long_is_a_long_range_error(count, error, message):
+    with pytest.raises(InputError) as info:
+        wv.CountTrigger.of(count)
+    assert type(info.value) is error
+    assert str(info.value) == (
+        f"field 'CountTrigger max_count', value {count}: {message} (expected an int >= 1)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -116,14 +134,34 @@ def test_count_evictor_needs_an_int():
         wv.CountEvictor.of(2.0)
 
 
-@pytest.mark.parametrize("fail_at", [True, 1.5, "3", [1, False]])
-def test_fail_at_must_be_record_counts(fail_at):
+@pytest.mark.parametrize(
+    ("fail_at", "error", "message"),
+    [
+        (True, ArgumentTypeError, "value True: each failure cut is a record count"),
+        (
+            1.5,
+            ArgumentTypeError,
+            "value 1.5: fail_at takes the cuts of the failures: record counts",
+        ),
+        (
+            "3",
+            ArgumentTypeError,
+            "value '3': fail_at takes the cuts of the failures: record counts",
+        ),
+        ([1, False], ArgumentTypeError, "value False: each failure cut is a record count"),
+        (-1, InputError, "value -1: each failure cut is a record count"),
+        ([2, -3], InputError, "value -3: each failure cut is a record count"),
+    ],
+)
+def test_fail_at_must_be_record_counts(fail_at, error, message):
     env, stream = _keyed()
     stream.process(_Echo()).sink_to("out")
-    with pytest.raises(ArgumentTypeError) as info:
+    with pytest.raises(error) as info:
         env.execute(fail_at=fail_at)
-    assert info.value.field == "fail_at"
-    assert "(expected an int >= 0 or a list of them)" in str(info.value)
+    assert type(info.value) is error
+    assert str(info.value) == (
+        f"field 'fail_at', {message} (expected an int >= 0 or a list of them)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -1361,6 +1399,26 @@ def test_a_keyed_process_function_returning_a_value_is_refused():
     )
 
 
+def test_a_keyed_process_key_selector_that_raises_is_named_with_no_earlier_key():
+    """The key selector runs in the operator (parallelism 1, no exchange): its error names the
+    key selector, not ``process_element``, and no key (record 0's key was 1)."""
+
+    class _Passing(wv.KeyedProcessFunction):
+        def process_element(self, value, ctx, out):
+            out.collect(value)
+
+    env = wv.StreamExecutionEnvironment()
+    stream = env.from_collection([("A", 1), ("B", 0)]).key_by(lambda e: 1 // e[1])
+    stream.process(_Passing()).sink_to("out")
+    with pytest.raises(UserFunctionError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "key selector in operator 'process' raised ZeroDivisionError: integer division or "
+        "modulo by zero; record 1; value ('B', 0)"
+    )
+    assert (info.value.function, info.value.key, info.value.index) == ("key selector", None, 1)
+
+
 class _ReturningCo(wv.CoProcessFunction):
     def process_element1(self, value, ctx, out):
         out.collect(value)
@@ -1590,8 +1648,8 @@ def test_a_transcript_of_nested_yaml_aliases_is_refused_before_it_grows(tmp_path
 @pytest.mark.parametrize(
     ("cuts", "error", "value", "message"),
     [
-        (3, ArgumentTypeError, 3, "at_records takes the cuts of the checkpoints, several "),
-        ("38", ArgumentTypeError, "38", "at_records takes the cuts of the checkpoints, several "),
+        (3, ArgumentTypeError, 3, "at_records takes the cuts of the checkpoints: record counts"),
+        ("38", ArgumentTypeError, "38", "at_records takes the cuts of the checkpoints: record "),
         ([3, "8"], ArgumentTypeError, "8", "each checkpoint cut is a record count"),
         ([True], ArgumentTypeError, True, "each checkpoint cut is a record count"),
         ([3, -1], InputError, -1, "each checkpoint cut is a record count"),
@@ -1845,7 +1903,7 @@ def _interval_join():
         (
             lambda: _two_inputs()[1].key_by(lambda e: e[0]).interval_join(_two_inputs()[2]),
             ArgumentTypeError,
-            "interval_join takes a KeyedStream (expected a KeyedStream, e.g. "
+            "interval_join takes a KeyedStream, not DataStream (expected a KeyedStream, e.g. "
             "other.key_by(lambda e: e['user']))",
         ),
     ],
@@ -1983,8 +2041,8 @@ class _TwoArgFlatJoin(wv.FlatJoinFunction):
         (
             lambda: _two_inputs()[1].join([1, 2]),
             ArgumentTypeError,
-            "field 'other', value [1, 2]: join() needs a DataStream of the same environment "
-            "(expected a DataStream of this environment)",
+            "field 'other', value [1, 2]: join() needs a DataStream of the same environment, "
+            "not list (expected a DataStream of this environment)",
         ),
         (
             lambda: _two_inputs()[1].co_group(_two_inputs()[2]),
@@ -2081,7 +2139,7 @@ _ALIGNED = wv.WatermarkStrategy.for_monotonous_timestamps()
             lambda: wv.StreamExecutionEnvironment().set_watermark_alignment_buffer_size(1.5),
             ArgumentTypeError,
             "field 'buffer_size', value 1.5: buffer_size must be an int, got float (expected an "
-            "int >= 0)",
+            "int >= 0 (Flink's default 3; 0: check the latest watermark))",
         ),
         (
             lambda: wv.StreamExecutionEnvironment().set_runtime_mode(None),
@@ -2116,3 +2174,57 @@ def test_a_failure_or_a_restore_in_batch_mode_is_refused():
     with pytest.raises(wv.UnsupportedOperationError) as info:
         job().set_runtime_mode("batch").execute(restore_from=checkpoint)
     assert str(info.value) == refusal
+
+
+class _HalfWatermarks(WatermarkGenerator):
+    def on_event(self, event, timestamp, output):
+        output.emit_watermark(timestamp + 0.5)
+
+
+@pytest.mark.parametrize("partitioned", [False, True])
+def test_a_generated_watermark_that_is_no_long_is_refused_per_partition_too(partitioned):
+    """The reader's output and a partition's (per-split watermarks) refuse it alike; a
+    partition's took it as it was (the watermark 2.5 went downstream)."""
+    env = wv.StreamExecutionEnvironment()
+    source = env.from_partitions([[1, 2], [3]]) if partitioned else env.from_collection([1, 2, 3])
+    strategy = wv.WatermarkStrategy.for_generator(_HalfWatermarks).with_timestamp_assigner(
+        lambda e, _: e
+    )
+    source.assign_timestamps_and_watermarks(strategy).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "the watermark generator of _HalfWatermarks in operator 'watermarks' emitted a "
+        "watermark that is no long: got 1.5; record 0 (expected int milliseconds in Java's "
+        "long range (or None: no watermark))"
+    )
+    assert [r.value for r in info.value.partial_result.outputs["out"]] == [1]
+
+
+class _HalfWhenNothingSeen(WatermarkGenerator):
+    def __init__(self):
+        self.seen = False
+
+    def on_event(self, event, timestamp, output):
+        self.seen = True
+
+    def on_periodic_emit(self, output):
+        output.emit_watermark(5 if self.seen else 0.5)
+
+
+def test_a_reader_without_partitions_refuses_a_watermark_that_is_no_long():
+    """Its main output (the generator that sees no record) refuses it as a partition's does
+    (it went downstream: 'watermarks#1' had the watermark 0.5)."""
+    env = wv.StreamExecutionEnvironment()
+    strategy = wv.WatermarkStrategy.for_generator(_HalfWhenNothingSeen).with_timestamp_assigner(
+        lambda e, _: e
+    )
+    stream = env.from_partitions([[1, 2]]).assign_timestamps_and_watermarks(strategy)
+    stream.set_parallelism(2).sink_to("out")
+    with pytest.raises(FunctionResultError) as info:
+        env.execute()
+    assert str(info.value) == (
+        "the watermark generator of _HalfWhenNothingSeen in operator 'watermarks#1' emitted a "
+        "watermark that is no long: got 0.5 (expected int milliseconds in Java's long range "
+        "(or None: no watermark))"
+    )

@@ -233,3 +233,57 @@ def test_both_inputs_idle_flush_the_larger_watermark_first() -> None:
     assert status.update_watermark(1, 5) is True and status.combined == 2
     assert status.update_status(1, True) is False and status.combined == 2
     assert status.update_status(0, True) is True and status.combined == 5 and status.all_idle
+
+
+class _Opened:
+    """Records every ``open(ctx)`` call, and emits how many it saw and whether its ctx is the
+    one of the element."""
+
+    def open(self, ctx):
+        self.opened = [*getattr(self, "opened", []), ctx]
+
+    def _emit(self, ctx, out):
+        out.collect((len(self.opened), self.opened[0] is ctx))
+
+
+class _OpenedProcess(_Opened, wv.KeyedProcessFunction):
+    def process_element(self, value, ctx, out):
+        self._emit(ctx, out)
+
+
+class _OpenedCo(_Opened, wv.KeyedCoProcessFunction):
+    def process_element1(self, value, ctx, out):
+        self._emit(ctx, out)
+
+    process_element2 = process_element1
+
+
+class _OpenedJoin(_Opened, wv.ProcessJoinFunction):
+    def process_element(self, left, right, ctx, out):
+        self._emit(ctx, out)
+
+
+@pytest.mark.parametrize("kind", ["process", "co_process", "keyed_co_process", "interval_join"])
+def test_a_process_function_is_opened_once_with_its_context(kind: str) -> None:
+    """Flink's ``AbstractUdfStreamOperator.open``: the function's ``open`` runs once per
+    subtask, before the first record, with the context its methods get."""
+    env = wv.StreamExecutionEnvironment()
+    a = env.from_collection([("k", 1)], arrival_times=[0]).assign_timestamps_and_watermarks(
+        bounded(0)
+    )
+    b = env.from_collection([("k", 2)], arrival_times=[1]).assign_timestamps_and_watermarks(
+        bounded(0)
+    )
+    key = lambda e: e[0]  # noqa: E731
+    if kind == "process":
+        out = a.key_by(key).process(_OpenedProcess())
+    elif kind == "interval_join":
+        out = a.key_by(key).interval_join(b.key_by(key)).between(0, 5).process(_OpenedJoin())
+    else:
+        connected = a.connect(b)
+        if kind == "keyed_co_process":
+            connected = connected.key_by(key, key)
+        out = connected.process(_OpenedCo())
+    out.sink_to("out")
+    expected = {"process": [(1, True)], "interval_join": [(1, True)]}
+    assert [r.value for r in env.execute().outputs["out"]] == expected.get(kind, [(1, True)] * 2)

@@ -303,9 +303,15 @@ def test_assign_key_to_subtask_rejects_bad_parallelism(parallelism: int) -> None
 
 
 def test_assign_key_to_subtask_rejects_max_parallelism_below_parallelism() -> None:
-    """max_parallelism < parallelism would leave subtasks without key groups."""
-    with pytest.raises(InputError, match="value 2"):
+    """max_parallelism < parallelism would leave subtasks without key groups: the runtime's
+    rule (``StreamingJobGraphGenerator``'s message), naming both."""
+    with pytest.raises(InputError) as info:
         assign_key_to_subtask("a", 4, 2)
+    assert str(info.value) == (
+        "field 'parallelism', value 4: The parallelism (4) is higher than its maximum "
+        "parallelism (2). Please lower the parallelism or increase the maximum parallelism. "
+        "(expected <= 2)"
+    )
 
 
 def test_assign_key_to_subtask_rejects_zero_max_parallelism() -> None:

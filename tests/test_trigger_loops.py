@@ -550,10 +550,22 @@ def test_the_budget_stops_a_keyed_process_function_re_registering_the_same_timer
     assert err.trace[-1].kind == "error"
 
 
-@pytest.mark.parametrize("budget", [0, -1, 1.5, True, "10"])
-def test_the_budget_must_be_a_positive_int(budget):
-    with pytest.raises(InputError, match="timer firing budget must be a positive int") as info:
+@pytest.mark.parametrize(
+    ("budget", "message"),
+    [
+        (0, "timer_firing_budget must be at least 1"),
+        (-1, "timer_firing_budget must be at least 1"),
+        (1.5, "timer_firing_budget must be an int, got float"),
+        (True, "timer_firing_budget must be an int, got bool"),
+        ("10", "timer_firing_budget must be an int, got str"),
+    ],
+)
+def test_the_budget_must_be_a_positive_int(budget, message):
+    with pytest.raises(InputError) as info:
         wv.StreamExecutionEnvironment().set_timer_firing_budget(budget)
+    assert str(info.value) == (
+        f"field 'timer_firing_budget', value {budget!r}: {message} (expected an int >= 1)"
+    )
     assert info.value.field == "timer_firing_budget" and info.value.value == budget
 
 

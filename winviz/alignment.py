@@ -35,8 +35,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from winviz.errors import ArgumentTypeError, InputError
-from winviz.time import MAX, MIN, count_arg, duration_ms
+from winviz.errors import ArgumentTypeError
+from winviz.time import MAX, MIN, count_arg, duration_at_least
 
 DEFAULT_UPDATE_INTERVAL = 1000
 """Flink's ``withWatermarkAlignment(group, maxDrift)``: ``Duration.ofMillis(1000)``."""
@@ -66,22 +66,20 @@ class WatermarkAlignmentParams:
                 value=group,
                 expected="a str naming the alignment group",
             )
-        drift = duration_ms(max_drift, what="max_drift")
-        if drift < 0:
-            raise InputError(
-                "maxAllowedWatermarkDrift must be greater than or equal to zero",
-                field="max_drift",
-                value=drift,
-                expected=">= 0 ms",
-            )
-        interval = duration_ms(update_interval, what="update_interval")
-        if interval <= 0:
-            raise InputError(
-                "updateInterval must be positive",
-                field="update_interval",
-                value=interval,
-                expected="> 0 ms",
-            )
+        drift = duration_at_least(
+            max_drift,
+            0,
+            "max_drift",
+            "maxAllowedWatermarkDrift must be greater than or equal to zero",
+            expected=">= 0 ms",
+        )
+        interval = duration_at_least(
+            update_interval,
+            1,
+            "update_interval",
+            "updateInterval must be positive",
+            expected="> 0 ms",
+        )
         return cls(group, drift, interval)
 
     @property
@@ -92,16 +90,12 @@ class WatermarkAlignmentParams:
 
 def check_buffer_size(size: Any) -> int:
     """``pipeline.watermark-alignment.buffer-size``: an int ≥ 0."""
-    if size.__class__ is not int:
-        size = count_arg(size, what="buffer_size", minimum=0)  # bool, float, str: ArgumentTypeError
-    if size < 0:
-        raise InputError(
-            "the watermark alignment buffer size must be an int >= 0",
-            field="buffer_size",
-            value=size,
-            expected="an int >= 0 (Flink's default 3; 0: check the latest watermark)",
-        )
-    return size
+    return count_arg(
+        size,
+        what="buffer_size",
+        minimum=0,
+        expected="an int >= 0 (Flink's default 3; 0: check the latest watermark)",
+    )
 
 
 class WatermarkSampler:

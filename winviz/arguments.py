@@ -8,29 +8,40 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from winviz.errors import ArgumentTypeError, InputError
+from winviz.errors import ArgumentTypeError
 from winviz.functions import OutputTag
-from winviz.time import duration_ms
+from winviz.time import duration_at_least
 from winviz.windows.assigners import WindowAssigner
 from winviz.windows.evictors import Evictor
 from winviz.windows.triggers import Trigger
 
 
 def checked_function(
-    fn: Any, what: str, field: str, expected: str, arity: int | None = None
+    fn: Any,
+    what: str,
+    field: str,
+    expected: str,
+    arity: int | None = None,
+    *,
+    it: str = "its function",
+    hint: str = "",
 ) -> Any:
     """``fn`` when it can be called (with ``arity`` positional arguments, when given), else
-    ``ArgumentTypeError`` (Flink's ``checkNotNull``)."""
+    ``ArgumentTypeError`` (Flink's ``checkNotNull``) naming the call ``what`` (``map`` is shown
+    ``map()``; ``for_punctuated(fn)`` as it is), ending with ``hint`` when not callable;
+    ``it``: how ``callable_with`` names ``fn``."""
+    call = what if "(" in what else f"{what}()"
     if not callable(fn):
+        no = "None is no function (Flink's checkNotNull)" if fn is None else ""
         raise ArgumentTypeError(
-            f"{what}() takes a function; {type(fn).__name__} is not callable",
+            f"{call} takes a function; {no or f'{type(fn).__name__} is not callable'}{hint}",
             field=field,
             value=fn,
             expected=expected,
         )
     if arity is None:
         return fn
-    return callable_with(fn, arity, f"{what}()", field, expected, "its function")
+    return callable_with(fn, arity, call, field, expected, it)
 
 
 def callable_with(fn: Any, arity: int, what: str, field: str, expected: str, it: str) -> Any:
@@ -92,29 +103,20 @@ def checked_window_function(function: Any, what: str, *, required: bool = False)
 def checked_output_tag(tag: Any, what: str) -> OutputTag:
     """``tag`` if it is an ``OutputTag``; ``what`` names the call in the error."""
     example = f"OutputTag({tag!r})" if isinstance(tag, str) else "OutputTag('late')"
-    return _instance(tag, OutputTag, "tag", f"{what}() takes", example)
-
-
-def _non_negative_ms(value: Any, what: str, field: str, message: str, expected: str) -> int:
-    """``value`` as a duration in ms (``duration_ms``, naming ``what``) that is not negative,
-    else ``InputError`` (``message``, ``expected``)."""
-    ms = duration_ms(value, what=what)
-    if ms < 0:
-        raise InputError(message, field=field, value=value, expected=expected)
-    return ms
+    return checked_instance(tag, OutputTag, "tag", f"{what}() takes", example)
 
 
 def checked_watermark_interval(interval: Any) -> int:
-    return _non_negative_ms(
+    return duration_at_least(
         interval,
-        "auto_watermark_interval",
+        0,
         "auto_watermark_interval",
         "auto_watermark_interval must be >= 0",
-        ">= 0 ms (0 turns periodic watermarks off)",
+        expected=">= 0 ms (0 turns periodic watermarks off)",
     )
 
 
-def _instance(value: Any, kind: type, field: str, method: str, example: str) -> Any:
+def checked_instance(value: Any, kind: type, field: str, method: str, example: str) -> Any:
     """``value`` if it is a ``kind``; else ``ArgumentTypeError`` naming the call (``method``,
     e.g. "trigger() takes"), the value's type and an ``example`` of a ``kind``."""
     if not isinstance(value, kind):
@@ -130,25 +132,25 @@ def _instance(value: Any, kind: type, field: str, method: str, example: str) -> 
 
 def checked_assigner(assigner: Any, method: str = "window() takes") -> WindowAssigner:
     """``assigner`` if it is a ``WindowAssigner``; ``method`` names the call in the error."""
-    return _instance(
+    return checked_instance(
         assigner, WindowAssigner, "assigner", method, "TumblingEventTimeWindows.of(5000)"
     )
 
 
 def checked_trigger(trigger: Any) -> Trigger:
-    return _instance(trigger, Trigger, "trigger", "trigger() takes", "CountTrigger.of(3)")
+    return checked_instance(trigger, Trigger, "trigger", "trigger() takes", "CountTrigger.of(3)")
 
 
 def checked_evictor(evictor: Any) -> Evictor:
-    return _instance(evictor, Evictor, "evictor", "evictor() takes", "CountEvictor.of(3)")
+    return checked_instance(evictor, Evictor, "evictor", "evictor() takes", "CountEvictor.of(3)")
 
 
 def checked_lateness(lateness: Any) -> int:
     """The allowed lateness in ms (Flink: "The allowed lateness cannot be negative.")."""
-    return _non_negative_ms(
+    return duration_at_least(
         lateness,
+        0,
         "allowed lateness",
-        "allowed_lateness",
         "The allowed lateness cannot be negative.",
-        ">= 0",
+        field="allowed_lateness",
     )

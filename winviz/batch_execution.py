@@ -61,13 +61,13 @@ from winviz.errors import (
 from winviz.functions import KeyedProcessFunction
 from winviz.keygroups import user_key
 from winviz.operators.base import StreamOperator
-from winviz.operators.batch import Batch
 from winviz.operators.co_process import KeyedCoProcessOperator
+from winviz.operators.inputs import OperatorInput
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.operators.keyed_process import KeyedProcessOperator, RollingReduceFunction
 from winviz.operators.sources import TimestampsAndWatermarksOperator
 from winviz.time import MAX, MIN
-from winviz.timers import InternalTimerService
+from winviz.timers import PROCESSING, InternalTimerService, TimerQueue
 from winviz.watermarks import NoWatermarksGenerator
 
 _NO_KEY = object()  # before the first key (a key may be None: window_all's)
@@ -117,15 +117,10 @@ class BatchExecutionInternalTimeService(InternalTimerService):
     batch_key: Any = None  # the key whose timers are queued (Flink's currentKey)
     batch_key_set = False
 
-    def register_event_time_timer(self, namespace: Any, ts: int) -> None:
+    def _register(self, queue: TimerQueue, domain: str, namespace: Any, ts: int) -> None:
         if self.current_watermark == MAX:  # quiesced at the end of a key
             return
-        super().register_event_time_timer(namespace, ts)
-
-    def register_processing_time_timer(self, namespace: Any, ts: int) -> None:
-        if self.current_watermark == MAX:  # quiesced at the end of a key
-            return
-        super().register_processing_time_timer(namespace, ts)
+        super()._register(queue, domain, namespace, ts)
 
     def next_processing_timer(self) -> int | None:
         return None  # never scheduled on the processing clock: they fire at the key's end
@@ -145,26 +140,16 @@ class BatchExecutionInternalTimeService(InternalTimerService):
             return
         self.current_watermark = MAX
         InternalTimerService.advance_watermark(self, MAX)
-        self._fire_all_processing_timers()
+        queue = self.processing_queue  # all of them (none is registered meanwhile: quiesced)
+        self.fire_due(queue, PROCESSING, MAX, queue._counter, {}, MAX)
         self.current_watermark = MIN
         self.batch_key, self.batch_key_set = key, not end
-
-    def _fire_all_processing_timers(self) -> None:
-        queue = self.processing_queue
-        while queue.peek_ts() is not None:
-            timer = queue.poll()
-            self.key_context.current_key = timer.key
-            if self.on_change is not None:
-                self.on_change(
-                    "timer_fired", "processing", timer.key, timer.namespace, timer.timestamp, False
-                )
-            self.target.on_processing_time(timer)
 
 
 # -- the sorted input -------------------------------------------------------------------------
 
 
-class SortingDataInput:
+class SortingDataInput(OperatorInput):
     """Flink's ``SortingDataInput`` in front of one keyed subtask: buffers every record with
     its key, and at the end of input hands them over grouped by key and sorted by timestamp,
     switching the operator's key (``BatchExecutionKeyedStateBackend.setCurrentKey``) between
@@ -178,22 +163,6 @@ class SortingDataInput:
         self.buffer: list[tuple[tuple[bytes, int], int, int, Any, Any, int | None, Any]] = []
         self.watermark_seen = MIN
 
-    # what an InputGate reads from the operator behind it
-    @property
-    def name(self) -> str:
-        return self.op.name
-
-    @property
-    def trace(self) -> Any:
-        return self.op.trace
-
-    @property
-    def job(self) -> Any:
-        return self.op.job
-
-    def current_watermark(self) -> int:
-        return self.op.current_watermark()
-
     def process_element(self, value: Any, ts: int | None) -> None:
         """A record goes into the sorter with its key (``ForwardingDataOutput.emitRecord``)."""
         op = self.op
@@ -206,12 +175,6 @@ class SortingDataInput:
             place = self.keys[internal] = (_signed_order(serialized_key(key)), len(self.keys))
         order = MIN if ts is None else ts
         self.buffer.append((place, order, len(self.buffer), internal, value, ts, index))
-
-    def process_batch(self, batch: Batch) -> None:
-        job = self.op.job
-        for arrival, index, value, ts in batch:
-            job.now, job.record_index = arrival, index
-            self.process_element(value, ts)
 
     def process_watermark_status(self, idle: bool) -> None:
         """Watermark statuses stop here (``emitWatermarkStatus`` does nothing)."""

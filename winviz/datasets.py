@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from winviz.errors import ArgumentTypeError, InputError
-from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms, format_ms
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_at_least, format_ms
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -208,11 +208,7 @@ def seattle_temps(
     """Hourly readings ``{"ts": ms, "temp": °F, "arrival_time": ms}``: each reading arrives
     after a seeded random delay (exponential, ``mean_delay`` ms), in arrival order.
     ``limit`` (an int >= 0, or None for all) keeps the first readings."""
-    mean_delay = duration_ms(mean_delay, what="mean_delay")
-    if mean_delay < 0:
-        raise InputError(
-            "mean_delay must not be negative", field="mean_delay", value=mean_delay, expected=">= 0"
-        )
+    mean_delay = duration_at_least(mean_delay, 0, "mean_delay", "mean_delay must not be negative")
     if limit is not None:
         limit = count_arg(limit, what="limit", minimum=0)
     if isinstance(seed, bool) or not isinstance(seed, int):

@@ -18,6 +18,7 @@ from winviz.arguments import (
     checked_assigner,
     checked_evictor,
     checked_function,
+    checked_instance,
     checked_lateness,
     checked_methods,
     checked_output_tag,
@@ -53,7 +54,7 @@ from winviz.joins import CoGroupedStreams, IntervalJoin, JoinedStreams
 from winviz.keygroups import check_max_parallelism, check_parallelism
 from winviz.operators.batch import Batch
 from winviz.partitioners import FORWARD, REBALANCE
-from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_ms
+from winviz.time import MAX, MIN, TimestampNormalizer, count_arg, duration_at_least, duration_ms
 from winviz.timers import DEFAULT_FIRING_BUDGET
 from winviz.watermarks import WatermarkStrategy
 from winviz.windows.assigners import WindowAssigner
@@ -137,14 +138,7 @@ class StreamExecutionEnvironment:
     def set_timer_firing_budget(self, budget: int) -> StreamExecutionEnvironment:
         """How many timers one advance may fire, each registered by an earlier firing of it, before
         ``TimerLoopError`` (``winviz.timers``; not Flink's: Flink keeps firing)."""
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise InputError(
-                "a timer firing budget must be a positive int",
-                field="timer_firing_budget",
-                value=budget,
-                expected="an int >= 1",
-            )
-        self.timer_firing_budget = budget
+        self.timer_firing_budget = count_arg(budget, what="timer_firing_budget")
         return self
 
     # -- naming ---------------------------------------------------------------------------
@@ -196,15 +190,23 @@ class StreamExecutionEnvironment:
     ) -> StreamExecutionEnvironment:
         """Flink's ``enableCheckpointing(interval)``: every ``interval`` ms and/or after
         ``at_records`` source records (``winviz.checkpoints``)."""
-        ms = None if interval is None else duration_ms(interval, what="checkpoint interval")
-        if ms is not None and ms <= 0:
-            raise InputError(
+        ms = None
+        if interval is not None:
+            ms = duration_at_least(
+                interval,
+                1,
+                "checkpoint interval",
                 "checkpoint interval must be > 0",
                 field="interval",
-                value=interval,
                 expected="ms > 0 (or None with at_records: checkpoints at record cuts only)",
             )
-        self.checkpoint_config = CheckpointConfig(ms, _record_cuts(at_records))
+        cuts = _record_cuts(
+            at_records,
+            "at_records",
+            "checkpoint",
+            "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]",
+        )
+        self.checkpoint_config = CheckpointConfig(ms, cuts)
         return self
 
     def set_watermark_alignment_buffer_size(self, size: int) -> StreamExecutionEnvironment:
@@ -394,15 +396,7 @@ class StreamExecutionEnvironment:
                 until_processing_time, field_name="until_processing_time"
             )
         failures = () if fail_at is None else (fail_at,) if isinstance(fail_at, int) else fail_at
-        try:
-            failures = [count_arg(n, what="fail_at", minimum=0) for n in failures]
-        except TypeError:
-            raise ArgumentTypeError(
-                "fail_at must be a record count or several",
-                field="fail_at",
-                value=fail_at,
-                expected="an int >= 0 or a list of them",
-            ) from None
+        failures = _record_cuts(failures, "fail_at", "failure", "an int >= 0 or a list of them")
         runtime = JobRuntime(self, job_name, fail_at=failures, restore_from=restore_from)
         try:
             return runtime.run(until)
@@ -410,28 +404,25 @@ class StreamExecutionEnvironment:
             runtime.close()
 
 
-def _record_cuts(at_records: Any) -> tuple[int, ...]:
-    """``enable_checkpointing(at_records=...)``: record counts (ints >= 0), sorted, unique."""
-    expected = "a list of record counts (ints >= 0), e.g. at_records=[3] or [3, 8]"
-    if isinstance(at_records, (str, bytes, numbers.Number)) or not isinstance(at_records, Iterable):
+def _record_cuts(cuts: Any, field: str, what: str, expected: str) -> tuple[int, ...]:
+    """Record counts (ints >= 0), sorted, unique: the cuts of ``enable_checkpointing(at_records=
+    ...)`` and of ``execute(fail_at=...)``; ``what`` names a cut in the errors."""
+    if isinstance(cuts, (str, bytes, numbers.Number)) or not isinstance(cuts, Iterable):
         raise ArgumentTypeError(
-            "at_records takes the cuts of the checkpoints, several record counts",
-            field="at_records",
-            value=at_records,
+            f"{field} takes the cuts of the {what}s: record counts",
+            field=field,
+            value=cuts,
             expected=expected,
         )
-    cuts = []
-    for n in at_records:
+    counts = []
+    for n in cuts:
         wrong_type = isinstance(n, bool) or not isinstance(n, numbers.Integral)
         if wrong_type or n < 0:
             raise (ArgumentTypeError if wrong_type else InputError)(
-                "each checkpoint cut is a record count",
-                field="at_records",
-                value=n,
-                expected=expected,
+                f"each {what} cut is a record count", field=field, value=n, expected=expected
             )
-        cuts.append(int(n))
-    return tuple(sorted(set(cuts)))
+        counts.append(int(n))
+    return tuple(sorted(set(counts)))
 
 
 class DataStream:
@@ -452,15 +443,20 @@ class DataStream:
         return DataStream(self.env, self.env._add(spec, base, inputs))
 
     def _same_environment(
-        self, other: Any, what: str, elsewhere: type[InputError] = ArgumentTypeError
+        self,
+        other: Any,
+        what: str,
+        elsewhere: type[InputError] = ArgumentTypeError,
+        field: str = "other",
     ) -> DataStream:
-        """``other`` when it is a stream of this environment, else ``ArgumentTypeError`` (a stream
-        of another environment: ``elsewhere``)."""
+        """``other`` when it is a stream of this environment, else ``ArgumentTypeError`` naming
+        ``field`` and the type given (a stream of another environment: ``elsewhere``)."""
         if not isinstance(other, DataStream) or other.env is not self.env:
-            error = elsewhere if isinstance(other, DataStream) else ArgumentTypeError
-            raise error(
-                f"{what} needs a DataStream of the same environment",
-                field="other",
+            stream = isinstance(other, DataStream)
+            raise (elsewhere if stream else ArgumentTypeError)(
+                f"{what} needs a DataStream of the same environment"
+                + ("" if stream else f", not {type(other).__name__}"),
+                field=field,
                 value=other,
                 expected="a DataStream of this environment",
             )
@@ -543,14 +539,14 @@ class DataStream:
     def assign_timestamps_and_watermarks(self, strategy: WatermarkStrategy) -> DataStream:
         """Timestamps and watermarks from ``strategy``; right after a partitioned source one
         generator per partition (Flink's per-split watermarks)."""
-        if not isinstance(strategy, WatermarkStrategy):
-            raise ArgumentTypeError(
-                "assign_timestamps_and_watermarks takes a WatermarkStrategy",
-                field="strategy",
-                value=strategy,
-                expected="a WatermarkStrategy, e.g. WatermarkStrategy.for_bounded_out_of_orderness"
-                "(500).with_timestamp_assigner(lambda e, _: e['ts'])",
-            )
+        checked_instance(
+            strategy,
+            WatermarkStrategy,
+            "strategy",
+            "assign_timestamps_and_watermarks takes",
+            "WatermarkStrategy.for_bounded_out_of_orderness(500).with_timestamp_assigner("
+            "lambda e, _: e['ts'])",
+        )
         source = self.node.spec
         if isinstance(source, SourceSpec) and source.num_partitions is not None:
             spec = SplitWatermarksSpec(strategy, self.node.name, source.num_partitions)
@@ -561,19 +557,7 @@ class DataStream:
         """Flink's ``DataStream.union``: not an operator; the next operator gets one input channel
         per stream (a stream united with itself: every record twice)."""
         for other in others:
-            if not isinstance(other, DataStream):
-                raise ArgumentTypeError(
-                    f"union() takes DataStreams, not {type(other).__name__}",
-                    field="others",
-                    value=other,
-                    expected="DataStreams of this environment",
-                )
-            if other.env is not self.env:
-                raise InputError(
-                    "union needs DataStreams of the same environment",
-                    field="others",
-                    value=other,
-                )
+            self._same_environment(other, "union()", InputError, "others")
         return self._then(UnionSpec(), "union", *others)
 
     def key_by(self, key_selector: Callable[[Any], Any]) -> KeyedStream:
@@ -622,13 +606,9 @@ class KeyedStream:
 
     def interval_join(self, other: KeyedStream) -> Any:
         """Flink's ``intervalJoin``: ``.between(lower, upper).process(fn)`` (``winviz.joins``)."""
-        if not isinstance(other, KeyedStream):
-            raise ArgumentTypeError(
-                "interval_join takes a KeyedStream",
-                field="other",
-                value=other,
-                expected="a KeyedStream, e.g. other.key_by(lambda e: e['user'])",
-            )
+        checked_instance(
+            other, KeyedStream, "other", "interval_join takes", "other.key_by(lambda e: e['user'])"
+        )
         return IntervalJoin(self, other)
 
     def reduce(self, fn: Callable[[Any, Any], Any]) -> DataStream:

@@ -151,7 +151,7 @@ class IntervalJoined:
                 expected="a ProcessJoinFunction",
             )
         _callable(function.process_element, "process", 4, _PROCESS_JOIN)
-        if self.lower > self.upper:  # Flink's IntervalJoinOperator constructor
+        if self.lower > self.upper:  # Flink's IntervalJoinOperator constructor (bounds as given)
             raise InputError(
                 "lowerBound <= upperBound must be fulfilled",
                 field="between",

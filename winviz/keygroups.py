@@ -281,6 +281,20 @@ def check_max_parallelism(max_parallelism: Any) -> int:
     )
 
 
+def check_fits(parallelism: int, max_parallelism: int, of: str = "") -> None:
+    """``StreamingJobGraphGenerator``'s check: a parallelism no higher than the maximum
+    parallelism (the key groups); ``of`` names the operator (" of operator 'map'")."""
+    if parallelism > max_parallelism:
+        raise InputError(
+            f"The parallelism ({parallelism}){of} is higher than its maximum parallelism "
+            f"({max_parallelism}). Please lower the parallelism or increase the maximum "
+            "parallelism.",
+            field="parallelism",
+            value=parallelism,
+            expected=f"<= {max_parallelism}",
+        )
+
+
 def assign_to_key_group(key: Any, max_parallelism: int) -> int:
     """``KeyGroupRangeAssignment.assignToKeyGroup``: ``murmur(hashCode) % max_parallelism``."""
     if key is None:
@@ -300,7 +314,5 @@ def assign_key_to_subtask(key: Any, parallelism: int, max_parallelism: int | Non
     mp = (
         compute_default_max_parallelism(parallelism) if max_parallelism is None else max_parallelism
     )
-    check_max_parallelism(mp)
-    if mp < parallelism:
-        raise InputError("max parallelism must be >= parallelism", value=mp)
+    check_fits(parallelism, check_max_parallelism(mp))
     return operator_index_for_key_group(mp, parallelism, assign_to_key_group(key, mp))

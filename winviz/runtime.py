@@ -40,7 +40,7 @@ from winviz.graph import (
     UnionSpec,
     WindowSpec,
 )
-from winviz.keygroups import KeyRule, compute_default_max_parallelism
+from winviz.keygroups import KeyRule, check_fits, compute_default_max_parallelism
 from winviz.operators.aligned_input import AlignedInput
 from winviz.operators.base import JobContext, Output, StreamOperator
 from winviz.operators.chaining import chain_operators, install_kernel
@@ -268,15 +268,7 @@ class JobRuntime:
         mp = node.max_parallelism or self.env.max_parallelism
         if mp is None:
             return compute_default_max_parallelism(parallelism)
-        if parallelism > mp:
-            raise InputError(
-                f"The parallelism ({parallelism}) of operator {node.name!r} is higher than its "
-                f"maximum parallelism ({mp}). Please lower the parallelism or increase the "
-                "maximum parallelism.",
-                field="parallelism",
-                value=parallelism,
-                expected=f"<= {mp}",
-            )
+        check_fits(parallelism, mp, f" of operator {node.name!r}")
         return mp
 
     def _make(self, node: Node, subtask: int, parallelism: int, name: str) -> StreamOperator:

@@ -68,6 +68,26 @@ def duration_ms(value: Any, *, what: str = "duration") -> int:
     return ms
 
 
+def duration_at_least(
+    value: Any,
+    least: int,
+    what: str,
+    message: str,
+    *,
+    field: str | None = None,
+    expected: str | None = None,
+) -> int:
+    """``value`` as a duration in ms (``duration_ms``, naming ``what``) of at least ``least``
+    (0: not negative, 1: positive), else ``InputError`` with ``message``, naming ``field``
+    (default ``what``), the value as given and what was ``expected`` (default ``>= 0`` /
+    ``> 0``)."""
+    ms = duration_ms(value, what=what)
+    if ms < least:
+        expected = expected or ("> 0" if least == 1 else f">= {least}")
+        raise InputError(message, field=field or what, value=value, expected=expected)
+    return ms
+
+
 def _long_range_error(what: str, value: Any) -> LongRangeError:
     return LongRangeError(
         f"{what} is outside Java's long range, so Flink could not hold it",
@@ -77,40 +97,26 @@ def _long_range_error(what: str, value: Any) -> LongRangeError:
     )
 
 
-def time_ms(value: Any, *, what: str) -> int:
-    """A point in time or a timer's timestamp given as int milliseconds within Java's
-    ``long`` range (no bool, float or str): ``ArgumentTypeError`` / ``LongRangeError``."""
-    if value.__class__ is int and MIN <= value <= MAX:
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ArgumentTypeError(
-            f"{what} must be int milliseconds, got {type(value).__name__}",
-            field=what,
-            value=value,
-            expected="an int in Java's long range",
-        )
-    if not MIN <= value <= MAX:
-        raise _long_range_error(what, value)
-    return int(value)
-
-
-def count_arg(value: Any, *, what: str, minimum: int = 1) -> int:
-    """A count (an int, no bool/float/str) of at least ``minimum``, within Java's long."""
+def count_arg(value: Any, *, what: str, minimum: int = 1, expected: str = "") -> int:
+    """A count, or a time with ``minimum=MIN`` (an int, no bool/float/str:
+    ``ArgumentTypeError``), of at least ``minimum`` (``InputError``), within Java's long
+    (``LongRangeError``); ``expected`` (default: ``an int >= minimum``) for the errors."""
+    expected = expected or f"an int >= {minimum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ArgumentTypeError(
             f"{what} must be an int, got {type(value).__name__}",
             field=what,
             value=value,
-            expected=f"an int >= {minimum}",
+            expected=expected,
         )
     if not minimum <= value <= MAX:
-        raise InputError(
+        raise (InputError if MIN <= value <= MAX else LongRangeError)(
             f"{what} must be at least {minimum}"
             if value < minimum
             else f"{what} is outside Java's long range",
             field=what,
             value=value,
-            expected=f"an int >= {minimum}",
+            expected=expected,
         )
     return int(value)
 

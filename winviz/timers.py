@@ -17,14 +17,13 @@ runtime runs the clock to MAX (``JobContext.chain_watch``) that whole run is one
 from __future__ import annotations
 
 import heapq
-import numbers
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from winviz.errors import ArgumentTypeError, InputError, LongRangeError, TimerLoopError
+from winviz.errors import InputError, TimerLoopError
 from winviz.keygroups import user_key
-from winviz.time import MAX, MIN, format_ms
+from winviz.time import MAX, MIN, count_arg, format_ms
 
 EVENT = "event"
 PROCESSING = "processing"
@@ -176,30 +175,27 @@ class InternalTimerService:
 
     # -- registration (scoped to the current key) -----------------------------------------
 
-    def _bad_timestamp(self, ts: Any, domain: str) -> InputError:
-        """The error of a timer timestamp that is no Java long."""
-        article = "an" if domain == EVENT else "a"
-        where = (
-            f"operator {getattr(self.key_context, 'name', self.name)!r}, key "
-            f"{self.key_context.current_key!r}: {article} {domain}-time timer needs an int "
-            "timestamp in Java's long range"
-        )
-        integral = isinstance(ts, numbers.Integral) and not isinstance(ts, bool)
-        error = LongRangeError if integral else ArgumentTypeError
-        job = getattr(self.key_context, "job", None)
-        return error(
-            where,
-            index=getattr(job, "record_index", None),
-            field="timestamp",
-            value=ts,
-            expected="int milliseconds in [-2**63, 2**63-1]",
-        )
+    def _timestamp(self, ts: Any, domain: str) -> int:
+        """``ts`` as int ms (``count_arg``), else its error (``ArgumentTypeError`` /
+        ``LongRangeError``) naming the operator, the key, the record and the timer's domain."""
+        try:
+            return count_arg(ts, what="timestamp", minimum=MIN)
+        except InputError as exc:
+            article = "an" if domain == EVENT else "a"
+            job = getattr(self.key_context, "job", None)
+            raise type(exc)(
+                f"operator {getattr(self.key_context, 'name', self.name)!r}, key "
+                f"{self.key_context.current_key!r}: {article} {domain}-time timer needs an int "
+                "timestamp in Java's long range",
+                index=getattr(job, "record_index", None),
+                field="timestamp",
+                value=ts,
+                expected="int milliseconds in [-2**63, 2**63-1]",
+            ) from None
 
     def _register(self, queue: TimerQueue, domain: str, namespace: Any, ts: int) -> None:
         if ts.__class__ is not int or not MIN <= ts <= MAX:
-            if not isinstance(ts, numbers.Integral) or isinstance(ts, bool) or not MIN <= ts <= MAX:
-                raise self._bad_timestamp(ts, domain)
-            ts = int(ts)
+            ts = self._timestamp(ts, domain)
         key = self.key_context.current_key
         added = queue.add(key, namespace, ts)
         if self.on_change is not None:

@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from winviz.alignment import DEFAULT_UPDATE_INTERVAL, WatermarkAlignmentParams
-from winviz.arguments import callable_with
-from winviz.errors import ArgumentTypeError, InputError
-from winviz.time import MIN, duration_ms
+from winviz.arguments import checked_function
+from winviz.errors import ArgumentTypeError
+from winviz.time import MIN, duration_at_least, duration_ms
 
 
 class WatermarkOutput:
@@ -25,9 +25,13 @@ class WatermarkOutput:
         raise NotImplementedError
 
     def mark_idle(self) -> None:
-        raise NotImplementedError
+        self.set_idle(True)
 
     def mark_active(self) -> None:
+        self.set_idle(False)
+
+    def set_idle(self, idle: bool) -> None:
+        """What ``mark_idle`` (True) and ``mark_active`` (False) do."""
         raise NotImplementedError
 
 
@@ -45,15 +49,13 @@ class BoundedOutOfOrdernessWatermarks(WatermarkGenerator):
     """``max_ts - bound - 1`` on every periodic emit (``Long.MIN_VALUE`` before any event)."""
 
     def __init__(self, max_out_of_orderness: Any) -> None:
-        bound = duration_ms(max_out_of_orderness, what="max out-of-orderness")
-        if bound < 0:
-            raise InputError(
-                "maxOutOfOrderness cannot be negative",
-                field="max_out_of_orderness",
-                value=bound,
-                expected=">= 0",
-            )
-        self.bound = bound
+        self.bound = bound = duration_at_least(
+            max_out_of_orderness,
+            0,
+            "max out-of-orderness",
+            "maxOutOfOrderness cannot be negative",
+            field="max_out_of_orderness",
+        )
         # start so that the first watermark is exactly Long.MIN_VALUE
         self.max_timestamp = MIN + bound + 1
 
@@ -242,32 +244,14 @@ class WatermarkStrategy:
 
 
 def _idle_timeout(timeout: Any) -> int:
-    t = duration_ms(timeout, what="idleness timeout")
-    if t <= 0:
-        raise InputError(
-            "idleness timeout must be > 0", field="idle_timeout", value=t, expected="> 0"
-        )
-    return t
+    return duration_at_least(
+        timeout, 1, "idleness timeout", "idleness timeout must be > 0", field="idle_timeout"
+    )
 
 
 def _function_of(fn: Any, arity: int, what: str, field: str, expected: str) -> None:
-    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments."""
-    if not callable(fn):
-        hint = (
-            f"; pass its method: {what.split('(')[0]}(obj.extract_timestamp)"
-            if callable(getattr(fn, "extract_timestamp", None))
-            else ""
-        )
-        raise ArgumentTypeError(
-            f"{what} takes a function; "
-            + (
-                "None is no function (Flink's checkNotNull)"
-                if fn is None
-                else f"{type(fn).__name__} is not callable"
-            )
-            + hint,
-            field=field,
-            value=fn,
-            expected=expected,
-        )
-    callable_with(fn, arity, what, field, expected, "it")
+    """Refuse ``fn`` unless it can be called with ``arity`` positional arguments (an object
+    with ``extract_timestamp``: told to pass that method)."""
+    method = callable(getattr(fn, "extract_timestamp", None))
+    hint = f"; pass its method: {what.split('(')[0]}(obj.extract_timestamp)" if method else ""
+    checked_function(fn, what, field, expected, arity, it="it", hint=hint)

@@ -276,11 +276,8 @@ class AlignedInput:
                 if partial.watermark > a.seen_split_watermark[p]:
                     a.seen_split_watermark[p] = partial.watermark
                     decisions += state.update_split_watermark(p, partial.watermark)
-            idle = gen.idle
-        else:
-            idle = gen.emitter.idle
-        if idle != state.idle:
-            state.update_idle(idle)
+        if gen.status.idle != state.idle:
+            state.update_idle(gen.status.idle)
         watermark = gen._watermark
         if not state.finished and state.sampler.latest < watermark < MAX:
             decisions += state.update_effective_watermark(watermark)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from winviz.errors import UserFunctionError, WinvizError
+from winviz.errors import UserFunctionError, WinvizError, returned_value_error
 from winviz.functions import OutputTag
 from winviz.keygroups import user_key
 from winviz.operators.batch import Batch
@@ -249,3 +249,60 @@ class StreamOperator:
         self.metrics.clear()  # the same dict object: the job's metrics table points at it
         self.metrics.update(snap["metrics"])
         self.current_key = snap.get("current_key")
+
+
+class FunctionOperator(StreamOperator):
+    """An operator that runs a user's process function ``function`` with a context ``ctx``
+    (Flink's ``AbstractUdfStreamOperator``): opens the function with the operator and calls
+    its ``void`` methods."""
+
+    function: Any
+    ctx: Any
+
+    def open(self, job: JobContext) -> None:
+        """Flink's ``FunctionUtils.openFunction``: the function's ``open(ctx)``, if it has one,
+        once the operator is open."""
+        super().open(job)
+        opener = getattr(self.function, "open", None)
+        if opener is not None:
+            opener(self.ctx)
+
+    def call_function(
+        self,
+        method: str,
+        args: tuple[Any, ...],
+        *,
+        key: Any,
+        record: Any,
+        index: int | None,
+        when: str = "",
+    ) -> None:
+        """Call the user function's ``method``, one of Flink's ``void`` process methods
+        (``process_element``, ``on_timer``): an exception is re-raised as ``UserFunctionError``,
+        a returned value raises ``returned_value_error``, each naming ``key``, the record
+        ``index`` and ``record`` (None: no record); ``when`` says in words what was being
+        processed (then the returned value's error does not repeat ``record``)."""
+        function = self.function
+        try:
+            returned = getattr(function, method)(*args)
+        except WinvizError:
+            raise
+        except Exception as exc:
+            raise UserFunctionError(
+                function=method,
+                operator=self.name,
+                key=key,
+                record=record,
+                index=index,
+                cause=exc,
+            ) from exc
+        if returned is not None:
+            raise returned_value_error(
+                f"{type(function).__name__}.{method}",
+                self.name,
+                returned,
+                when=when,
+                key=key,
+                index=index,
+                record=... if when or record is None else record,
+            )

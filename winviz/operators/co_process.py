@@ -13,11 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.combined_watermark import CombinedWatermarkStatus
-from winviz.errors import UnsupportedOperationError, returned_value_error
-from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction, OutputTag
-from winviz.operators.base import StreamOperator
-from winviz.operators.inputs import InputGate
-from winviz.operators.keyed_process import KeyedProcessOperator
+from winviz.errors import UnsupportedOperationError
+from winviz.functions import Collector, CoProcessFunction, KeyedCoProcessFunction
+from winviz.operators.base import FunctionOperator, StreamOperator
+from winviz.operators.inputs import InputGate, OperatorInput
+from winviz.operators.keyed_process import Context, KeyedProcessOperator
 
 INPUT_NAMES = ("input1", "input2")
 INPUT_METHODS = ("process_element1", "process_element2")
@@ -96,31 +96,13 @@ class _TwoInputs:
             self.output.emit_watermark_status(status.all_idle)  # type: ignore[attr-defined]
 
 
-class CoInput:
+class CoInput(OperatorInput):
     """One input of a two-input operator, as its upstream (or its input gate) sees it."""
 
     def __init__(self, op: Any, index: int) -> None:
         self.op = op
         self.index = index
         self.process_element = op.process_element1 if index == 0 else op.process_element2
-
-    # what an InputGate reads from the operator behind it
-    @property
-    def name(self) -> str:
-        return self.op.name
-
-    @property
-    def trace(self):
-        return self.op.trace
-
-    @property
-    def job(self):
-        return self.op.job
-
-    def current_watermark(self) -> int:
-        return self.op.current_watermark()
-
-    process_batch = StreamOperator.process_batch
 
     def process_watermark(self, watermark: int) -> None:
         self.op.input_watermark(self.index, watermark)
@@ -161,39 +143,15 @@ class _NoTimers:
     delete_processing_time_timer = _refuse_delete
 
 
-class _CoContext:
-    """The ``ctx`` of a non-keyed ``CoProcessFunction``."""
-
-    def __init__(self, op: CoProcessOperator) -> None:
-        self._op = op
-        self._timers = _NoTimers(op)
-        self._timestamp: int | None = None
-
-    def timestamp(self) -> int | None:
-        return self._timestamp
-
-    def timer_service(self) -> _NoTimers:
-        return self._timers
-
-    def output(self, tag: OutputTag, value: Any) -> None:
-        self._op.side_output(tag, value, self._timestamp)
-
-
-class CoProcessOperator(_TwoInputs, StreamOperator):
+class CoProcessOperator(_TwoInputs, FunctionOperator):
     """Flink's ``CoProcessOperator``: a ``CoProcessFunction`` over two non-keyed inputs."""
 
     def __init__(self, name: str, function: CoProcessFunction) -> None:
         super().__init__(name)
         self.function = function
         self.combined_status = IndexedCombinedWatermarkStatus()
-        self.ctx = _CoContext(self)
+        self.ctx = Context(self, _NoTimers(self))  # (non-keyed: clocks only)
         self.collector = Collector(self.emit)
-
-    def open(self, job) -> None:
-        super().open(job)
-        opener = getattr(self.function, "open", None)
-        if opener is not None:
-            opener(self.ctx)
 
     def _process(self, index: int, value: Any, ts: int | None) -> None:
         method = INPUT_METHODS[index]
@@ -204,17 +162,8 @@ class CoProcessOperator(_TwoInputs, StreamOperator):
             )
         self.ctx._timestamp = ts
         self.collector.timestamp = ts
-        returned = self.call_user(
-            method, getattr(self.function, method), value, self.ctx, self.collector, record=value
-        )
-        if returned is not None:
-            raise returned_value_error(
-                f"{type(self.function).__name__}.{method}",
-                self.name,
-                returned,
-                index=self.job.record_index,
-                record=value,
-            )
+        args = (value, self.ctx, self.collector)
+        self.call_function(method, args, key=None, record=value, index=self.job.record_index)
 
 
 class KeyedCoProcessOperator(_TwoInputs, KeyedProcessOperator):

@@ -8,8 +8,35 @@ operator. Trace: ``channel_watermark`` for every watermark a channel delivers,
 
 from __future__ import annotations
 
+from typing import Any
+
 from winviz.operators.base import StreamOperator
 from winviz.valve import StatusWatermarkValve
+
+
+class OperatorInput:
+    """What is wired in front of an operator ``op`` (an input of a two-input operator, a BATCH
+    sorting input): an ``InputGate`` reads the operator's name, trace, job and watermark
+    through it, and a batch goes through it record by record."""
+
+    op: StreamOperator
+
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    @property
+    def trace(self) -> Any:
+        return self.op.trace
+
+    @property
+    def job(self) -> Any:
+        return self.op.job
+
+    def current_watermark(self) -> int:
+        return self.op.current_watermark()
+
+    process_batch = StreamOperator.process_batch
 
 
 class InputChannel:

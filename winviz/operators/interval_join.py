@@ -39,13 +39,10 @@ from typing import Any
 from winviz.copies import copy_record
 from winviz.errors import (
     InputError,
-    UnsupportedOperationError,
-    UserFunctionError,
-    WinvizError,
-    returned_value_error,
 )
 from winviz.functions import Collector, OutputTag, ProcessJoinFunction
 from winviz.keygroups import user_key
+from winviz.operators.base import FunctionOperator
 from winviz.operators.co_process import IndexedCombinedWatermarkStatus, _TwoInputs
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.time import MIN, wrap_long
@@ -107,7 +104,7 @@ class JoinContext:
         self._op.side_output(tag, value, self._result)
 
 
-class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
+class IntervalJoinOperator(_TwoInputs, FunctionOperator, KeyedStreamOperator):
     """Flink's ``IntervalJoinOperator`` (see the module docstring)."""
 
     timer_service_name = "CLEANUP_TIMER"
@@ -125,14 +122,7 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
         left_late_tag: OutputTag | None = None,
         right_late_tag: OutputTag | None = None,
     ) -> None:
-        super().__init__(name, key_selector1)
-        if lower > upper:  # Flink checks the bounds as given, before moving exclusive ones
-            raise InputError(
-                "lowerBound <= upperBound must be fulfilled",
-                field="between",
-                value=(lower, upper),
-                expected="lower <= upper",
-            )
+        super().__init__(name, key_selector1)  # (bounds checked by joins.IntervalJoined)
         self.key_selectors = (key_selector1, key_selector2)
         self.lower, self.upper = effective_bounds(lower, upper, lower_inclusive, upper_inclusive)
         self.function = function
@@ -141,38 +131,13 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
         self.ctx = JoinContext(self)
         self.collector = Collector(self.emit)
 
-    def open(self, job) -> None:
-        super().open(job)
-        opener = getattr(self.function, "open", None)
-        if opener is not None:
-            opener(self.ctx)
-
-    def process_element(self, value: Any, ts: int | None) -> None:  # pragma: no cover
-        raise UnsupportedOperationError("a two-input operator takes records through an input")
-
-    def process_element1(self, value: Any, ts: int | None) -> None:
-        self._process(0, value, ts)
-
-    def process_element2(self, value: Any, ts: int | None) -> None:
-        self._process(1, value, ts)
-
     # -- Flink's processElement ------------------------------------------------------------
 
     def _process(self, index: int, value: Any, ts: int | None) -> None:
         self.metrics["num_records_in"] += 1
         job = self.job
-        try:
-            key = self.key_selectors[index](copy_record(value))
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function=f"key_selector{index + 1}",
-                operator=self.name,
-                record=value,
-                index=job.record_index,
-                cause=exc,
-            ) from exc
+        selector = self.key_selectors[index]
+        key = self.call_user(f"key_selector{index + 1}", selector, copy_record(value), record=value)
         self.current_key = (
             key if key.__class__ is str else self.key_rule.internal_key(key, job.record_index)
         )
@@ -241,30 +206,14 @@ class IntervalJoinOperator(_TwoInputs, KeyedStreamOperator):
                 left_ts,
                 right_ts,
             )
-        try:
-            returned = self.function.process_element(
-                copy_record(left), copy_record(right), ctx, self.collector
-            )
-            if returned is not None:
-                raise returned_value_error(
-                    f"{type(self.function).__name__}.process_element",
-                    self.name,
-                    returned,
-                    when=f" when joining {left!r} with {right!r}",
-                    key=key,
-                    index=self.job.record_index,
-                )
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function="process_element",
-                operator=self.name,
-                key=key,
-                record=(left, right),
-                index=self.job.record_index,
-                cause=exc,
-            ) from exc
+        self.call_function(
+            "process_element",
+            (copy_record(left), copy_record(right), ctx, self.collector),
+            key=key,
+            record=(left, right),
+            index=self.job.record_index,
+            when=f" when joining {left!r} with {right!r}",
+        )
 
     # -- Flink's onEventTime: the cleanup timers -------------------------------------------
 

@@ -11,32 +11,44 @@ from typing import Any
 from winviz.copies import copy_record
 from winviz.errors import (
     FunctionResultError,
-    UserFunctionError,
-    WinvizError,
-    returned_value_error,
 )
 from winviz.functions import Collector, KeyedProcessFunction, OutputTag, TimeDomain
 from winviz.keygroups import user_key
+from winviz.operators.base import FunctionOperator, StreamOperator
 from winviz.operators.keyed import KeyedStreamOperator
 from winviz.time import format_ms
 from winviz.timers import InternalTimer, TimerService
 
 
-class ProcessContext:
-    """The ``ctx`` of ``process_element`` and (with ``time_domain``) of ``on_timer``."""
+class Context:
+    """The ``ctx`` of a process function's ``process_element`` (Flink's
+    ``ProcessFunction.Context``): the element's timestamp, a timer service, side outputs."""
 
-    def __init__(self, op: KeyedProcessOperator) -> None:
+    def __init__(self, op: StreamOperator, timer_service: Any) -> None:
         self._op = op
-        self._timer_service = TimerService(op.timers)
+        self._timer_service = timer_service
         self._timestamp: int | None = None
-        self._domain: str | None = None
 
     def timestamp(self) -> int | None:
         """The element's timestamp (in ``on_timer``: the timer's)."""
         return self._timestamp
 
-    def timer_service(self) -> TimerService:
+    def timer_service(self) -> Any:
         return self._timer_service
+
+    def output(self, tag: OutputTag, value: Any) -> None:
+        self._op.side_output(tag, value, self._timestamp)
+
+
+class ProcessContext(Context):
+    """The ``ctx`` of a ``KeyedProcessFunction``'s ``process_element`` and (with
+    ``time_domain``) of its ``on_timer``: keyed, with timers."""
+
+    _op: KeyedProcessOperator
+
+    def __init__(self, op: KeyedProcessOperator) -> None:
+        super().__init__(op, TimerService(op.timers))
+        self._domain: str | None = None
 
     def get_current_key(self) -> Any:
         return user_key(self._op.current_key)
@@ -44,9 +56,6 @@ class ProcessContext:
     def time_domain(self) -> str | None:
         """In ``on_timer``: ``TimeDomain.EVENT_TIME`` or ``TimeDomain.PROCESSING_TIME``."""
         return self._domain
-
-    def output(self, tag: OutputTag, value: Any) -> None:
-        self._op.side_output(tag, value, self._timestamp)
 
     def state(self, name: str) -> Any:
         """The current key's value of a simple named state (None when empty)."""
@@ -59,7 +68,7 @@ class ProcessContext:
             self._op.state.put(name, self._op.current_key, None, value)
 
 
-class KeyedProcessOperator(KeyedStreamOperator):
+class KeyedProcessOperator(FunctionOperator, KeyedStreamOperator):
     """Runs a ``KeyedProcessFunction`` (or anything with its methods)."""
 
     registers_processing_timers = True  # user code may
@@ -72,12 +81,6 @@ class KeyedProcessOperator(KeyedStreamOperator):
         self.ctx = ProcessContext(self)
         self.collector = Collector(self.emit)
 
-    def open(self, job) -> None:
-        super().open(job)
-        opener = getattr(self.function, "open", None)
-        if opener is not None:
-            opener(self.ctx)
-
     def process_element(self, value: Any, ts: int | None) -> None:
         self._process_keyed(self.key_selector, "process_element", value, ts)
 
@@ -86,66 +89,31 @@ class KeyedProcessOperator(KeyedStreamOperator):
     ) -> None:
         """Set the current key, trace the element and call the function's ``method``."""
         self.metrics["num_records_in"] += 1
-        try:
-            key = key_selector(copy_record(value))  # (winviz.copies: a copy)
-            # the key state and timers are kept by (winviz.keygroups: Java's rule for keys)
-            self.current_key = (
-                key
-                if key.__class__ is str
-                else self.key_rule.internal_key(key, self.job.record_index)
-            )
-            if self.trace is not None:
-                self.trace_element(key, ts, value)
-            self.ctx._timestamp = ts
-            self.ctx._domain = None
-            self.collector.timestamp = ts
-            returned = getattr(self.function, method)(copy_record(value), self.ctx, self.collector)
-            if returned is not None:
-                raise returned_value_error(
-                    f"{type(self.function).__name__}.{method}",
-                    self.name,
-                    returned,
-                    key=user_key(self.current_key),
-                    index=self.job.record_index,
-                    record=value,
-                )
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function=method,
-                operator=self.name,
-                key=user_key(self.current_key),
-                record=value,
-                index=self.job.record_index,
-                cause=exc,
-            ) from exc
+        index = self.job.record_index
+        key = self.call_user("key selector", key_selector, copy_record(value), record=value)
+        # the key state and timers are kept by (winviz.keygroups: Java's rule for keys)
+        self.current_key = key if key.__class__ is str else self.key_rule.internal_key(key, index)
+        if self.trace is not None:
+            self.trace_element(key, ts, value)
+        self.ctx._timestamp = ts
+        self.ctx._domain = None
+        self.collector.timestamp = ts
+        args = (copy_record(value), self.ctx, self.collector)
+        self.call_function(method, args, key=user_key(self.current_key), record=value, index=index)
 
     def _on_timer(self, timer: InternalTimer, domain: str, out_ts: int | None) -> None:
         self.ctx._timestamp = timer.timestamp
         self.ctx._domain = domain
         self.collector.timestamp = out_ts
-        try:
-            returned = self.function.on_timer(timer.timestamp, self.ctx, self.collector)
-            if returned is not None:
-                raise returned_value_error(
-                    f"{type(self.function).__name__}.on_timer",
-                    self.name,
-                    returned,
-                    when=f" when its {domain.lower().replace('_', '-')} timer at "
-                    f"{format_ms(timer.timestamp)} fired",
-                    key=user_key(timer.key),
-                )
-        except WinvizError:
-            raise
-        except Exception as exc:
-            raise UserFunctionError(
-                function="on_timer",
-                operator=self.name,
-                key=user_key(timer.key),
-                record=timer.timestamp,
-                cause=exc,
-            ) from exc
+        self.call_function(
+            "on_timer",
+            (timer.timestamp, self.ctx, self.collector),
+            key=user_key(timer.key),
+            record=timer.timestamp,
+            index=None,
+            when=f" when its {domain.lower().replace('_', '-')} timer at "
+            f"{format_ms(timer.timestamp)} fired",
+        )
 
     def on_event_time(self, timer: InternalTimer) -> None:
         self._on_timer(timer, TimeDomain.EVENT_TIME, timer.timestamp)

@@ -139,6 +139,20 @@ class SourceOperator(StreamOperator):
         self.process_watermark(MAX)
 
 
+def check_watermark(op: TimestampsAndWatermarksOperator, watermark: Any) -> None:
+    """A generated watermark is a Java long, on the reader's output and on a partition's
+    alike: else ``FunctionResultError`` naming ``op``'s generator and the record."""
+    if watermark.__class__ is not int or not MIN <= watermark <= MAX:
+        raise FunctionResultError(
+            "emitted a watermark that is no long",
+            function=f"the watermark generator of {op.strategy.name}",
+            operator=op.name,
+            value=watermark,
+            expected="int milliseconds in Java's long range (or None: no watermark)",
+            index=op.job.record_index,
+        )
+
+
 class _Emitter(WatermarkOutput):
     """Flink's ``WatermarkEmitter``: forwards only increasing watermarks, and idle / active."""
 
@@ -148,15 +162,7 @@ class _Emitter(WatermarkOutput):
 
     def emit_watermark(self, watermark: int) -> None:
         op = self.op
-        if watermark.__class__ is not int or not MIN <= watermark <= MAX:
-            raise FunctionResultError(
-                "emitted a watermark that is no long",
-                function=f"the watermark generator of {op.strategy.name}",
-                operator=op.name,
-                value=watermark,
-                expected="int milliseconds in Java's long range (or None: no watermark)",
-                index=op.job.record_index,
-            )
+        check_watermark(op, watermark)
         current = op._watermark
         if watermark <= current:
             if watermark < current and op.trace is not None:
@@ -172,13 +178,7 @@ class _Emitter(WatermarkOutput):
             )
         StreamOperator.process_watermark(op, watermark)
 
-    def mark_idle(self) -> None:
-        self._set_idle(True)
-
-    def mark_active(self) -> None:
-        self._set_idle(False)
-
-    def _set_idle(self, idle: bool) -> None:
+    def set_idle(self, idle: bool) -> None:
         if self.idle != idle:
             self.idle = idle
             self.op.trace_status(idle)
@@ -196,7 +196,10 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self.interval = interval
         self.normalizer = TimestampNormalizer(tz)
         self.generator = strategy.create_generator(self.current_processing_time)
-        self.emitter = _Emitter(self)
+        self.status = self.emitter = _Emitter(self)
+        """``status``: the operator's own output, whose idle / active is the operator's
+        (``emitter``: where the generator emits, a partition's output per record after a
+        partitioned source)."""
         self.next_periodic: int | None = None
         self.events_since_emit = True
         self.ingestion = isinstance(strategy.timestamp_assigner, IngestionTimeAssigner)

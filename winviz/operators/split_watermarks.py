@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from winviz.combined_watermark import WatermarkOutputMultiplexer
 from winviz.operators.base import StreamOperator
-from winviz.operators.sources import TimestampsAndWatermarksOperator, emits_only_periodically
+from winviz.operators.sources import (
+    TimestampsAndWatermarksOperator,
+    check_watermark,
+    emits_only_periodically,
+)
 from winviz.time import MAX
 from winviz.watermarks import WatermarkOutput, WatermarkStrategy
 
@@ -34,6 +38,7 @@ class _PartitionOutput(WatermarkOutput):
 
     def emit_watermark(self, watermark: int) -> None:
         op, partial = self.op, self.partial
+        check_watermark(op, watermark)
         was_idle = partial.idle
         trace = op.trace
         if partial.set_watermark(watermark):
@@ -51,13 +56,7 @@ class _PartitionOutput(WatermarkOutput):
         if self.immediate:
             op.combine()
 
-    def mark_idle(self) -> None:
-        self._set_idle(True)
-
-    def mark_active(self) -> None:
-        self._set_idle(False)
-
-    def _set_idle(self, idle: bool) -> None:
+    def set_idle(self, idle: bool) -> None:
         if self.partial.idle != idle:
             self.partial.idle = idle
             self._trace_status(idle)
@@ -79,15 +78,13 @@ class _MainOutput(WatermarkOutput):
 
     def emit_watermark(self, watermark: int) -> None:
         op = self.op
+        check_watermark(op, watermark)
         if watermark > op._watermark:
-            op._set_idle(False)
+            op.status.set_idle(False)
             StreamOperator.process_watermark(op, watermark)
 
-    def mark_idle(self) -> None:
-        self.op._set_idle(True)
-
-    def mark_active(self) -> None:
-        self.op._set_idle(False)
+    def set_idle(self, idle: bool) -> None:
+        self.op.status.set_idle(idle)
 
 
 class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
@@ -119,7 +116,6 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         ]
         self.multiplexer = WatermarkOutputMultiplexer.of(len(ids))
         self.main_output = _MainOutput(self)
-        self.idle = False
         self.emits_watermarks_per_record = not emits_only_periodically(self.generator)
 
     def combine(self) -> None:
@@ -130,16 +126,10 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         self.multiplexer.update_combined()
         for what, value in self.multiplexer.drain():
             if what == "watermark":
-                self._set_idle(False)
+                self.status.set_idle(False)
                 StreamOperator.process_watermark(self, value)  # type: ignore[arg-type]
             else:
-                self._set_idle(True)
-
-    def _set_idle(self, idle: bool) -> None:
-        if idle != self.idle:
-            self.idle = idle
-            self.trace_status(idle)
-            self.output.emit_watermark_status(idle)
+                self.status.set_idle(True)
 
     def _select(self) -> None:
         """Point ``generator`` / ``emitter`` at the current record's partition."""
@@ -169,5 +159,5 @@ class SplitWatermarksOperator(TimestampsAndWatermarksOperator):
         if watermark == MAX and self._watermark != MAX:
             if self.interval > 0:
                 self.periodic_emit()
-            self._set_idle(False)
+            self.status.set_idle(False)
             StreamOperator.process_watermark(self, MAX)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from winviz.errors import InputError
-from winviz.time import MIN, duration_ms, java_rem, wrap_long
+from winviz.time import MIN, duration_at_least, duration_ms, java_rem, wrap_long
 from winviz.windows.triggers import (
     EndOfStreamTrigger,
     EventTimeTrigger,
@@ -194,15 +194,14 @@ class EventTimeSessionWindows(WindowAssigner):
     def _gap_for(self, element: Any) -> int:
         if self.gap_extractor is None:
             return self.gap  # type: ignore[return-value]
-        gap = duration_ms(self.gap_extractor(element), what="dynamic session gap")
-        if gap <= 0:
-            raise InputError(
-                "Dynamic session time gap must satisfy 0 < gap",
-                field="gap",
-                value=gap,
-                expected="gap > 0",
-            )
-        return gap
+        return duration_at_least(
+            self.gap_extractor(element),
+            1,
+            "dynamic session gap",
+            "Dynamic session time gap must satisfy 0 < gap",
+            field="gap",
+            expected="gap > 0",
+        )
 
     def assign_windows(self, element, timestamp, current_processing_time):
         if timestamp is None:

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from winviz.errors import InputError
-from winviz.time import MIN, count_arg, duration_ms, wrap_long
+from winviz.time import MIN, count_arg, duration_at_least, wrap_long
 from winviz.windows.triggers import Factory, value_delta
 
 
@@ -68,14 +67,13 @@ class TimeEvictor(Evictor):
     shown = "window_size"
 
     def __init__(self, window_size: Any, do_evict_after: bool = False) -> None:
-        self.window_size = duration_ms(window_size, what="evictor window size")
-        if self.window_size < 0:  # (Flink takes it unchecked: every element would be evicted)
-            raise InputError(
-                "TimeEvictor window size must be at least 0: a negative size evicts every element",
-                field="evictor window size",
-                value=window_size,
-                expected="an int >= 0 (ms) or a timedelta that is not negative",
-            )
+        self.window_size = duration_at_least(  # (Flink takes it unchecked)
+            window_size,
+            0,
+            "evictor window size",
+            "TimeEvictor window size must be at least 0: a negative size evicts every element",
+            expected="an int >= 0 (ms) or a timedelta that is not negative",
+        )
         self.do_evict_after = do_evict_after
 
     def evict(self, elements, size, ctx):

@@ -9,9 +9,8 @@ import enum
 from collections.abc import Callable
 from typing import Any, Self
 
-from winviz.errors import InputError
 from winviz.state import ReducingStateDescriptor, ValueStateDescriptor
-from winviz.time import count_arg, duration_ms, java_rem, wrap_long
+from winviz.time import count_arg, duration_at_least, java_rem, wrap_long
 
 
 class TriggerResult(enum.Enum):
@@ -176,14 +175,9 @@ class _ContinuousTrigger(Trigger):
     domain: str
 
     def __init__(self, interval: Any) -> None:
-        self.interval = duration_ms(interval, what="interval")
-        if self.interval <= 0:
-            raise InputError(
-                f"{type(self).__name__} needs interval > 0",
-                field="interval",
-                value=interval,
-                expected="> 0",
-            )
+        self.interval = duration_at_least(
+            interval, 1, "interval", f"{type(self).__name__} needs interval > 0"
+        )
         self.state_desc = ReducingStateDescriptor("fire-time", min)
 
     def _timer(self, ctx: Any, verb: str, time: int) -> None:
