@@ -38,8 +38,9 @@ from winviz.viz.timer_records import (
 )
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size
+from winviz.viz.watermark_channels import operator_records
 from winviz.viz.watermark_steps import Restart, staircase, step_lines
-from winviz.viz.window_lives import groups
+from winviz.viz.window_lives import busiest, groups
 
 DOMAINS = ("event", "processing")
 DOMAIN_COLORS = (palette.EVENT_TIME_COLOR, palette.PROCESSING_TIME_COLOR)
@@ -89,8 +90,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     dedup = np.flatnonzero(
         (records["kind"] == "timer_registered").to_numpy() & records["flag"].to_numpy(dtype=bool)
     )
-    steps = watermark_steps.watermark_steps(view)
-    steps = steps[steps["operator"] == op].reset_index(drop=True)
+    steps = operator_records(view, ("watermark",), [op], True)
 
     # the processing times of the timer records and the trace's last: the end and the axis
     clock, present = view.ints("proc_time", np.append(records["seq"].to_numpy(), len(view) - 1))
@@ -142,9 +142,8 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     else:
         rules, ends_of = _rule_rows(lives, dx, x, y, t_end), {}
         _with_roles(rules, timer_roles(view, op, lives), notes)
-    k = -(-len(rules) // (scale.ROW_LIMIT // 2))  # (two event marks per rule must fit too)
+    rules, k = scale.every_kth(rules, scale.ROW_LIMIT // 2)  # (two event marks a rule fit too)
     if k > 1:
-        rules = rules[::k]
         notes.append(f"timers: every {scale.nth(k)} rule drawn")
     points = _event_rows(rules, ends_of)
     if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
@@ -152,7 +151,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
             f"the watermark reached MAX (end of input) at {y.fmt(steps['proc_time'].iloc[-1])}: "
             "its last step leaves the chart to the right"
         )
-    keys = _dropdown_keys(lives) if not by_key and not aggregated else []
+    keys = busiest(lives["key"], KEY_OPTIONS) if not by_key and not aggregated else []
 
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
@@ -377,13 +376,6 @@ def _extents(
             lo, hi = view.get((dom, ts), (d, d))
             view[dom, ts] = (min(lo, d), max(hi, d))
     return {v: {(d, x.clip(ts)[0]): e for (d, ts), e in out.get(v, {}).items()} for v in views}
-
-
-def _dropdown_keys(lives: pd.DataFrame) -> list[str]:
-    counts = lives["key"].value_counts(sort=False)
-    first = {k: i for i, k in enumerate(dict.fromkeys(lives["key"]))}
-    ranked = sorted(counts.index, key=lambda k: (-counts[k], first[k]))
-    return sorted(ranked[:KEY_OPTIONS], key=first.__getitem__)
 
 
 def _domain_dash(rows: Rows) -> dict[str, Any]:

@@ -29,6 +29,16 @@ def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
     return out
 
 
+def busiest(keys: Any, n: int, weights: Any = None) -> list[Any]:
+    """The ``n`` keys with the most weight (``weights`` of their rows summed; each row 1
+    without), a tie to the key met first, in order of first appearance: the lanes a chart
+    keeps, the keys a dropdown offers."""
+    weights = np.ones(len(keys), dtype=np.int64) if weights is None else np.asarray(weights)
+    totals = pd.Series(weights).groupby(np.asarray(keys, dtype=object), sort=False).sum()
+    kept = set(totals.nlargest(n, keep="first").index)
+    return [k for k in totals.index if k in kept]
+
+
 def pairs_text(pairs: int, windows: int | None = None) -> str:
     """How every chart counts windows: a window of one key is one "(key, window) pair" (a row
     of ``window_lives``); a chart that draws one band per window adds how many windows."""
