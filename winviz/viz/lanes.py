@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
-from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
+from winviz.viz.firings import cleanup_columns, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.trace_view import TraceInputError, TraceView, memoized, open_trace
+from winviz.viz.trace_view import Columns, TraceInputError, TraceView, memoized, open_trace
 from winviz.viz.validation import check_size
 from winviz.viz.value_texts import key_texts
 
@@ -137,7 +137,8 @@ def _lanes(
     # of bars without a cleanup record (merged away, or still open)
     cleaned, cleaned_keys = _cleaned(view, op)
     drawn = set(keys)
-    times = [t for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True) if k in drawn]
+    stamps = cleaned["cleanup_time"].tolist()
+    times = [t for k, t in zip(cleaned_keys, stamps, strict=True) if k in drawn]
     reach = _reach(view, op, bars)
     axis = _axis_of(view, op)
     if axis == "processing time":
@@ -495,15 +496,11 @@ def _alone(rows: Rows, px: np.ndarray) -> list[bool]:
     return alone
 
 
-def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
-    """The cleanups of time windows and their keys' texts, made once per view."""
-
-    def build() -> tuple[pd.DataFrame, list[str]]:
-        cleaned = cleanups(view, op)
-        cleaned = cleaned[cleaned["window_start"].notna()]
-        return cleaned, key_texts(cleaned["key"])
-
-    return memoized(view, "lanes_cleaned", op, build)
+def _cleaned(view: TraceView, op: str) -> tuple[Columns, list[str]]:
+    """The cleanups of time windows (``firings.cleanup_columns``) and their keys' texts, made
+    once per view."""
+    cleaned = cleanup_columns(view, op)
+    return cleaned, memoized(view, "lanes_cleaned", op, lambda: key_texts(cleaned["key"]))
 
 
 def _horizon_layer(
