@@ -5,6 +5,8 @@ records, the operators' watermark and idle / active records.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -95,15 +97,9 @@ def channel_records(view: TraceView, op: str) -> pd.DataFrame:
     if not len(rows):
         return pd.DataFrame(columns=cols)
     fields = details(view, rows, CHANNEL_KINDS, ("channel", "input"))
-    frame = pd.DataFrame(
-        {
-            "seq": rows,
-            "kind": view.kinds[rows],
-            "proc_time": view.column("proc_time", rows),
-            "watermark": view.column("ts", rows),
-            "channel": [int(c) for c in fields["channel"].tolist()],
-            "input": [str(i) for i in fields["input"].tolist()],
-        }
+    frame = _frame(view, rows, "ts").assign(
+        channel=[int(c) for c in fields["channel"].tolist()],
+        input=[str(i) for i in fields["input"].tolist()],
     )
     names = frame.groupby("input")["channel"].nunique()
     shared = set(names[names > 1].index)
@@ -139,14 +135,20 @@ def operator_records(
     rows = view.select(*kinds)
     if len(rows):
         rows = rows[np.isin(view.column("operator", rows).astype(str), ops)]
-    frame = pd.DataFrame(
+    frame = _frame(view, rows, "watermark", operator=view.column("operator", rows))
+    frame["line"] = [line_name(op, per_operator) for op in frame["operator"]]
+    return frame
+
+
+def _frame(view: TraceView, rows: np.ndarray, watermark: str, **more: Any) -> pd.DataFrame:
+    """The records at ``rows`` as a table: seq, kind, ``more``, proc_time and watermark (their
+    ``watermark`` field: a channel's is its ``ts``)."""
+    return pd.DataFrame(
         {
             "seq": rows,
             "kind": view.kinds[rows],
-            "operator": view.column("operator", rows),
+            **more,
             "proc_time": view.column("proc_time", rows),
-            "watermark": view.column("watermark", rows),
+            "watermark": view.column(watermark, rows),
         }
     )
-    frame["line"] = [line_name(op, per_operator) for op in frame["operator"]]
-    return frame
