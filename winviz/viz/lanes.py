@@ -456,9 +456,7 @@ def _side_by_side(rows: Rows, x: TimeAxis, width: int, edge: float) -> Rows:
     placed on its own, rows alike once."""
     span = max(1, x.hi - x.lo)
     px = [(r["x"] - x.lo) / span * width for r in rows]
-    of_row: dict[tuple[Any, Any], list[int]] = {}
-    for i, r in enumerate(rows):
-        of_row.setdefault((r["key"], r["slot"]), []).append(i)
+    of_row = window_lives.groups(rows, ["key", "slot"])
     dx: list[float] = [0] * len(rows)
     counted_on: list[int | None] = [None] * len(rows)
     alike: dict[tuple[float, ...], piles.Placement] = {}
@@ -482,11 +480,8 @@ def _side_by_side(rows: Rows, x: TimeAxis, width: int, edge: float) -> Rows:
 
 def _alone(rows: Rows, px: np.ndarray) -> list[bool]:
     """Whether each event mark (at ``px``) has no other of its lane row within a pixel."""
-    rows_of: dict[tuple[Any, Any], list[int]] = {}
-    for i, r in enumerate(rows):
-        rows_of.setdefault((r["key"], r["slot"]), []).append(i)
     alone = [True] * len(rows)
-    for idx in rows_of.values():
+    for idx in window_lives.groups(rows, ["key", "slot"]).values():
         if len(idx) < 2:
             continue
         order = sorted(idx, key=lambda i: px[i])

@@ -378,22 +378,11 @@ def _extents(
     return {v: {(d, x.clip(ts)[0]): e for (d, ts), e in out.get(v, {}).items()} for v in views}
 
 
-def _domain_dash(rows: Rows) -> dict[str, Any]:
-    """The dash of a timer domain, the legend naming the domains of ``rows``."""
-    dashes = [list(d) for d in DOMAIN_DASHES]
-    return {
-        "field": "domain",
-        "type": "nominal",
-        "title": "timer domain",
-        "scale": palette.drawn_scale(DOMAINS, dashes, (r["domain"] for r in rows)),
-    }
-
-
-def _domain_color(rows: Rows, title: str | None) -> dict[str, Any]:
-    """The colour of a timer domain (those of ``rows``), with a legend ``title`` (None: no
-    legend)."""
-    scale = palette.drawn_scale(DOMAINS, DOMAIN_COLORS, (r["domain"] for r in rows))
-    legend = {"legend": None} if title is None else {"title": title}
+def _by_domain(rows: Rows, dashed: bool = False, **legend: Any) -> dict[str, Any]:
+    """The colour (``dashed``: the dash) of a timer domain, its scale naming the domains of
+    ``rows``; ``legend``: its title, or ``legend=None``."""
+    values = [list(d) for d in DOMAIN_DASHES] if dashed else DOMAIN_COLORS
+    scale = palette.drawn_scale(DOMAINS, values, (r["domain"] for r in rows))
     return {"field": "domain", "type": "nominal", "scale": scale} | legend
 
 
@@ -407,7 +396,7 @@ def _rule_layer(rows: Rows, x: TimeAxis, y: TimeAxis, by_key: bool) -> spec.Char
             "scale": {"domain": keys, "range": list(KEY_COLORS[: len(keys)])},
         }
     else:
-        color = _domain_color(rows, "timer domain")
+        color = _by_domain(rows, title="timer domain")
     return spec.layer(
         rows,
         {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}},
@@ -415,7 +404,7 @@ def _rule_layer(rows: Rows, x: TimeAxis, y: TimeAxis, by_key: bool) -> spec.Char
             **axes.xy(x, y),
             "y2": {"field": "y2"},
             "color": color,
-            "strokeDash": _domain_dash(rows),
+            "strokeDash": _by_domain(rows, True, title="timer domain"),
             "tooltip": spec.tooltips(rows, ["x", "y", "y2", "dx", "kind"]),
             **(_role_width(rows) if rows and "set by" in rows[0] else {}),
         },
@@ -616,8 +605,8 @@ def _queue_panel(
             "x": x,
             "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
-            "color": _domain_color(rows, None),
-            "strokeDash": _domain_dash(rows),
+            "color": _by_domain(rows, legend=None),
+            "strokeDash": _by_domain(rows, True, title="timer domain"),
             "detail": {"field": "domain", "type": "nominal"},
         },
     )
@@ -628,7 +617,7 @@ def _queue_panel(
         {
             "x": x,
             "y": axes.channel(y, "y"),
-            "color": _domain_color(rows, None),
+            "color": _by_domain(rows, legend=None),
             "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
         },
     )

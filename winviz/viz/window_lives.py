@@ -21,10 +21,13 @@ LIFE_COLUMNS = [
 ]  # fmt: skip
 
 
-def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
-    """Row positions per distinct value of ``by``, in order of first appearance."""
+def groups(frame: Any, by: list[str]) -> dict[tuple, list[int]]:
+    """Row positions per distinct value of ``by`` (the columns of a frame or ``Columns``, or
+    the fields of a list of rows), in order of first appearance."""
+    rows = isinstance(frame, list)
+    columns = ([r[c] for r in frame] if rows else frame[c].tolist() for c in by)
     out: dict[tuple, list[int]] = {}
-    for i, k in enumerate(zip(*(frame[c].tolist() for c in by), strict=True)):
+    for i, k in enumerate(zip(*columns, strict=True)):
         out.setdefault(k, []).append(i)
     return out
 
