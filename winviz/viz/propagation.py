@@ -161,7 +161,7 @@ def view_paused_spans(view: TraceView) -> list[PausedSpan]:
         return []
     fields = details(view, rows, PAUSE_KINDS, ("input", "max_allowed", "group"))
     records = zip(
-        view.kinds[rows].tolist(),
+        view.kinds_of(rows).tolist(),
         view.column("proc_time", rows).tolist(),
         view.column("operator", rows).tolist(),
         view.column("ts", rows).tolist(),

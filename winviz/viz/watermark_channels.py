@@ -114,7 +114,7 @@ def details(
     view: TraceView, rows: np.ndarray, kinds: tuple[str, ...], names: tuple[str, ...]
 ) -> dict[str, np.ndarray]:
     """The detail fields ``names`` of ``rows`` (records of ``kinds``), in the rows' order."""
-    kind_of = view.kinds[rows]
+    kind_of = view.kinds_of(rows)
     order = np.concatenate([np.flatnonzero(kind_of == k) for k in kinds])
     back = np.argsort(order, kind="stable")  # (the fields are gathered kind by kind)
     return {
@@ -132,9 +132,8 @@ def operator_records(
 ) -> pd.DataFrame:
     """The records of ``kinds`` of ``ops``: seq, kind, operator, proc_time,
     watermark, line (``line_name``)."""
-    rows = view.select(*kinds)
-    if len(rows):
-        rows = rows[np.isin(view.column("operator", rows).astype(str), ops)]
+    parts = [view.select(*kinds, operator=op) for op in ops]
+    rows = np.sort(np.concatenate([np.zeros(0, dtype=np.int64), *parts]))
     frame = _frame(view, rows, "watermark", operator=view.column("operator", rows))
     frame["line"] = [line_name(op, per_operator) for op in frame["operator"]]
     return frame
@@ -146,7 +145,7 @@ def _frame(view: TraceView, rows: np.ndarray, watermark: str, **more: Any) -> pd
     return pd.DataFrame(
         {
             "seq": rows,
-            "kind": view.kinds[rows],
+            "kind": view.kinds_of(rows),
             **more,
             "proc_time": view.column("proc_time", rows),
             "watermark": view.column(watermark, rows),
