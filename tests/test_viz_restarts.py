@@ -44,6 +44,13 @@ def test_the_restarts_of_a_trace(restarted) -> None:
         Restart(seq=0, proc_time=500, failed_at=None, checkpoint_id=1)
     ]
     assert watermark_steps.restarts(TraceView(late_after_a_firing().execute().trace)) == []
+    # the skew chart says what the timeline says of a run started from a snapshot: the clock
+    # did not go back there (it said "the job restarted from checkpoint 1: the clock went back")
+    notes = viz.skew_chart(fresh.trace).to_dict()["usermeta"]["winviz"]["notes"]
+    started = "the run started from checkpoint 1: every watermark started at MIN"
+    assert notes[-1] == started
+    timeline = viz.timeline(fresh.trace, view="timeline").to_dict()
+    assert started in timeline["usermeta"]["winviz"]["notes"]
 
 
 def test_the_timeline_ends_the_line_at_the_failure_and_starts_again_at_min(restarted) -> None:

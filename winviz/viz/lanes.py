@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
-from winviz.viz.firings import cleanups, firing_causes, firing_marks, window_records
+from winviz.viz.firings import cleanup_columns, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.trace_view import TraceInputError, TraceView, memoized, open_trace
+from winviz.viz.trace_view import Columns, TraceInputError, TraceView, memoized, open_trace
 from winviz.viz.validation import check_size
 from winviz.viz.value_texts import key_texts
 
@@ -56,6 +56,9 @@ HORIZON_TITLE = "allowed lateness"  # the legend title of a bar's or a cell's ho
 MIN_BAR_PX = 4
 AGGREGATE_BIN_PX = 8  # aggregated lanes: one cell per key and event-time bin of ~8 pixels
 CELL_HORIZON = "horizons of a cell's windows: earliest to latest"
+SUB_LANE = {"field": "slot", "type": "nominal", "sort": "ascending"}
+"""The sub-lanes (``slot``) of a key's lane, the same on every layer (else Vega-Lite warns
+of conflicting sorts)."""
 
 
 @palette.public_chart("window_lanes")
@@ -114,10 +117,8 @@ def _lanes(
             )
     keys = list(dict.fromkeys(bars["key"]))
     if len(keys) > max_keys:  # the keys with most elements
-        totals = bars["elements"].astype("int64").groupby(bars["key"], sort=False).sum()
-        busiest = set(totals.nlargest(max_keys, keep="first").index)
         notes.append(f"lanes: the {max_keys} keys with most elements of {len(keys):,}")
-        keys = [k for k in keys if k in busiest]
+        keys = window_lives.busiest(bars["key"], max_keys, bars["elements"].astype("int64"))
     bars = bars[bars["key"].isin(keys)]
     if int(bars.groupby("key", sort=False).size().max()) > max(1, width // MIN_BAR_PX):
         return _aggregated(view, op, bars, _key_lanes(keys), width, notes)
@@ -136,7 +137,8 @@ def _lanes(
     # of bars without a cleanup record (merged away, or still open)
     cleaned, cleaned_keys = _cleaned(view, op)
     drawn = set(keys)
-    times = [t for k, t in zip(cleaned_keys, cleaned["cleanup_time"], strict=True) if k in drawn]
+    stamps = cleaned["cleanup_time"].tolist()
+    times = [t for k, t in zip(cleaned_keys, stamps, strict=True) if k in drawn]
     reach = _reach(view, op, bars)
     axis = _axis_of(view, op)
     if axis == "processing time":
@@ -333,12 +335,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> 
             "x": x.channel("x"),
             "x2": {"field": "x2"},
             "y": _key_lanes(list(dict.fromkeys(bars["key"])), rows=True),
-            "yOffset": {
-                "field": "slot",
-                "type": "nominal",
-                "sort": "ascending",
-                "scale": {"paddingInner": 0.15},
-            },
+            "yOffset": SUB_LANE | {"scale": {"paddingInner": 0.15}},
             "fill": {
                 "field": "status",
                 "type": "nominal",
@@ -459,9 +456,7 @@ def _side_by_side(rows: Rows, x: TimeAxis, width: int, edge: float) -> Rows:
     placed on its own, rows alike once."""
     span = max(1, x.hi - x.lo)
     px = [(r["x"] - x.lo) / span * width for r in rows]
-    of_row: dict[tuple[Any, Any], list[int]] = {}
-    for i, r in enumerate(rows):
-        of_row.setdefault((r["key"], r["slot"]), []).append(i)
+    of_row = window_lives.groups(rows, ["key", "slot"])
     dx: list[float] = [0] * len(rows)
     counted_on: list[int | None] = [None] * len(rows)
     alike: dict[tuple[float, ...], piles.Placement] = {}
@@ -485,11 +480,8 @@ def _side_by_side(rows: Rows, x: TimeAxis, width: int, edge: float) -> Rows:
 
 def _alone(rows: Rows, px: np.ndarray) -> list[bool]:
     """Whether each event mark (at ``px``) has no other of its lane row within a pixel."""
-    rows_of: dict[tuple[Any, Any], list[int]] = {}
-    for i, r in enumerate(rows):
-        rows_of.setdefault((r["key"], r["slot"]), []).append(i)
     alone = [True] * len(rows)
-    for idx in rows_of.values():
+    for idx in window_lives.groups(rows, ["key", "slot"]).values():
         if len(idx) < 2:
             continue
         order = sorted(idx, key=lambda i: px[i])
@@ -499,15 +491,11 @@ def _alone(rows: Rows, px: np.ndarray) -> list[bool]:
     return alone
 
 
-def _cleaned(view: TraceView, op: str) -> tuple[pd.DataFrame, list[str]]:
-    """The cleanups of time windows and their keys' texts, made once per view."""
-
-    def build() -> tuple[pd.DataFrame, list[str]]:
-        cleaned = cleanups(view, op)
-        cleaned = cleaned[cleaned["window_start"].notna()]
-        return cleaned, key_texts(cleaned["key"])
-
-    return memoized(view, "lanes_cleaned", op, build)
+def _cleaned(view: TraceView, op: str) -> tuple[Columns, list[str]]:
+    """The cleanups of time windows (``firings.cleanup_columns``) and their keys' texts, made
+    once per view."""
+    cleaned = cleanup_columns(view, op)
+    return cleaned, memoized(view, "lanes_cleaned", op, lambda: key_texts(cleaned["key"]))
 
 
 def _horizon_layer(
@@ -561,7 +549,7 @@ def _horizon_layer(
     dashes = {n: d for n, d in HORIZON_DASHES.items() if any(r["line"] == n for r in rows)}
     lanes = {
         "y": _key_lanes(list(dict.fromkeys(bars["key"])), axis=False),
-        "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
+        "yOffset": dict(SUB_LANE),
     }
     tooltip = [{"field": c, "type": "nominal"} for c in tips]
     return [_horizon_rules(rows, x, lanes, dashes, tooltip)]
@@ -612,27 +600,25 @@ def _event_layers(events: Rows, x: TimeAxis) -> list[spec.ChartDict]:
     if not events:
         return []
     seen = {e["what"] for e in events}
-    present = [w for w in palette.WINDOW_EVENTS if w in seen]
-    colors = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_COLORS, strict=True))
-    shapes = dict(zip(palette.WINDOW_EVENTS, palette.WINDOW_EVENT_SHAPES, strict=True))
     what = {"field": "what", "type": "nominal", "title": "what happened"}
-    color = {**what, "scale": {"domain": present, "range": [colors[w] for w in present]}}
-    shape = {**what, "scale": {"domain": present, "range": [shapes[w] for w in present]}}
+    color, shape = (
+        {**what, "scale": palette.drawn_scale(palette.WINDOW_EVENTS, values, seen)}
+        for values in (palette.WINDOW_EVENT_COLORS, palette.WINDOW_EVENT_SHAPES)
+    )
     columns = ["what", "key", "window", "detail", "n", "seq", "proc_time", "watermark"]
     if "cause" in events[0]:
         columns.insert(4, "cause")
     tips = [{"field": c, "type": "nominal"} for c in columns]
     # marks set side by side (``_side_by_side``) are drawn ``dx`` pixels right of their time
     moved = {"xOffset": {"expr": "datum.dx"}} if any(e.get("dx") for e in events) else {}
-    # every layer sorts the sub-lanes alike (else Vega-Lite warns of conflicting sorts)
     base = {
         "x": x.channel("x"),
         "y": {"field": "key", "type": "nominal"},
-        "yOffset": {"field": "slot", "type": "nominal", "sort": "ascending"},
+        "yOffset": dict(SUB_LANE),
     }
     mark = {"type": "point", "filled": True, "size": 70, "stroke": palette.INK, "strokeWidth": 0.5}
     layers = []
-    for what_ in present:
+    for what_ in color["scale"]["domain"]:
         part = [e for e in events if e["what"] == what_]
         encoding = {**base, "color": color, "shape": shape, "tooltip": tips}
         layers.append(spec.layer(part, {**mark, **moved}, encoding))

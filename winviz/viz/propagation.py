@@ -161,7 +161,7 @@ def view_paused_spans(view: TraceView) -> list[PausedSpan]:
         return []
     fields = details(view, rows, PAUSE_KINDS, ("input", "max_allowed", "group"))
     records = zip(
-        view.kinds[rows].tolist(),
+        view.kinds_of(rows).tolist(),
         view.column("proc_time", rows).tolist(),
         view.column("operator", rows).tolist(),
         view.column("ts", rows).tolist(),
@@ -337,12 +337,7 @@ def _panel(
         sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
         layers.append(_paused_layer(paused, x, y, t_end, height, color))
     layers += _idle_layers(chan_spans, op_spans, x, y, t_end, color)
-    y_channel = {
-        "axis": y_axis,
-        "field": "y",
-        "scale": {"domain": [y.lo, y.hi], "nice": False, "zero": False},
-        "type": "quantitative",
-    }
+    y_channel = y.channel("y") | {"axis": y_axis}
     layers += _line_layers(vertices, x, y_channel, color, dash, channels, d, notes)
     if points:
         tooltip = [

@@ -173,11 +173,12 @@ def _skew(
             "the true ones)"
         )
     restarts = watermark_steps.restarts(view)
-    for r in restarts:
+    for r in restarts:  # (a run started from a snapshot did not go back: the timeline's words)
         notes.append(
-            f"at {x.fmt(r.proc_time)} the job restarted from "
-            + ("the beginning" if r.checkpoint_id is None else f"checkpoint {r.checkpoint_id}")
-            + ": the clock went back and the watermark to MIN (the lag line breaks there)"
+            f"at {x.fmt(r.proc_time)} the job {r.words()}: the clock went back and the "
+            "watermark to MIN (the lag line breaks there)"
+            if r.failed_at is not None
+            else f"the run {r.words()}: every watermark started at MIN"
         )
     if n <= max_points or e["wide"]:
         before = _before_a_step(view, e, *steps)

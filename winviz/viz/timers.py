@@ -38,8 +38,9 @@ from winviz.viz.timer_records import (
 )
 from winviz.viz.trace_view import TraceView, open_trace
 from winviz.viz.validation import check_size
+from winviz.viz.watermark_channels import operator_records
 from winviz.viz.watermark_steps import Restart, staircase, step_lines
-from winviz.viz.window_lives import groups
+from winviz.viz.window_lives import busiest, groups
 
 DOMAINS = ("event", "processing")
 DOMAIN_COLORS = (palette.EVENT_TIME_COLOR, palette.PROCESSING_TIME_COLOR)
@@ -89,8 +90,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     dedup = np.flatnonzero(
         (records["kind"] == "timer_registered").to_numpy() & records["flag"].to_numpy(dtype=bool)
     )
-    steps = watermark_steps.watermark_steps(view)
-    steps = steps[steps["operator"] == op].reset_index(drop=True)
+    steps = operator_records(view, ("watermark",), [op], True)
 
     # the processing times of the timer records and the trace's last: the end and the axis
     clock, present = view.ints("proc_time", np.append(records["seq"].to_numpy(), len(view) - 1))
@@ -142,9 +142,8 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
     else:
         rules, ends_of = _rule_rows(lives, dx, x, y, t_end), {}
         _with_roles(rules, timer_roles(view, op, lives), notes)
-    k = -(-len(rules) // (scale.ROW_LIMIT // 2))  # (two event marks per rule must fit too)
+    rules, k = scale.every_kth(rules, scale.ROW_LIMIT // 2)  # (two event marks a rule fit too)
     if k > 1:
-        rules = rules[::k]
         notes.append(f"timers: every {scale.nth(k)} rule drawn")
     points = _event_rows(rules, ends_of)
     if len(steps) and x.clip(steps["watermark"].iloc[-1])[1] == "MAX ▶":
@@ -152,7 +151,7 @@ def _timers(view: TraceView, operator: str | None, width: int, height: int) -> s
             f"the watermark reached MAX (end of input) at {y.fmt(steps['proc_time'].iloc[-1])}: "
             "its last step leaves the chart to the right"
         )
-    keys = _dropdown_keys(lives) if not by_key and not aggregated else []
+    keys = busiest(lives["key"], KEY_OPTIONS) if not by_key and not aggregated else []
 
     panel, queue_rows = _queue_panel(queue, y, t_end, height, notes)
     staircase = _watermark_layers(steps, x, y, watermark_steps.restarts(view))
@@ -379,29 +378,11 @@ def _extents(
     return {v: {(d, x.clip(ts)[0]): e for (d, ts), e in out.get(v, {}).items()} for v in views}
 
 
-def _dropdown_keys(lives: pd.DataFrame) -> list[str]:
-    counts = lives["key"].value_counts(sort=False)
-    first = {k: i for i, k in enumerate(dict.fromkeys(lives["key"]))}
-    ranked = sorted(counts.index, key=lambda k: (-counts[k], first[k]))
-    return sorted(ranked[:KEY_OPTIONS], key=first.__getitem__)
-
-
-def _domain_dash(rows: Rows) -> dict[str, Any]:
-    """The dash of a timer domain, the legend naming the domains of ``rows``."""
-    dashes = [list(d) for d in DOMAIN_DASHES]
-    return {
-        "field": "domain",
-        "type": "nominal",
-        "title": "timer domain",
-        "scale": palette.drawn_scale(DOMAINS, dashes, (r["domain"] for r in rows)),
-    }
-
-
-def _domain_color(rows: Rows, title: str | None) -> dict[str, Any]:
-    """The colour of a timer domain (those of ``rows``), with a legend ``title`` (None: no
-    legend)."""
-    scale = palette.drawn_scale(DOMAINS, DOMAIN_COLORS, (r["domain"] for r in rows))
-    legend = {"legend": None} if title is None else {"title": title}
+def _by_domain(rows: Rows, dashed: bool = False, **legend: Any) -> dict[str, Any]:
+    """The colour (``dashed``: the dash) of a timer domain, its scale naming the domains of
+    ``rows``; ``legend``: its title, or ``legend=None``."""
+    values = [list(d) for d in DOMAIN_DASHES] if dashed else DOMAIN_COLORS
+    scale = palette.drawn_scale(DOMAINS, values, (r["domain"] for r in rows))
     return {"field": "domain", "type": "nominal", "scale": scale} | legend
 
 
@@ -415,7 +396,7 @@ def _rule_layer(rows: Rows, x: TimeAxis, y: TimeAxis, by_key: bool) -> spec.Char
             "scale": {"domain": keys, "range": list(KEY_COLORS[: len(keys)])},
         }
     else:
-        color = _domain_color(rows, "timer domain")
+        color = _by_domain(rows, title="timer domain")
     return spec.layer(
         rows,
         {"type": "rule", "strokeWidth": 2.5, "xOffset": {"expr": "datum.dx"}},
@@ -423,7 +404,7 @@ def _rule_layer(rows: Rows, x: TimeAxis, y: TimeAxis, by_key: bool) -> spec.Char
             **axes.xy(x, y),
             "y2": {"field": "y2"},
             "color": color,
-            "strokeDash": _domain_dash(rows),
+            "strokeDash": _by_domain(rows, True, title="timer domain"),
             "tooltip": spec.tooltips(rows, ["x", "y", "y2", "dx", "kind"]),
             **(_role_width(rows) if rows and "set by" in rows[0] else {}),
         },
@@ -624,8 +605,8 @@ def _queue_panel(
             "x": x,
             "y": axes.channel(y, "y"),
             "order": {"field": "i", "type": "quantitative"},
-            "color": _domain_color(rows, None),
-            "strokeDash": _domain_dash(rows),
+            "color": _by_domain(rows, legend=None),
+            "strokeDash": _by_domain(rows, True, title="timer domain"),
             "detail": {"field": "domain", "type": "nominal"},
         },
     )
@@ -636,7 +617,7 @@ def _queue_panel(
         {
             "x": x,
             "y": axes.channel(y, "y"),
-            "color": _domain_color(rows, None),
+            "color": _by_domain(rows, legend=None),
             "tooltip": spec.tooltips(rows, ["y", "i", "kind"]),
         },
     )

@@ -5,6 +5,8 @@ records, the operators' watermark and idle / active records.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -95,15 +97,9 @@ def channel_records(view: TraceView, op: str) -> pd.DataFrame:
     if not len(rows):
         return pd.DataFrame(columns=cols)
     fields = details(view, rows, CHANNEL_KINDS, ("channel", "input"))
-    frame = pd.DataFrame(
-        {
-            "seq": rows,
-            "kind": view.kinds[rows],
-            "proc_time": view.column("proc_time", rows),
-            "watermark": view.column("ts", rows),
-            "channel": [int(c) for c in fields["channel"].tolist()],
-            "input": [str(i) for i in fields["input"].tolist()],
-        }
+    frame = _frame(view, rows, "ts").assign(
+        channel=[int(c) for c in fields["channel"].tolist()],
+        input=[str(i) for i in fields["input"].tolist()],
     )
     names = frame.groupby("input")["channel"].nunique()
     shared = set(names[names > 1].index)
@@ -118,7 +114,7 @@ def details(
     view: TraceView, rows: np.ndarray, kinds: tuple[str, ...], names: tuple[str, ...]
 ) -> dict[str, np.ndarray]:
     """The detail fields ``names`` of ``rows`` (records of ``kinds``), in the rows' order."""
-    kind_of = view.kinds[rows]
+    kind_of = view.kinds_of(rows)
     order = np.concatenate([np.flatnonzero(kind_of == k) for k in kinds])
     back = np.argsort(order, kind="stable")  # (the fields are gathered kind by kind)
     return {
@@ -136,17 +132,22 @@ def operator_records(
 ) -> pd.DataFrame:
     """The records of ``kinds`` of ``ops``: seq, kind, operator, proc_time,
     watermark, line (``line_name``)."""
-    rows = view.select(*kinds)
-    if len(rows):
-        rows = rows[np.isin(view.column("operator", rows).astype(str), ops)]
-    frame = pd.DataFrame(
-        {
-            "seq": rows,
-            "kind": view.kinds[rows],
-            "operator": view.column("operator", rows),
-            "proc_time": view.column("proc_time", rows),
-            "watermark": view.column("watermark", rows),
-        }
-    )
+    parts = [view.select(*kinds, operator=op) for op in ops]
+    rows = np.sort(np.concatenate([np.zeros(0, dtype=np.int64), *parts]))
+    frame = _frame(view, rows, "watermark", operator=view.column("operator", rows))
     frame["line"] = [line_name(op, per_operator) for op in frame["operator"]]
     return frame
+
+
+def _frame(view: TraceView, rows: np.ndarray, watermark: str, **more: Any) -> pd.DataFrame:
+    """The records at ``rows`` as a table: seq, kind, ``more``, proc_time and watermark (their
+    ``watermark`` field: a channel's is its ``ts``)."""
+    return pd.DataFrame(
+        {
+            "seq": rows,
+            "kind": view.kinds_of(rows),
+            **more,
+            "proc_time": view.column("proc_time", rows),
+            "watermark": view.column(watermark, rows),
+        }
+    )

@@ -21,12 +21,25 @@ LIFE_COLUMNS = [
 ]  # fmt: skip
 
 
-def groups(frame: pd.DataFrame, by: list[str]) -> dict[tuple, list[int]]:
-    """Row positions per distinct value of ``by``, in order of first appearance."""
+def groups(frame: Any, by: list[str]) -> dict[tuple, list[int]]:
+    """Row positions per distinct value of ``by`` (the columns of a frame or ``Columns``, or
+    the fields of a list of rows), in order of first appearance."""
+    rows = isinstance(frame, list)
+    columns = ([r[c] for r in frame] if rows else frame[c].tolist() for c in by)
     out: dict[tuple, list[int]] = {}
-    for i, k in enumerate(zip(*(frame[c].tolist() for c in by), strict=True)):
+    for i, k in enumerate(zip(*columns, strict=True)):
         out.setdefault(k, []).append(i)
     return out
+
+
+def busiest(keys: Any, n: int, weights: Any = None) -> list[Any]:
+    """The ``n`` keys with the most weight (``weights`` of their rows summed; each row 1
+    without), a tie to the key met first, in order of first appearance: the lanes a chart
+    keeps, the keys a dropdown offers."""
+    weights = np.ones(len(keys), dtype=np.int64) if weights is None else np.asarray(weights)
+    totals = pd.Series(weights).groupby(np.asarray(keys, dtype=object), sort=False).sum()
+    kept = set(totals.nlargest(n, keep="first").index)
+    return [k for k in totals.index if k in kept]
 
 
 def pairs_text(pairs: int, windows: int | None = None) -> str:
