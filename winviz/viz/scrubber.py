@@ -469,7 +469,12 @@ def firing_layer(
     window_marks._with_category_scales([squares])  # (as on the timeline: squares)
     for channel in ("color", "shape"):
         squares["encoding"][channel]["title"] = "firing"
-    _faint_if_undone(squares, sum(undone), notes)
+    if n_undone := _faint_if_undone(squares, sum(undone)):
+        notes.append(
+            f"{n_undone:,} firing{'' if n_undone == 1 else 's'} rolled back by a restore: drawn "
+            f"faint grey once made, as the run keeps {'it' if n_undone == 1 else 'them'} at no t "
+            "(where the failed attempt and its replay overlap, t shows the replay)"
+        )
     return squares, [*_end_outline(rows, x, y), *badges]
 
 
@@ -480,20 +485,16 @@ UNDONE = "rolled_back"  # a firing square's field: true when a restore rolled it
 GONE = f"datum.{UNDONE} == true"  # (a firing the run has at no t: ``restores.undone``)
 
 
-def _faint_if_undone(squares: spec.ChartDict, n: int, notes: list[str]) -> None:
-    """The ``n`` firings a restore rolled back (rows with ``UNDONE``) ``FAINT`` from when they
-    are made: the run at t (``restores.kept_at``) has them at no t, for where the failed
-    attempt and its replay overlap t shows the replay. Said in the notes."""
-    if not n:
-        return
-    enc = squares["encoding"]
-    enc["color"]["condition"] = {"test": GONE, "value": FAINT["color"]}
-    enc["opacity"] = {"condition": {"test": GONE, "value": FAINT["opacity"]}}
-    notes.append(
-        f"{n:,} firing{'' if n == 1 else 's'} rolled back by a restore: drawn faint grey once "
-        f"made, as the run keeps {'it' if n == 1 else 'them'} at no t (where the failed attempt "
-        "and its replay overlap, t shows the replay)"
-    )
+def _faint_if_undone(layer: spec.ChartDict, n: int) -> int:
+    """The ``n`` marks of ``layer`` a restore rolled back (rows with ``UNDONE``: firings,
+    element readings) ``FAINT`` from when they are made: the run at t (``restores.kept_at``)
+    has them at no t, for where the failed attempt and its replay overlap t shows the replay.
+    Returns ``n``."""
+    if n:
+        enc = layer["encoding"]
+        enc["color"]["condition"] = {"test": GONE, "value": FAINT["color"]}
+        enc["opacity"] = {"condition": {"test": GONE, "value": FAINT["opacity"]}}
+    return n
 
 
 END_OUTLINE = "end of input (outline)"
@@ -724,7 +725,8 @@ def element_layers(
 ) -> list:
     """The timeline's elements (``timeline._elements``; over ``max_points`` binned) as of t:
     those arrived by t (a binned mark once its cell's first element has arrived), later ones
-    faint (``future="fade"``), readings again hollow in their own legend."""
+    faint (``future="fade"``), readings again hollow in their own legend, readings a restore
+    rolled back faint once arrived (as the firings, ``_faint_if_undone``)."""
     restarts = watermark_steps.restarts(view)
     drawn = _elements(view, elements, x, y, max_points, notes, restarts, arrived=True)
     if drawn[0] is None:
@@ -740,10 +742,22 @@ def element_layers(
         )
     if at == "arrived":
         notes.append("a binned mark shows once its cell's first element has arrived")
+    undone = 0
     for layer, title in zip(drawn, ("element", replay.LEGEND), strict=True):
         if layer is not None:  # each layer its own legend (the scrubber's are independent)
             window_marks._with_category_scales([layer])
             for channel in ("color", "shape"):
                 layer["encoding"][channel]["title"] = title
+            if at == "y" and len(view.select("restore")):  # (a binned cell has no seq)
+                rows = spec.rows(layer)
+                gone = restores.undone(view.trace, np.array([r["seq"] for r in rows]))
+                for row in (r for r, g in zip(rows, gone.tolist(), strict=True) if g):
+                    row[UNDONE] = True
+                undone += _faint_if_undone(layer, int(gone.sum()))
             layers.append(layer | {"transform": [{"filter": f"datum.{at} <= {PARAM}"}]})
+    if undone:
+        notes.append(
+            f"{undone:,} element reading{'' if undone == 1 else 's'} rolled back by a restore "
+            "(read again by the replay): drawn faint grey once arrived"
+        )
     return layers
