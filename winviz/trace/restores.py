@@ -53,10 +53,15 @@ def kept(rows: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
     return rows
 
 
+def restored(trace: Trace) -> bool:
+    """Whether the trace holds a ``restore`` record (a kind its records never name: no scan)."""
+    return "restore" in trace.columns().kind.values and bool(len(trace.rows_where("restore")))
+
+
 def undone(trace: Trace, rows: np.ndarray) -> np.ndarray:
     """Per record of ``rows`` (record seqs), whether a restore rolled it back: not ``kept``,
     so in the run at no processing time (``kept_at``). All False without a restore."""
-    if not len(trace.rows_where("restore")):
+    if not restored(trace):
         return np.zeros(len(rows), dtype=bool)
     return ~np.isin(rows, kept(rows, rolled_back(trace)))
 
@@ -97,7 +102,7 @@ def firing_orders(
     window) named by ``vocabulary.firing_order``: its earlier firings of that key and window are
     those the run still keeps (``kept_before``), a rolled-back one says so, and a first firing of
     a run started from a snapshot is the first "in this trace"."""
-    if not len(trace.rows_where("restore")):  # (no restore: every earlier firing counts)
+    if not restored(trace):  # (no restore: every earlier firing counts)
         first, again = words.firing_order(0), words.firing_order(1)
         seen: set[Hashable] = set()
         out = []

@@ -101,18 +101,23 @@ def note(replayed: list[dict[str, Any]]) -> str | None:
     )
 
 
-def counts_text(trace: Trace, elements: Any) -> tuple[str, str]:
-    """A subtitle's counts of ``elements`` (readings: their "seq" and "fate_code", the fate's
-    index in ``vocabulary.ELEMENT_FATES``): the run's elements, each once, with those the
-    replay read again ("8 elements (1 read again after a restore)"), and its readings by fate,
-    then those a restore rolled back ("8 on time; rolled back by a restore: 1 side output").
-    A reading a restore rolled back (``restores.undone``) is read again by the replay."""
-    fate_codes = np.asarray(elements["fate_code"])
+def elements_text(trace: Trace, elements: Any) -> str:
+    """A subtitle's count of ``elements`` (readings: their "seq"): the run's elements, each
+    once, with those the replay read again: "8 elements (1 read again after a restore)". A
+    reading a restore rolled back (``restores.undone``) is read again by the replay."""
+    n = int(restores.undone(trace, np.asarray(elements["seq"])).sum())
+    return words.elements_count(len(elements["seq"]) - n, n)
+
+
+def fates_text(trace: Trace, elements: Any) -> str:
+    """A subtitle's count of ``elements`` (readings: their "seq" and "fate_code", the fate's
+    index in ``vocabulary.ELEMENT_FATES``) by fate: the run's readings, then those a restore
+    rolled back (``restores.undone``): "8 on time; rolled back by a restore: 1 side output"."""
+    codes = np.asarray(elements["fate_code"])
     undone = restores.undone(trace, np.asarray(elements["seq"]))
-    n = int(undone.sum())
-    kept = fate_codes[~undone] if n else fate_codes
-    said = _by_fate(kept) + (f"; {words.ROLLED_BACK}: {_by_fate(fate_codes[undone])}" if n else "")
-    return words.elements_count(len(kept), n), said
+    if not undone.any():
+        return _by_fate(codes)
+    return f"{_by_fate(codes[~undone])}; {words.ROLLED_BACK}: {_by_fate(codes[undone])}"
 
 
 def _by_fate(codes: np.ndarray) -> str:

@@ -145,7 +145,7 @@ def _scrubber(
     if len(view.select("fired", operator=op)):  # room for the last firings' count badges
         y = labels._label_room(y, size[1])
     notes = [
-        f"operator {op!r}: {replay.counts_text(view.trace, elements)[0]}, "
+        f"operator {op!r}: {replay.elements_text(view.trace, elements)}, "
         f"{pairs_text(sum(w.keys for w in windows), len(windows))}"
         "; move the slider to see the run at processing time t"
     ]

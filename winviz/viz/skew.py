@@ -152,7 +152,8 @@ def _skew(
     y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
 
     notes = [] if chosen is None else [chosen]
-    notes.append(f"operator {op!r}: " + ": ".join(replay.counts_text(view.trace, e)))
+    counts = (replay.elements_text(view.trace, e), replay.fates_text(view.trace, e))
+    notes.append(f"operator {op!r}: " + ": ".join(counts))
     if e["left_out"]:
         notes.append(
             f"{e['left_out']:,} element(s) not drawn: no timestamp, or one off the chart (MIN, "

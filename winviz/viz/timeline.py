@@ -264,7 +264,7 @@ def _axes_and_notes(
     )
     undone = int(restores.undone(view.trace, np.asarray(fired["seq"])).sum())
     notes: list[str] = [
-        f"operator {op!r}: {replay.counts_text(view.trace, elements)[0]}, "
+        f"operator {op!r}: {replay.elements_text(view.trace, elements)}, "
         f"{window_lives.pairs_text(len(lives))}, "
         + vocabulary.kept_count(len(fired) - undone, undone, "firings")
     ]
@@ -474,7 +474,7 @@ def _elements(
     scrubber's)."""
     if elements.empty:
         return None, None
-    notes.append("elements: " + replay.counts_text(view.trace, elements)[1])
+    notes.append("elements: " + replay.fates_text(view.trace, elements))
     if len(elements) > max_points:
         return _binned_elements(elements, x, y, max_points, notes, arrived), None
     off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
