@@ -30,7 +30,7 @@ from test_viz_restore_at_t import lesson_05_restore
 from winviz import viz
 from winviz.trace import restores
 from winviz.viz import palette
-from winviz.viz.scrubber import STATES_TITLE
+from winviz.viz.scrubber import STATES_TITLE, states_over_t
 
 BAND = re.compile(
     r'aria-label="[^"]*window: (\[[^)]*\)); (?:state at t: ([a-z ]+); )?keys: \d+; '
@@ -206,3 +206,19 @@ def test_the_legend_names_the_states_bands_take(lesson_05) -> None:
     assert title == STATES_TITLE == "window at some t"
     title, legend, drawn = band_states(viz.scrubber(JOBS["late_union"]().trace).to_dict())
     assert (legend, drawn) == (["open", "fired", "gone"], {"open", "fired", "gone"})
+
+
+def test_states_over_t_follow_the_bands_rule() -> None:
+    """Each state a band takes, over the slider's range: open from its opening until its
+    first firing or close; fired from then until its close; gone (merged away) from the close."""
+
+    def band(opened: int, fired: int | None, closed: int | None, into: str = "") -> dict:
+        return {"opened_at": opened, "fired_at": fired, "closed_at": closed, "merged_into": into}
+
+    assert states_over_t([band(0, 10, 10)], 0, 20) == ["open", "gone"]  # (fires at its close)
+    assert states_over_t([band(0, 10, 15)], 0, 20) == ["open", "fired", "gone"]
+    assert states_over_t([band(0, 10, 15)], 0, 12) == ["open", "fired"]  # (t never 15)
+    assert states_over_t([band(0, 0, 15)], 0, 20) == ["fired", "gone"]  # (fired on opening)
+    assert states_over_t([band(5, None, None)], 0, 20) == ["open"]
+    assert states_over_t([band(5, None, 9, "[0, 30)")], 0, 20) == ["open", "merged away"]
+    assert states_over_t([band(25, None, None)], 0, 20) == []  # (opens after the last t)

@@ -356,13 +356,10 @@ def states_over_t(rows: Rows, t_lo: float, t_hi: float) -> list[str]:
     found = set()
     for r in rows:
         opened, fired, closed = r["opened_at"], r["fired_at"], r["closed_at"]
-        end = math.inf if closed is None else closed
-        spans = {
-            "open": (opened, min(end, math.inf if fired is None else fired)),
-            "fired": (math.inf, 0) if fired is None else (max(opened, fired), end),
-            "merged away" if r["merged_into"] else "gone": (max(opened, end), math.inf),
-        }
-        found |= {st for st, (a, b) in spans.items() if a < b and a <= t_hi and b > t_lo}
+        end, fired = math.inf if closed is None else closed, math.inf if fired is None else fired
+        spans = [("open", opened, min(fired, end)), ("fired", max(opened, fired), end)]
+        spans.append(("merged away" if r["merged_into"] else "gone", max(opened, end), math.inf))
+        found |= {st for st, a, b in spans if a < b and a <= t_hi and b > t_lo}
     return [st for st in STATE_COLORS if st in found]
 
 
