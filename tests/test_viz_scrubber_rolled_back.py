@@ -4,8 +4,8 @@ overlap, t shows the replay). On lesson 05's restore job
 (``test_viz_restore_at_t.lesson_05_restore``: a checkpoint at 12,100 ms, [0, 10000) fired at
 12,200 ms, the job failed after f at 12,500 ms and restored checkpoint 1) the firing at 12,200
 ms is faint at every t, as its band is "open" until the replay's firing at 16,300 ms, which
-stands. Before, the square was the event-time timer's green from 12,200 to 12,499 ms while its
-band already showed the replay ("open"): two runs at one t (the failure time was its rule)."""
+stands. On main the square was the event-time timer's green from 12,200 to 12,499 ms (faint only
+from the failure) while its band already showed the replay ("open"): two runs at one t."""
 
 from __future__ import annotations
 
