@@ -21,6 +21,7 @@ import winviz as wv
 from winviz import viz
 from winviz.trace.restores import kept, kept_at, kept_before, rolled_back
 from winviz.viz.explore import AtTime, state_at
+from winviz.viz.scrubber import STATES_TITLE
 
 EVENTS = [("a", 1_000), ("b", 3_000), ("c", 2_000), ("d", 7_000),
           ("e", 12_000), ("f", 4_000), ("g", 16_000), ("h", 25_000)]  # fmt: skip
@@ -114,7 +115,7 @@ def window_band_layer(spec: dict[str, Any]) -> dict[str, Any]:
     return next(
         lay
         for lay in spec["layer"]
-        if lay["encoding"].get("color", {}).get("title") == "window at t"
+        if lay["encoding"].get("color", {}).get("title") == STATES_TITLE
     )
 
 

@@ -17,6 +17,7 @@ from tests.browser.gallery import running_example
 from winviz import viz
 from winviz.viz.bands import MIN_BAND_PX, _Window
 from winviz.viz.palette import TimeAxis
+from winviz.viz.scrubber import STATES_TITLE
 from winviz.viz.scrubber import window_layer as scrubber_window_layer
 
 
@@ -29,7 +30,7 @@ def window_layer(spec: dict[str, Any]) -> dict[str, Any]:
     return next(
         lay
         for lay in spec["layer"]
-        if lay["encoding"].get("color", {}).get("title") == "window at t"
+        if lay["encoding"].get("color", {}).get("title") == STATES_TITLE
     )
 
 
@@ -170,14 +171,14 @@ def test_the_bands_count_each_window_over_its_keys() -> None:
     )
     rows = [tuple(w) for w in _per_window(lives)]
     assert rows == [
-        (0, 10, 1, 5, 2, 3, None, ""),
-        (0, 20, 1, 5, 0, 9, 2**60, "[0, 30)"),
-        (10, 20, 2, 5, 2, 6, 30, ""),
+        (0, 10, 1, 5, 2, 3, None, "", 0, 0),
+        (0, 20, 1, 5, 0, 9, 2**60, "[0, 30)", 0, 0),
+        (10, 20, 2, 5, 2, 6, 30, "", 0, 0),
     ]
     exact = lives.assign(closed=pd.array([30, 12, None, 25, 2**60 + 1], dtype=object))
     assert [tuple(w) for w in _per_window(exact)] == [
         rows[0],
-        (*rows[1][:6], 2**60 + 1, "[0, 30)"),
+        (*rows[1][:6], 2**60 + 1, "[0, 30)", 0, 0),
         rows[2],
     ]
     assert _per_window(lives.iloc[:0]) is None

@@ -1,9 +1,11 @@
-"""The scrubber draws a firing a restore rolled back faint once the job failed. On lesson 05's
-restore job (``test_viz_restore_at_t.lesson_05_restore``: a checkpoint at 12,100 ms, [0, 10000)
-fired at 12,200 ms, the job failed after f at 12,500 ms and restored checkpoint 1) the firing at
-12,200 ms is a firing like any other until 12,500 ms, then faint grey like what has not
-happened at t (its band is "open" again, ``test_viz_restore_at_t``); the replay's firing at
-16,300 ms stands. On main the square stayed the event-time timer's green at every t."""
+"""The scrubber draws a firing a restore rolled back faint grey from when it is made: the run
+at t is what the run keeps (``restores``' rule: where the failed attempt and its replay
+overlap, t shows the replay). On lesson 05's restore job
+(``test_viz_restore_at_t.lesson_05_restore``: a checkpoint at 12,100 ms, [0, 10000) fired at
+12,200 ms, the job failed after f at 12,500 ms and restored checkpoint 1) the firing at 12,200
+ms is faint at every t, as its band is "open" until the replay's firing at 16,300 ms, which
+stands. On main the square was the event-time timer's green from 12,200 to 12,499 ms (faint only
+from the failure) while its band already showed the replay ("open"): two runs at one t."""
 
 from __future__ import annotations
 
@@ -52,24 +54,25 @@ def test_the_rolled_back_square_fades_from_the_failure(chart) -> None:
         lay for lay in chart["layer"] if lay["encoding"].get("color", {}).get("title") == "firing"
     ]
     rows = chart["datasets"][firings["data"]["name"]]
-    assert [(r["y"], r.get("undone_at")) for r in rows] == [
-        (12_200, 12_500), (16_300, None), (25_100, None), (25_100, None)
+    assert [(r["y"], r.get("rolled_back")) for r in rows] == [
+        (12_200, True), (16_300, None), (25_100, None), (25_100, None)
     ]  # fmt: skip
     faint = ("9,999", "12,200", palette.FADED_COLOR, "0.35")
-    assert squares_at(chart, 12_200) == [("9,999", "12,200", GREEN, "0.7")]
-    assert squares_at(chart, 12_499) == [("9,999", "12,200", GREEN, "0.7")]
-    assert squares_at(chart, 12_500) == [faint]
+    assert squares_at(chart, 12_199) == []
+    assert squares_at(chart, 12_200) == [faint]
+    assert squares_at(chart, 12_300) == [faint]  # (main: GREEN, the band already "open")
+    assert squares_at(chart, 12_499) == [faint]
     assert squares_at(chart, 14_000) == [faint]
     assert squares_at(chart, 16_300) == [faint, ("9,999", "16,300", GREEN, "0.7")]
-    assert " ".join(chart["title"]["subtitle"][3:5]) == (
-        "1 firing rolled back by a restore: drawn faint grey, as what has not happened at t, "
-        "from the failure on (12,500 ms): the run does not keep it"
+    assert chart["usermeta"]["winviz"]["notes"][2] == (
+        "1 firing rolled back by a restore: drawn faint grey once made, as the run keeps it at "
+        "no t (where the failed attempt and its replay overlap, t shows the replay)"
     )
 
 
 def test_the_skew_scrubber_fades_it_too() -> None:
     chart = viz.scrubber(lesson_05_restore(), view="skew").to_dict()  # (x: processing time)
-    assert squares_at(chart, 12_400) == [("12,200", "2,201", GREEN, "0.7")]
+    assert squares_at(chart, 12_400) == [("12,200", "2,201", palette.FADED_COLOR, "0.35")]
     assert squares_at(chart, 14_000) == [("12,200", "2,201", palette.FADED_COLOR, "0.35")]
 
 
@@ -84,7 +87,7 @@ def test_a_rolled_back_squares_badge_fades_with_it() -> None:
     assert rolled_back(run.trace) == [(12, 51)]
     chart = viz.scrubber(run).to_dict()
     badges = {}
-    for t in (2_999, 3_000):
+    for t in (1_700, 2_999, 3_000):
         shown = json.loads(json.dumps(chart))
         (param,) = [p for p in shown["params"] if p["name"] == "t"]
         param["value"] = t
@@ -93,14 +96,15 @@ def test_a_rolled_back_squares_badge_fades_with_it() -> None:
             for m in BADGE.finditer(vlc.vegalite_to_svg(shown))
         ]
     assert badges == {
-        2_999: [("999", "1,700", False), ("999", "1,600", False)],
+        1_700: [("999", "1,700", True), ("999", "1,600", False)],
+        2_999: [("999", "1,700", True), ("999", "1,600", False)],
         3_000: [("999", "1,700", True), ("999", "1,600", False)],
     }
-    assert squares_at(chart, 3_000)[:2] == [
+    assert squares_at(chart, 1_700)[:2] == [
         ("999", "1,700", palette.FADED_COLOR, "0.35"), ("999", "1,600", GREEN, "0.7")
     ]  # fmt: skip
     said = " ".join(chart["title"]["subtitle"])
     assert (
-        "2 firings rolled back by a restore: drawn faint grey, as what has not happened at t, "
-        "from the failure on (3,000 ms): the run does not keep them"
+        "2 firings rolled back by a restore: drawn faint grey once made, as the run keeps them "
+        "at no t (where the failed attempt and its replay overlap, t shows the replay)"
     ) in said

@@ -3,6 +3,12 @@ and ``winviz.viz`` alike). Flink restores a failed job from its last completed c
 (``CheckpointCoordinator.restoreLatestCheckpointedState``) and replays the input after it: what
 the failed attempt did after that checkpoint is rolled back, and a window's replayed firing is
 counted as if the rolled-back one had never happened.
+
+**The run at processing time t** (``kept_at``) is what the run keeps: the records made by t that
+no restore rolled back. Where a failed attempt and its replay overlap — the processing times
+from the restored checkpoint to the failure, which both passed, for the clock went back — t
+shows the replay; a rolled-back record is in the run at no t. Every chart and line "at t" (the
+scrubber's bands and firings, the explorer's ``state_at``) reads the run so.
 """
 
 from __future__ import annotations
@@ -47,6 +53,19 @@ def kept(rows: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
     return rows
 
 
+def restored(trace: Trace) -> bool:
+    """Whether the trace holds a ``restore`` record (a kind its records never name: no scan)."""
+    return "restore" in trace.columns().kind.values and bool(len(trace.rows_where("restore")))
+
+
+def undone(trace: Trace, rows: np.ndarray) -> np.ndarray:
+    """Per record of ``rows`` (record seqs), whether a restore rolled it back: not ``kept``,
+    so in the run at no processing time (``kept_at``). All False without a restore."""
+    if not restored(trace):
+        return np.zeros(len(rows), dtype=bool)
+    return ~np.isin(rows, kept(rows, rolled_back(trace)))
+
+
 def kept_before(rows: np.ndarray, seq: int, spans: list[tuple[int, int]]) -> int:
     """How many of ``rows`` (record seqs) before ``seq`` the run still keeps at ``seq``: those no
     restore before ``seq`` rolled back (``spans``: ``rolled_back``)."""
@@ -60,7 +79,8 @@ def kept_at(
     processing time ``t``: made by t, and rolled back by no restore (``spans``: ``rolled_back``).
     A restore sets the clock back to its checkpoint's time (none: the start) and replays from
     there, so the replay passes every time the failed attempt had reached: at any t the run is
-    what the checkpoint kept plus what the replay redid by t, never the rolled-back records."""
+    what the checkpoint kept plus what the replay redid by t, never the rolled-back records
+    (the module's rule for the run at t)."""
     return kept(rows[procs <= t], spans)
 
 
@@ -82,7 +102,7 @@ def firing_orders(
     window) named by ``vocabulary.firing_order``: its earlier firings of that key and window are
     those the run still keeps (``kept_before``), a rolled-back one says so, and a first firing of
     a run started from a snapshot is the first "in this trace"."""
-    if not len(trace.rows_where("restore")):  # (no restore: every earlier firing counts)
+    if not restored(trace):  # (no restore: every earlier firing counts)
         first, again = words.firing_order(0), words.firing_order(1)
         seen: set[Hashable] = set()
         out = []

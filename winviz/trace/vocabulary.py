@@ -74,6 +74,22 @@ def is_late_firing(watermark_before: int, max_timestamp: int) -> bool:
 
 
 ROLLED_BACK = "rolled back by a restore"
+READ_AGAIN = "read again after a restore"
+
+
+def kept_count(kept: int, rolled_back: int, noun: str = "") -> str:
+    """A count of what the run keeps (``winviz.trace.restores``), then how many more a restore
+    rolled back, if any: "3 firings (1 more rolled back by a restore)"."""
+    said = f"{kept:,}" + (f" {noun}" if noun else "")
+    return said + (f" ({rolled_back:,} more {ROLLED_BACK})" if rolled_back else "")
+
+
+def elements_count(kept: int, read_again: int) -> str:
+    """A count of elements: those the run keeps, each once, then how many of them the replay
+    read again (their first readings a restore rolled back): "8 elements (1 read again after a
+    restore)"."""
+    said = f"{kept:,} elements"
+    return said + (f" ({read_again:,} {READ_AGAIN})" if read_again else "")
 
 
 def firing_order(

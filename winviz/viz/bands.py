@@ -9,15 +9,17 @@ it, the window still accepts late elements.
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import pairwise
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from winviz.trace import restores, vocabulary
 from winviz.viz import palette, scale, spec, window_lives
 from winviz.viz.palette import TimeAxis
-from winviz.viz.trace_view import Columns
+from winviz.viz.trace_view import Columns, TraceView
 from winviz.viz.window_marks import _missing, groups_of
 
 MIN_BAND_PX = 8
@@ -51,6 +53,7 @@ def _bands(
     for (_, s, e), chain in (chains or {}).items():
         chain_of.setdefault((s, e), set()).add(chain)
     bands, lines = [], []
+    undone = any(w.undone_elements or w.undone_firings for w in per_window)
     for w in per_window:
         s, e = w.window_start, w.window_end
         top = y.hi if w.closed is None else y.clip(w.closed)[0]  # (still open: the top edge)
@@ -85,8 +88,12 @@ def _bands(
                 "kind": "window",
                 "window": f"[{x.fmt(s)}, {x.fmt(e)})",
                 "keys": w.keys,
-                "elements": w.elements,
-                "firings": w.firings,
+                "elements": vocabulary.kept_count(w.elements, w.undone_elements)
+                if undone
+                else w.elements,
+                "firings": vocabulary.kept_count(w.firings, w.undone_firings)
+                if undone
+                else w.firings,
                 "opened": y.fmt(w.opened),
                 "closed": closed,
                 "accepts late elements until": "" if horizon is None else x.fmt(horizon),
@@ -170,6 +177,34 @@ class _Window(NamedTuple):
     opened: Any
     closed: int | None
     merged_into: str
+    undone_elements: int = 0  # elements assigned, firings: those a restore rolled back
+    undone_firings: int = 0
+
+
+def per_window(view: TraceView, op: str, lives: pd.DataFrame | Columns) -> list[_Window] | None:
+    """``_per_window(lives)`` as the run keeps it: each window's elements assigned and firings
+    that a restore rolled back (``restores.undone``) counted apart (``undone_elements``,
+    ``undone_firings``), not in ``elements`` and ``firings``. (With session merges, elements
+    inherited from a merged window stay as ``_per_window`` counts them.)"""
+    windows = _per_window(lives)
+    if windows is None or not len(view.select("restore")):
+        return windows
+    kinds = ("fired",) if len(view.select("merged", operator=op)) else ("fired", "assigned")
+    undone: dict[str, Counter[tuple[int, int]]] = {"assigned": Counter()}
+    for kind in kinds:
+        rows = view.select(kind, operator=op)
+        starts, ends, present = view.bounds(rows[restores.undone(view.trace, rows)])
+        undone[kind] = Counter(zip(starts[present].tolist(), ends[present].tolist(), strict=True))
+    out = []
+    for w in windows:
+        at = (w.window_start, w.window_end)
+        e, f = undone["assigned"][at], undone["fired"][at]
+        out.append(
+            w._replace(
+                elements=w.elements - e, firings=w.firings - f, undone_elements=e, undone_firings=f
+            )
+        )
+    return out
 
 
 def _per_window(lives: pd.DataFrame | Columns) -> list[_Window] | None:

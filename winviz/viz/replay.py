@@ -12,9 +12,16 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from winviz.trace import restores
+from winviz.trace import vocabulary as words
 from winviz.viz.watermark_steps import Restart
+
+if TYPE_CHECKING:
+    from winviz.trace.store import Trace
 
 FIELD = "read again"
 """The tooltip field of a reading again: "after restore from checkpoint 1"."""
@@ -92,3 +99,28 @@ def note(replayed: list[dict[str, Any]]) -> str | None:
         f"{n:,} element{'' if n == 1 else 's'} read again {', '.join(after)} (the replay): "
         "drawn hollow and larger, around the first reading where it is read at the same place"
     )
+
+
+def elements_text(trace: Trace, elements: Any) -> str:
+    """A subtitle's count of ``elements`` (readings: their "seq"): the run's elements, each
+    once, with those the replay read again: "8 elements (1 read again after a restore)". A
+    reading a restore rolled back (``restores.undone``) is read again by the replay."""
+    n = int(restores.undone(trace, np.asarray(elements["seq"])).sum())
+    return words.elements_count(len(elements["seq"]) - n, n)
+
+
+def fates_text(trace: Trace, elements: Any) -> str:
+    """A subtitle's count of ``elements`` (readings: their "seq" and "fate_code", the fate's
+    index in ``vocabulary.ELEMENT_FATES``) by fate: the run's readings, then those a restore
+    rolled back (``restores.undone``): "8 on time; rolled back by a restore: 1 side output"."""
+    codes = np.asarray(elements["fate_code"])
+    undone = restores.undone(trace, np.asarray(elements["seq"]))
+    if not undone.any():
+        return _by_fate(codes)
+    return f"{_by_fate(codes[~undone])}; {words.ROLLED_BACK}: {_by_fate(codes[undone])}"
+
+
+def _by_fate(codes: np.ndarray) -> str:
+    """Readings counted by fate: "8 on time, 1 side output"."""
+    counts = np.bincount(codes, minlength=len(words.ELEMENT_FATES)).tolist()
+    return ", ".join(f"{n:,} {f}" for f, n in zip(words.ELEMENT_FATES, counts, strict=True) if n)

@@ -122,7 +122,15 @@ def _scrubber(
     steps = watermark_steps.watermark_steps(view)
     steps = steps[steps["operator"] == op]
     lives = window_life_columns(view, op)
-    per_window = None if lives is None else bands._per_window(lives)
+    per_window = None if lives is None else bands.per_window(view, op, lives)
+    if per_window and len(view.select("restore")):  # (closed as the run keeps it)
+        closes = {w: int(t) for w, t in kept_times(view, op, "cleanup", last=True).items()}
+        per_window = [
+            w._replace(closed=closes.get((w.window_start, w.window_end)))
+            if w.closed is not None and not w.merged_into
+            else w
+            for w in per_window
+        ]
     windows = [w for w in per_window or () if w.window_start < w.window_end]  # (as the bands)
     # processing-time windows: [start, end) is processing time, nothing on the event-time axis
     across = bool(windows) and processing_time_windows(view, op)
@@ -137,7 +145,7 @@ def _scrubber(
     if len(view.select("fired", operator=op)):  # room for the last firings' count badges
         y = labels._label_room(y, size[1])
     notes = [
-        f"operator {op!r}: {len(elements):,} elements, "
+        f"operator {op!r}: {replay.elements_text(view.trace, elements)}, "
         f"{pairs_text(sum(w.keys for w in windows), len(windows))}"
         "; move the slider to see the run at processing time t"
     ]
@@ -147,8 +155,9 @@ def _scrubber(
             "elements that reached the operator then, whatever their timestamps: it spans the "
             "event-time axis over its life in processing time"
         )
-    fired = first_firings(view, op)
-    window_drawn = window_layer(per_window, fired, x, y, notes, across, size[1])
+    fired = kept_times(view, op, "fired")
+    t_range = (min(finite), max(finite)) if finite else (y.lo, y.hi)
+    window_drawn = window_layer(per_window, fired, x, y, notes, across, size[1], t_range)
     if spans := idle.idle_spans(view):
         notes.append(idle.lines_text(spans) + " as they stand at t")
     element_notes: list[str] = []  # (said after the firings')
@@ -171,7 +180,6 @@ def _scrubber(
     ]
     if replay_seconds is not None:
         notes[0] += "; tick play to replay it"
-    t_range = (min(finite), max(finite)) if finite else (y.lo, y.hi)
     layers = [lay for lay in layers if lay is not None]
     return _finished(layers, "Scrubber", notes, size, t_range, at, replay_seconds)
 
@@ -269,19 +277,22 @@ def _finished(
     return chart
 
 
-def first_firings(view: TraceView, op: str) -> dict[tuple[int, int], float]:
-    """Each (start, end) window's first firing over all keys that no restore rolled back: its
-    processing time (a rolled-back firing is in the run at no t, ``restores.kept_at``)."""
-    rows = view.select("fired", operator=op)
+def kept_times(
+    view: TraceView, op: str, kind: str, last: bool = False
+) -> dict[tuple[int, int], float]:
+    """Each (start, end) window's first (``last``: last) ``kind`` record over all keys that no
+    restore rolled back: its processing time (a rolled-back record is in the run at no t,
+    ``restores.kept_at``)."""
+    rows = view.select(kind, operator=op)
     if len(view.select("restore")):
         rows = restores.kept(rows, restores.rolled_back(view.trace))
     f_start, f_end, present = view.bounds(rows)
     procs = view.numbers("proc_time", rows[present])
-    timed = ~np.isnan(procs)  # (a firing without a processing time is no first firing)
+    timed = ~np.isnan(procs)  # (a record without a processing time is none of these)
     f_start, f_end, procs = f_start[present][timed], f_end[present][timed], procs[timed]
-    order = np.lexsort((-procs, f_end, f_start))  # per window, its first firing last
-    fired = zip(f_start[order].tolist(), f_end[order].tolist(), strict=True)
-    return dict(zip(fired, procs[order].tolist(), strict=True))
+    order = np.lexsort((procs if last else -procs, f_end, f_start))  # per window, its pick last
+    at = zip(f_start[order].tolist(), f_end[order].tolist(), strict=True)
+    return dict(zip(at, procs[order].tolist(), strict=True))
 
 
 def window_layer(
@@ -292,16 +303,17 @@ def window_layer(
     notes: list[str],
     across: bool = False,
     height: int = 400,
+    t_range: tuple[float, float] = (-math.inf, math.inf),
 ) -> spec.ChartDict | None:
     """The timeline's window bands (``bands._bands``; ``fired``: each one's first firing) as
     they stand at t: from the opening to the close or t, at least ``bands.MIN_BAND_PX`` high
-    in ``height``, coloured by the window's state at t."""
+    in ``height``, coloured by the window's state at t. The legend names the states some band
+    takes at some t of ``t_range`` (``states_over_t``): the browser computes each state, and
+    a legend of fixed colours cannot follow t."""
     layer, _ = bands._bands(per_window, {}, x, y, notes, frozenset(), None, across, height, fired)
     if layer is None:
         return None
-    # "merged away" is in the legend only when a session merge absorbed a window
-    merged = any(r["merged_into"] for r in spec.rows(layer))
-    shown = [st for st in STATE_COLORS if st != "merged away" or merged]
+    shown = states_over_t(spec.rows(layer), *t_range)
     state = (
         f"{PARAM} < datum.opened_at ? 'not yet' : "
         f"(datum.closed_at != null && {PARAM} >= datum.closed_at) ? "
@@ -321,7 +333,7 @@ def window_layer(
     ]
     colors = {"domain": shown, "range": [STATE_COLORS[st] for st in shown]}
     layer["encoding"]["color"] = {
-        "field": "state", "type": "nominal", "title": "window at t", "scale": colors
+        "field": "state", "type": "nominal", "title": STATES_TITLE, "scale": colors
     }  # fmt: skip
     state_tip = {"field": "state", "type": "nominal", "title": "state at t"}
     tips = layer["encoding"]["tooltip"]
@@ -329,6 +341,26 @@ def window_layer(
     layer["mark"] = {"type": "rect", "fillOpacity": 0.35, "strokeWidth": 1}
     layer["encoding"]["stroke"] = {"value": palette.WINDOW_COLOR}
     return layer
+
+
+STATES_TITLE = "window at some t"
+"""The title of the bands' legend: the states a band takes at some t (``states_over_t``), not
+those at the slider's t (the tooltip's "state at t")."""
+
+
+def states_over_t(rows: Rows, t_lo: float, t_hi: float) -> list[str]:
+    """The states (``STATE_COLORS``) that some band (``rows``, with ``bands.AS_OF``'s fields)
+    takes at some t in ``t_lo`` .. ``t_hi``, by ``window_layer``'s rule: open from its opening
+    until its first firing or close, fired from then until the close, gone (merged away)
+    from the close."""
+    found = set()
+    for r in rows:
+        opened, fired, closed = r["opened_at"], r["fired_at"], r["closed_at"]
+        end, fired = math.inf if closed is None else closed, math.inf if fired is None else fired
+        spans = [("open", opened, min(fired, end)), ("fired", max(opened, fired), end)]
+        spans.append(("merged away" if r["merged_into"] else "gone", max(opened, end), math.inf))
+        found |= {st for st, a, b in spans if a < b and a <= t_hi and b > t_lo}
+    return [st for st in STATE_COLORS if st in found]
 
 
 FIRING_STEP_PX = 11  # the step of firing squares side by side (80 px²: about 9 px wide)
@@ -350,15 +382,15 @@ def firing_layer(
 ) -> tuple[spec.ChartDict | None, list[spec.ChartDict]]:
     """The firings made by t at their timer's event time (``firings.firing_marks``) and
     processing time, one square per point and cause, coloured as on the timeline, with a
-    count badge; one a restore rolled back faint once the job failed (``_faint_once_undone``).
+    count badge; one a restore rolled back faint (``_faint_if_undone``).
     ``across``: processing-time windows, on the right edge; ``skew``: the skew
     mode's axes; ``avoid``: layers a badge keeps off. Returns the squares' layer (None: no
     firing), drawn under the elements, and the layers over them."""
     marks = firing_marks(view, op)
     if not len(marks):
         return None, []
-    groups: dict[tuple[Any, Any, str, int | None], list[int]] = {}
-    undone = _undone_at(view, marks["seq"].tolist())
+    groups: dict[tuple[Any, Any, str, bool], list[int]] = {}
+    undone = restores.undone(view.trace, np.asarray(marks["seq"])).tolist()
     clipped = 0  # (skew mode) firings whose skew lies beyond the axis: drawn on its edge
     columns = (marks[c].tolist() for c in ("at", "proc_time", "fired_by"))
     for i, (at, proc, by) in enumerate(zip(*columns, strict=True)):
@@ -396,7 +428,7 @@ def firing_layer(
                 + (f" … ({len(windows)})" if len(windows) > 3 else ""),
                 "proc_time": proc_axis.fmt(procs[idx[0]]),
                 **({} if words is None else {"firing": _counted_words(words[i] for i in idx)}),
-                **({} if gone is None else {UNDONE: gone}),
+                **({UNDONE: True} if gone else {}),
             }
         )
     rows, k = scale.every_kth(rows)
@@ -434,51 +466,32 @@ def firing_layer(
     window_marks._with_category_scales([squares])  # (as on the timeline: squares)
     for channel in ("color", "shape"):
         squares["encoding"][channel]["title"] = "firing"
-    _faint_once_undone(squares, undone, proc_axis, notes)
+    if n_undone := _faint_if_undone(squares, sum(undone)):
+        notes.append(
+            f"{n_undone:,} firing{'' if n_undone == 1 else 's'} rolled back by a restore: drawn "
+            f"faint grey once made, as the run keeps {'it' if n_undone == 1 else 'them'} at no t "
+            "(where the failed attempt and its replay overlap, t shows the replay)"
+        )
     return squares, [*_end_outline(rows, x, y), *badges]
 
 
 FAINT = {"color": palette.FADED_COLOR, "filled": True, "opacity": 0.35}
 """How the scrubber draws what the run does not have at t: an element not yet arrived, a
-firing a restore rolled back (once the job failed)."""
-UNDONE = "undone_at"  # a firing square's field: the failure after which a restore undid it
-GONE = f"datum.{UNDONE} != null && {PARAM} >= datum.{UNDONE}"  # (a firing the run lost by t)
+firing a restore rolled back."""
+UNDONE = "rolled_back"  # a firing square's field: true when a restore rolled it back
+GONE = f"datum.{UNDONE} == true"  # (a firing the run has at no t: ``restores.undone``)
 
 
-def _undone_at(view: TraceView, seqs: list[int]) -> list[int | None]:
-    """Per ``fired`` record (``seqs``), the processing time from which the run no longer has
-    it: the failure a restore rolled it back after (``restores.undone_by``; Flink's
-    ``CheckpointCoordinator.restoreLatestCheckpointedState``), None when the run keeps it."""
-    if not len(view.select("restore")):
-        return [None] * len(seqs)
-    spans = restores.rolled_back(view.trace)
-    failed = {
-        r.seq: r.proc_time if r.failed_at is None else r.failed_at
-        for r in watermark_steps.restarts(view)
-    }
-    by = (restores.undone_by(seq, spans) for seq in seqs)
-    return [None if restore is None else failed[restore] for restore in by]
-
-
-def _faint_once_undone(
-    squares: spec.ChartDict, undone: list[int | None], proc_axis: TimeAxis, notes: list[str]
-) -> None:
-    """A firing a restore rolled back (``undone``: per firing, ``_undone_at``): a firing like
-    any other until the job failed, then ``FAINT`` (the run no longer has it), said in the
-    notes."""
-    times = sorted({t for t in undone if t is not None})
-    if not times:
-        return
-    enc = squares["encoding"]
-    enc["color"]["condition"] = {"test": GONE, "value": FAINT["color"]}
-    enc["opacity"] = {"condition": {"test": GONE, "value": FAINT["opacity"]}}
-    n = len(undone) - undone.count(None)
-    notes.append(
-        f"{n:,} firing{'' if n == 1 else 's'} rolled back by a restore: drawn faint grey, as "
-        "what has not happened at t, from the failure on ("
-        + ", ".join(proc_axis.fmt(t) for t in times)
-        + f"): the run does not keep {'it' if n == 1 else 'them'}"
-    )
+def _faint_if_undone(layer: spec.ChartDict, n: int) -> int:
+    """The ``n`` marks of ``layer`` a restore rolled back (rows with ``UNDONE``: firings,
+    element readings) ``FAINT`` from when they are made: the run at t (``restores.kept_at``)
+    has them at no t, for where the failed attempt and its replay overlap t shows the replay.
+    Returns ``n``."""
+    if n:
+        enc = layer["encoding"]
+        enc["color"]["condition"] = {"test": GONE, "value": FAINT["color"]}
+        enc["opacity"] = {"condition": {"test": GONE, "value": FAINT["opacity"]}}
+    return n
 
 
 END_OUTLINE = "end of input (outline)"
@@ -709,7 +722,8 @@ def element_layers(
 ) -> list:
     """The timeline's elements (``timeline._elements``; over ``max_points`` binned) as of t:
     those arrived by t (a binned mark once its cell's first element has arrived), later ones
-    faint (``future="fade"``), readings again hollow in their own legend."""
+    faint (``future="fade"``), readings again hollow in their own legend, readings a restore
+    rolled back faint once arrived (as the firings, ``_faint_if_undone``)."""
     restarts = watermark_steps.restarts(view)
     drawn = _elements(view, elements, x, y, max_points, notes, restarts, arrived=True)
     if drawn[0] is None:
@@ -725,10 +739,22 @@ def element_layers(
         )
     if at == "arrived":
         notes.append("a binned mark shows once its cell's first element has arrived")
+    undone = 0
     for layer, title in zip(drawn, ("element", replay.LEGEND), strict=True):
         if layer is not None:  # each layer its own legend (the scrubber's are independent)
             window_marks._with_category_scales([layer])
             for channel in ("color", "shape"):
                 layer["encoding"][channel]["title"] = title
+            if at == "y" and len(view.select("restore")):  # (a binned cell has no seq)
+                rows = spec.rows(layer)
+                gone = restores.undone(view.trace, np.array([r["seq"] for r in rows]))
+                for row in (r for r, g in zip(rows, gone.tolist(), strict=True) if g):
+                    row[UNDONE] = True
+                undone += _faint_if_undone(layer, int(gone.sum()))
             layers.append(layer | {"transform": [{"filter": f"datum.{at} <= {PARAM}"}]})
+    if undone:
+        notes.append(
+            f"{undone:,} element reading{'' if undone == 1 else 's'} rolled back by a restore "
+            "(read again by the replay): drawn faint grey once arrived"
+        )
     return layers

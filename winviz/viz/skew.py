@@ -151,12 +151,9 @@ def _skew(
     pad = max(1, round((hi - lo) * 0.03)) if hi > lo else 1000
     y = TimeAxis("processing time − event time", "ms", lo - pad, hi + pad)
 
-    counts = np.bincount(e["fate_code"], minlength=len(palette.FATES)).tolist()
     notes = [] if chosen is None else [chosen]
-    notes.append(
-        f"operator {op!r}: {n:,} elements: "
-        + ", ".join(f"{c:,} {f}" for f, c in zip(palette.FATES, counts, strict=True) if c)
-    )
+    counts = (replay.elements_text(view.trace, e), replay.fates_text(view.trace, e))
+    notes.append(f"operator {op!r}: " + ": ".join(counts))
     if e["left_out"]:
         notes.append(
             f"{e['left_out']:,} element(s) not drawn: no timestamp, or one off the chart (MIN, "

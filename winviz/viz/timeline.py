@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from winviz.trace import restores, vocabulary
 from winviz.viz import (
     bands,
     fates,
@@ -173,7 +174,7 @@ def _timeline(
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     chains = window_lives.merge_chains(view, op) if derived else None
-    per_window = bands._per_window(lives)
+    per_window = bands.per_window(view, op, lives)
     band_layer, horizon_layer = bands._bands(
         per_window, horizons, x, y, notes, derived, chains, across, height
     )
@@ -261,9 +262,11 @@ def _axes_and_notes(
         cleaned["proc_time"],
         lives["opened"],
     )
+    undone = int(restores.undone(view.trace, np.asarray(fired["seq"])).sum())
     notes: list[str] = [
-        f"operator {op!r}: {len(elements):,} elements, {window_lives.pairs_text(len(lives))}, "
-        f"{len(fired):,} firings"
+        f"operator {op!r}: {replay.elements_text(view.trace, elements)}, "
+        f"{window_lives.pairs_text(len(lives))}, "
+        + vocabulary.kept_count(len(fired) - undone, undone, "firings")
     ]
     if len(every_element) > len(elements):
         untimed = len(every_element) - len(elements)
@@ -471,9 +474,7 @@ def _elements(
     scrubber's)."""
     if elements.empty:
         return None, None
-    counts = np.bincount(elements["fate_code"], minlength=len(palette.FATES)).tolist()
-    fates_present = zip(palette.FATES, counts, strict=True)
-    notes.append("elements: " + ", ".join(f"{n:,} {f}" for f, n in fates_present if n))
+    notes.append("elements: " + replay.fates_text(view.trace, elements))
     if len(elements) > max_points:
         return _binned_elements(elements, x, y, max_points, notes, arrived), None
     off = int(((elements["ts"] < x.lo) | (elements["ts"] > x.hi)).sum())
