@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from json.encoder import encode_basestring
 from typing import Any
 
 from winviz.trace import jsonable
@@ -14,8 +15,11 @@ from winviz.trace.coded import per_distinct
 
 def short(value: Any, limit: int = 60) -> str:
     """A compact text of a value for tooltips and labels: strings as they are, anything else
-    as compact JSON of its plain form (``jsonable``); cut to ``limit`` characters."""
-    text = value if isinstance(value, str) else _JSON(jsonable(value))
+    as compact JSON of its plain form (``jsonable``; plain values written directly,
+    ``plain_json``); cut to ``limit`` characters."""
+    text = value if value.__class__ is str else plain_json(value)
+    if text is None:
+        text = value if isinstance(value, str) else _JSON(jsonable(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -23,8 +27,38 @@ _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def shorts(values: Any, limit: int = 60) -> list[str]:
-    """``short`` of each value, once per distinct value (``coded.per_distinct``)."""
-    return per_distinct(values, lambda value: short(value, limit))
+    """``short`` of each value."""
+    return [short(value, limit) for value in values]
+
+
+def plain_json(value: Any) -> str | None:
+    """``short``'s JSON of an int, finite float, bool, None or a tuple / list of them and
+    strings, written directly; None for anything else."""
+    write = _PLAIN_JSON.get(value.__class__)
+    try:
+        if write is not None:
+            return write(value)
+        if value.__class__ is tuple or value.__class__ is list:
+            return "[" + ",".join([_JSON_OF[v.__class__](v) for v in value]) + "]"
+    except (KeyError, ValueError):  # another type inside, or a float JSON cannot say
+        pass
+    return None
+
+
+def _finite(value: float) -> str:
+    """A finite float's JSON text (``ValueError`` for NaN and infinities)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(value)
+    return float.__repr__(value)
+
+
+_PLAIN_JSON: dict[type, Any] = {
+    int: int.__repr__,
+    bool: lambda b: "true" if b else "false",
+    type(None): lambda _: "null",
+    float: _finite,
+}
+_JSON_OF: dict[type, Any] = {**_PLAIN_JSON, str: encode_basestring}
 
 
 def key_text(key: Any, limit: int = 30) -> str:
