@@ -60,7 +60,7 @@ SCALARS = [None, True, False, 0, -7, 10**30, 1.5, -0.0, *TRICKY]
     [
         FLAT_TUPLES,
         SCALARS,
-        FLAT_TUPLES + SCALARS,  # mixed: each kind by one call
+        FLAT_TUPLES + SCALARS,  # mixed: written one by one
         [("k", float("nan")), ("k", 1)],  # a non-finite float is tagged: the general way
         [("k", (1, 2)), ("k", 1)],  # a tuple inside a tuple is tagged: the general way
         [("k", [1, "]"]), ("k", {"a": 1})],  # containers inside: the general way
