@@ -24,6 +24,7 @@ from winviz.trace.coded import (
     distinct_values,
     equality_is_exact,
     is_none,
+    per_distinct,
     same_values,
     type_signature,
     value_codes,
@@ -60,7 +61,7 @@ SCALARS = [None, True, False, 0, -7, 10**30, 1.5, -0.0, *TRICKY]
     [
         FLAT_TUPLES,
         SCALARS,
-        FLAT_TUPLES + SCALARS,  # mixed: each kind by one call
+        FLAT_TUPLES + SCALARS,  # mixed: written one by one
         [("k", float("nan")), ("k", 1)],  # a non-finite float is tagged: the general way
         [("k", (1, 2)), ("k", 1)],  # a tuple inside a tuple is tagged: the general way
         [("k", [1, "]"]), ("k", {"a": 1})],  # containers inside: the general way
@@ -110,6 +111,32 @@ def test_value_codes_number_values_not_objects_in_order_of_first_appearance() ->
     numbers, distinct = distinct_values(values)
     assert numbers.tolist() == codes.tolist() and distinct == [shared, "a", None, ("k", True)]
     assert [type(d[1]) for d in (distinct[0], distinct[3])] == [int, bool]
+
+
+def test_per_distinct_makes_once_per_value_told_apart_by_identity() -> None:
+    made: list[object] = []
+
+    def make(value: object) -> str:
+        made.append(value)
+        return f"<{value!r}>"
+
+    values = [1, True, 1.0, ("k", 1), 1, ("k", 1), -0.0, 0.0, [1], [1]]
+    texts = per_distinct(values, make)
+    assert texts == [
+        "<1>",
+        "<True>",
+        "<1.0>",
+        "<('k', 1)>",
+        "<1>",
+        "<('k', 1)>",
+        "<-0.0>",
+        "<0.0>",
+        "<[1]>",
+        "<[1]>",
+    ]
+    assert [repr(v) for v in made] == ["1", "True", "1.0", "('k', 1)", "-0.0", "0.0", "[1]"]
+    assert per_distinct(np.array(["a", "b", "a"], dtype=object), str.upper) == ["A", "B", "A"]
+    assert per_distinct([], make) == [] and len(made) == 7
 
 
 @pytest.mark.parametrize(

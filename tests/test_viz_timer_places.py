@@ -16,7 +16,7 @@ from tests.browser.gallery import running_example
 from winviz import viz
 from winviz.trace.coded import first_of_each
 from winviz.viz import timer_places as tp
-from winviz.viz.boxes import Box, Taken, crosses, crossings, first_clear
+from winviz.viz.boxes import Box, Taken, crosses, first_clear
 from winviz.viz.palette import TimeAxis
 from winviz.viz.skew import _across
 
@@ -190,9 +190,10 @@ def test_the_lag_labels_test_counts_the_line_segments_through_a_box() -> None:
     assert _across(segments, (10, 40, 15, 60)) == 1  # (the level one only)
 
 
-def test_crossings_of_many_segments_are_crosses_of_each() -> None:
-    """``boxes.crossings`` (one box, an array of segments) gives ``crosses`` of each: random
-    segments (level, upright, slanted, points) against random boxes, edges touching included."""
+def test_lines_across_a_box_are_counted_by_crosses_of_each() -> None:
+    """``skew._across`` counts ``crosses`` of each segment whose bounding box overlaps the
+    box: random segments (level, upright, slanted, points) against random boxes, edges
+    touching included."""
     import random
 
     rnd = random.Random(3)
@@ -205,8 +206,16 @@ def test_crossings_of_many_segments_are_crosses_of_each() -> None:
         segments += [(s[0], s[1], s[2], s[1]) for s in segments[:5]]  # level
         left, top = rnd.randrange(0, 35), rnd.randrange(0, 35)
         box = (left, top, left + rnd.randrange(0, 10), top + rnd.randrange(0, 10))
-        got = crossings(np.array(segments, dtype=float).reshape(-1, 4), box).tolist()
-        assert got == [crosses(s, box) for s in segments]
+        near = [
+            s
+            for s in segments
+            if min(s[0], s[2]) < box[2]
+            and max(s[0], s[2]) > box[0]
+            and min(s[1], s[3]) < box[3]
+            and max(s[1], s[3]) > box[1]
+        ]
+        got = _across(np.array(segments, dtype=float).reshape(-1, 4), box)
+        assert got == sum(crosses(s, box) for s in near)
 
 
 def test_taken_finds_the_segments_near_a_box_in_the_order_added_and_their_tags() -> None:

@@ -27,10 +27,8 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass
-from itertools import chain, compress
+from itertools import chain
 from typing import Any
-
-import numpy as np
 
 from winviz.windows.window import GLOBAL_WINDOW, GlobalWindow, TimeWindow
 
@@ -114,9 +112,14 @@ def from_array_text(text: str) -> list[Any]:
 
 
 def to_texts(values: list[Any]) -> list[str]:
-    """``to_text`` of each value (plain scalars, flat tuples and time windows at once)."""
-    flat = _flat_texts(values)
-    return [to_text(v) for v in values] if flat is None else flat
+    """``to_text`` of each value (plain scalars, or flat tuples of them, all at once)."""
+    classes = set(map(type, values))
+    texts = None
+    if classes <= _SCALARS:
+        texts = _scalar_texts(values)
+    elif classes == {tuple}:
+        texts = _tuple_texts(values)
+    return [to_text(v) for v in values] if texts is None else texts
 
 
 # JSON escapes every control character inside a string: a raw NUL or SOH is a separator
@@ -124,39 +127,6 @@ _JSON_NUL = json.JSONEncoder(
     separators=("\x00", ":"), ensure_ascii=False, allow_nan=False, check_circular=False
 ).encode
 _SCALARS = frozenset(_PLAIN) | {float}
-_FLAT = _SCALARS | {tuple, TimeWindow}
-_GROUP = {**dict.fromkeys(_SCALARS, 0), tuple: 1, TimeWindow: 2}
-
-
-def _flat_texts(values: list[Any]) -> list[str] | None:
-    """The texts of plain scalars, flat tuples and time windows, each sort encoded at once
-    (by the C encoder, NUL between items); None for any other list."""
-    if not values:
-        return []
-    types = list(map(type, values))  # each value touched once (a cache miss on a big trace)
-    classes = set(types)
-    if not classes <= _FLAT:
-        return None
-    if classes <= _SCALARS:
-        return _scalar_texts(values)
-    if classes == {tuple}:
-        return _tuple_texts(values)
-    group = np.fromiter(map(_GROUP.__getitem__, types), dtype=np.int8, count=len(values))
-    out = np.empty(len(values), dtype=object)
-    for g, write in enumerate((_scalar_texts, _tuple_texts, _window_texts)):
-        at = group == g
-        if at.any():
-            texts = write(list(compress(values, at.tolist())))
-            if texts is None:
-                return None
-            out[at] = texts
-    return out.tolist()
-
-
-def _window_texts(values: list[TimeWindow]) -> list[str] | None:
-    if any(w.start.__class__ is not int or w.end.__class__ is not int for w in values):
-        return None
-    return [f'{{"$window":[{w.start},{w.end}]}}' for w in values]
 
 
 def _scalar_texts(values: list[Any]) -> list[str] | None:

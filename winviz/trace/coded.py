@@ -283,6 +283,16 @@ def distinct_values(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     return codes, values[first].tolist()
 
 
+def per_distinct(values: Any, make: Callable[[Any], Any]) -> list[Any]:
+    """``make`` of each value (a list, array or Series), called once per distinct value
+    (``value_codes``: values told apart by ``identity``)."""
+    listed = values.tolist() if hasattr(values, "tolist") else list(values)
+    if not listed:
+        return []
+    codes, first = value_codes(listed)
+    return object_array([make(listed[i]) for i in first.tolist()])[codes].tolist()
+
+
 def same_values(
     a: np.ndarray | list[Any], b: np.ndarray | list[Any], signature_of_a: Any = None
 ) -> np.ndarray:

@@ -43,22 +43,6 @@ def crosses(seg: Segment, box: Box) -> bool:
     return lo <= hi
 
 
-def crossings(segments: np.ndarray, box: Box) -> np.ndarray:
-    """``crosses`` of each of the (n, 4) ``segments`` at once (finite coordinates)."""
-    x1, y1, x2, y2 = segments.T
-    left, top, right, bottom = box
-    lo, hi = np.zeros(len(segments)), np.ones(len(segments))
-    out = np.ones(len(segments), dtype=bool)
-    for p, q in ((x1 - x2, x1 - left), (x2 - x1, right - x1), (y1 - y2, y1 - top),
-                 (y2 - y1, bottom - y1)):  # fmt: skip
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = q / p
-        out &= (p != 0) | (q >= 0)
-        lo = np.where(p < 0, np.maximum(lo, ratio), lo)
-        hi = np.where(p > 0, np.minimum(hi, ratio), hi)
-    return out & (lo <= hi)
-
-
 def within(box: Box, area: Box) -> bool:
     """Whether ``box`` lies inside ``area`` (edges touching count)."""
     return area[0] <= box[0] and area[1] <= box[1] and box[2] <= area[2] and box[3] <= area[3]

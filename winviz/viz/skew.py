@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from winviz.viz import axes, palette, replay, scale, spec, watermark_steps
-from winviz.viz.boxes import Box, crossings
+from winviz.viz.boxes import Box, crosses
 from winviz.viz.fates import element_detail_lists, element_fate_columns
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
@@ -313,7 +313,7 @@ def _across(segments: np.ndarray, box: Box) -> int:
     x1, y1, x2, y2 = segments.T
     meets = (np.minimum(x1, x2) < right) & (np.maximum(x1, x2) > left)
     meets &= (np.minimum(y1, y2) < bottom) & (np.maximum(y1, y2) > top)
-    return int(np.count_nonzero(crossings(segments[meets], box)))
+    return sum(crosses(segment, box) for segment in segments[meets].tolist())
 
 
 def _before_a_step(
