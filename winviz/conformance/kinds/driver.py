@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from winviz.errors import WinvizError
+from winviz.operators.base import CollectingOutput
 from winviz.time import MAX, MIN
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow, has_positive_size
 
@@ -75,6 +76,13 @@ def parse_window(value: Any, where: str) -> Any:
 TIME_STEPS = {"watermark", "processing_time", "end"}
 
 
+def drain(out: CollectingOutput) -> dict[str, list[Any]]:
+    """The ``watermarks`` and ``status`` changes ``out`` got since the last ``drain``."""
+    emitted = {"watermarks": out.watermarks, "status": out.statuses}
+    out.watermarks, out.statuses = [], []
+    return emitted
+
+
 class Driver:
     """Base driver: validates fields; subclasses execute steps."""
 
@@ -86,6 +94,11 @@ class Driver:
     OUTPUTS: tuple[tuple[str, str, str], ...] = ()
     """(output, expect field, mode: equal, multiset[-strict], ordered-strict)."""
     CHECKS: dict[str, Any] = {}
+    WATERMARK_OUTPUTS = (
+        ("watermarks", "expect_watermarks", "ordered-strict"),
+        ("status", "expect_status", "ordered-strict"),
+    )
+    """The ``OUTPUTS`` of a kind that emits watermarks and idle/active changes (``drain``)."""
 
     def __init__(self, spec: dict[str, Any], where: str) -> None:
         self.where = where
@@ -133,6 +146,15 @@ class Driver:
         if name not in values:
             return default
         return parse_int_like(values[name], self.at(index, field or name))
+
+    def channel(
+        self, index: int, step: dict[str, Any], channels: int, default: Any, of: str
+    ) -> int:
+        """A step's ``channel`` (``default`` when it is not there): one of ``channels``."""
+        channel = parse_int_like(step.get("channel", default), self.at(index, "channel"))
+        if not 0 <= channel < channels:
+            raise TranscriptError(self.at(index, f"channel {channel}{of} does not exist"))
+        return channel
 
     def keyed_element(self, step: dict[str, Any], index: int) -> tuple[tuple[str, int], Any]:
         """A step's ``element`` as the ``(key, value)`` record (value 1 by default) and its
