@@ -93,7 +93,7 @@ class JoinSpec:
             value = getattr(self, name)
             check(isinstance(value, bool), "must be a bool", name, value)
         for name in ("left_delay", "right_delay"):
-            non_negative_ms(getattr(self, name), name, "must be an int >= 0 (milliseconds)")
+            non_negative_ms(getattr(self, name), name)
         one_of(self.join_type, JOIN_TYPES, "join_type")
         one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
         one_of(self.drive, DRIVES, "drive")

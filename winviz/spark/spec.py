@@ -144,8 +144,8 @@ def positive_ms(value: object, name: str) -> None:
     check(is_ms(value) and value > 0, "must be a positive int (milliseconds)", name, value)  # type: ignore[operator]
 
 
-def non_negative_ms(value: object, name: str, message: str = "must be an int >= 0") -> None:
-    check(is_ms(value) and value >= 0, message, name, value)  # type: ignore[operator]
+def non_negative_ms(value: object, name: str) -> None:
+    check(is_ms(value) and value >= 0, "must be an int >= 0 (milliseconds)", name, value)  # type: ignore[operator]
 
 
 def one_of(value: object, allowed: tuple[str, ...], name: str) -> None:

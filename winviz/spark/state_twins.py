@@ -47,11 +47,11 @@ from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec, is_dropped
 from winviz.spark.twins import (
     EVENT_TIME,
+    await_rows,
     execute,
     input_schema,
     input_stream,
     query_dirs,
-    session_settings,
     watermarked,
 )
 
@@ -269,7 +269,7 @@ def run_processing_time_probe(
     spark = spark if spark is not None else get_spark()
     batches: list[int] = []
     query = None
-    with query_dirs("winviz-probe-") as root, session_settings(spark, STATE_CONF):
+    with query_dirs(spark, STATE_CONF, "winviz-probe-") as root:
         try:
             for batch in inputs:
                 write_batch_file(batch, root / "input", root / "staging")
@@ -280,7 +280,7 @@ def run_processing_time_probe(
                 .option("checkpointLocation", str(root / "checkpoint"))
                 .start()
             )
-            _await_rows(query, sum(len(b.rows) for b in inputs), limit_seconds=300)
+            await_rows(query, sum(len(b.rows) for b in inputs), lambda: time.sleep(0.05))
             waiter = threading.Thread(target=_swallow_stop, args=(query,), daemon=True)
             waiter.start()
             waiter.join(bound_seconds)
@@ -294,15 +294,6 @@ def run_processing_time_probe(
                 query.stop()
     no_data = sum(1 for n in ran.values() if n == 0)
     return ProcessingTimeProbe(bound_seconds, returned, len(ran), no_data)
-
-
-def _await_rows(query: Any, rows: int, limit_seconds: float) -> None:
-    """Wait (polling the progress reports) until Spark has read ``rows`` input rows."""
-    deadline = time.monotonic() + limit_seconds
-    while sum(p.numInputRows for p in query.recentProgress) < rows:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"Spark read fewer than {rows} rows in {limit_seconds} s")
-        time.sleep(0.05)
 
 
 def _swallow_stop(query: Any) -> None:
