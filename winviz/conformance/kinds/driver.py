@@ -19,6 +19,13 @@ class TranscriptError(WinvizError, ValueError):
     and field)."""
 
 
+def known(fields: Any, allowed: Any, where: str, expected: str = "") -> None:
+    """Refuse the ``fields`` (of the mapping at ``where``) that are not ``allowed``."""
+    unknown = set(fields) - set(allowed)
+    if unknown:
+        raise TranscriptError(f"{where}: unknown field(s) {sorted(unknown)}{expected}")
+
+
 def parse_int_like(value: Any, where: str) -> int:
     """An exact integer; the strings "MIN"/"MAX" are Java's Long.MIN_VALUE/MAX_VALUE."""
     if value == "MIN":
@@ -102,15 +109,11 @@ class Driver:
 
     def __init__(self, spec: dict[str, Any], where: str) -> None:
         self.where = where
-        unknown = set(spec) - self.OPERATOR_KEYS
-        if unknown:
-            raise TranscriptError(f"{where}: operator: unknown field(s) {sorted(unknown)}")
+        known(spec, self.OPERATOR_KEYS, f"{where}: operator")
 
     def validate(self, step: dict[str, Any], index: int) -> None:
         expects = {"expect_error", *self.CHECKS, *(e for _, e, _ in self.OUTPUTS)}
-        unknown = set(step) - self.STEP_KEYS - expects
-        if unknown:
-            raise TranscriptError(f"{self.where}: step {index}: unknown field(s) {sorted(unknown)}")
+        known(step, {*self.STEP_KEYS, *expects}, f"{self.where}: step {index}")
         if "element" in step and not isinstance(step["element"], dict):
             raise TranscriptError(
                 f"{self.where}: step {index}: element {step['element']!r}: expected a mapping "
@@ -160,13 +163,7 @@ class Driver:
         """A step's ``element`` as the ``(key, value)`` record (value 1 by default) and its
         ``ts`` (None: none)."""
         el = step["element"]
-        unknown = set(el) - {"key", "value", "ts"}
-        if unknown:
-            raise TranscriptError(
-                self.at(
-                    index, f"element: unknown field(s) {sorted(unknown)} (expected key, value, ts)"
-                )
-            )
+        known(el, ("key", "value", "ts"), self.at(index, "element"), " (expected key, value, ts)")
         if "key" not in el:
             raise TranscriptError(self.at(index, "element: missing field 'key'"))
         value = el.get("value", 1)
