@@ -153,22 +153,20 @@ class JoinModel(MicroBatchModel):
 
     def run_batch(
         self,
-        batch: InputBatch | None,
+        batch: InputBatch,
         proc_time: int,
         watermark: int | None = None,
     ) -> BatchOutcome:
-        """One micro-batch (``None``: no data); ``watermark`` overrides the eviction watermark
+        """One micro-batch (``NO_DATA``: no data); ``watermark`` overrides the eviction watermark
         (replaying a real run with the watermarks Spark reported)."""
         spec = self.spec
         evict = self.watermark if watermark is None else watermark
         left_wm, right_wm = state_watermarks(spec, evict)
-        rows = batch.rows if batch is not None else ()
-        indexes = batch.indexes if batch is not None else ()
         out: list[JoinRow] = []
         late: list[tuple[int, int]] = []
         evicted: list[tuple[int, int, bool]] = []
         inputs: tuple[list[tuple[Any, int, int]], list[tuple[Any, int, int]]] = ([], [])
-        for r, (side, index) in zip(rows, indexes, strict=True):
+        for r, (side, index) in zip(batch.rows, batch.indexes, strict=True):
             if is_dropped(spec, r[TS], self.previous):  # rule 3
                 late.append((side, index))
             else:
@@ -228,7 +226,7 @@ class JoinModel(MicroBatchModel):
             state_watermarks=(left_wm, right_wm),
             late=tuple(sorted(late)),
             evicted=tuple(sorted(evicted)),
-            arrived=tuple(sorted(indexes)),
+            arrived=tuple(sorted(batch.indexes)),
         )
 
 

@@ -198,11 +198,9 @@ class StateModel(MicroBatchModel):
         super().__init__(spec)
         self.keys: dict[Any, list[Any]] = {}  # key -> [count, sum, max_ts, timer, index]
 
-    def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
+    def run_batch(self, batch: InputBatch, proc_time: int) -> BatchOutcome:
         evict, late = self.watermark, self.previous
-        rows = batch.rows if batch is not None else ()
-        indexes = batch.indexes if batch is not None else ()
-        pairs = zip(rows, indexes, strict=True)
+        pairs = zip(batch.rows, batch.indexes, strict=True)
         kept = [(r, i) for r, i in pairs if not is_dropped(self.spec, r[TS], late)]
         for r, i in kept:
             acc = self.keys.setdefault(r[KEY], [0, None, None, None, i])
@@ -231,7 +229,7 @@ class StateModel(MicroBatchModel):
                 out.append(TimerRow(key, acc[3], acc[0], acc[1]))
                 del self.keys[key]
         return self._record(
-            batch, proc_time, len(rows) - len(kept), tuple(sorted(out, key=TimerRow.order))
+            batch, proc_time, len(batch.rows) - len(kept), tuple(sorted(out, key=TimerRow.order))
         )
 
 
