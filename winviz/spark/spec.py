@@ -98,10 +98,6 @@ class TwinSpec:
         d = self.watermark_delay
         return d if isinstance(d, tuple) else (d,)
 
-    @property
-    def is_union(self) -> bool:
-        return len(self.delays) > 1
-
 
 def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
     """The windows ``[start, end)`` Spark's ``window()`` puts event time ``ts`` in, earliest
@@ -173,7 +169,6 @@ class StateSpec:
     stream_field = None
     watermark_policy = "min"
     output_mode = "append"
-    is_union = False
 
     def __post_init__(self) -> None:
         positive_ms(self.timeout, "timeout")
