@@ -294,8 +294,8 @@ def query_dirs(spark: Any, conf: dict[str, str], prefix: str) -> Iterator[Path]:
     """A fresh temporary directory with ``input`` (watched) and ``staging`` made in it, while the
     Spark session settings ``conf`` are set (a query reads them when it starts); afterwards the
     settings are restored and the directory removed."""
-    root = Path(tempfile.mkdtemp(prefix=prefix))
     previous = {k: spark.conf.get(k, None) for k in conf}
+    root = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         (root / "input").mkdir()
         (root / "staging").mkdir()
