@@ -94,7 +94,7 @@ def test_spec_checks_its_options() -> None:
         ),
         (
             lambda: StateSpec(timeout=5, watermark_delay=-1),
-            "field 'watermark_delay', value -1: must be an int >= 0",
+            "field 'watermark_delay', value -1: must be an int >= 0 (milliseconds)",
         ),
         (
             lambda: JoinSpec(lower=5, upper=1),

@@ -45,11 +45,15 @@ class InputBatch:
     arrival times."""
 
     seq: int  # position among the non-empty batches (0, 1, ...)
-    interval: int
+    interval: int | None
     proc_time: int
     rows: tuple[dict[str, Any], ...]
     indexes: tuple[int, ...]
     arrivals: tuple[int, ...]
+
+
+NO_DATA = InputBatch(-1, None, 0, (), (), ())
+"""A no-data micro-batch's input: nothing (Spark runs one after a batch raised the watermark)."""
 
 
 def form_batches(

@@ -148,7 +148,7 @@ def _spark_side(result: TwinResult) -> dict[tuple, _Spark]:
             )
     for b, batch in with_inputs(result.batches, result.inputs):  # late rows
         late = b.late_watermark
-        for row in batch.rows if batch is not None else ():
+        for row in batch.rows:
             key, ts = row[KEY], row[TS]
             for start, end in copies(spec, ts):
                 why = f"ts {ts} (window end {end})"

@@ -93,7 +93,7 @@ class JoinSpec:
             value = getattr(self, name)
             check(isinstance(value, bool), "must be a bool", name, value)
         for name in ("left_delay", "right_delay"):
-            non_negative_ms(getattr(self, name), name, "must be an int >= 0 (milliseconds)")
+            non_negative_ms(getattr(self, name), name)
         one_of(self.join_type, JOIN_TYPES, "join_type")
         one_of(self.watermark_policy, WATERMARK_POLICIES, "watermark_policy")
         one_of(self.drive, DRIVES, "drive")
@@ -153,22 +153,20 @@ class JoinModel(MicroBatchModel):
 
     def run_batch(
         self,
-        batch: InputBatch | None,
+        batch: InputBatch,
         proc_time: int,
         watermark: int | None = None,
     ) -> BatchOutcome:
-        """One micro-batch (``None``: no data); ``watermark`` overrides the eviction watermark
+        """One micro-batch (``NO_DATA``: no data); ``watermark`` overrides the eviction watermark
         (replaying a real run with the watermarks Spark reported)."""
         spec = self.spec
         evict = self.watermark if watermark is None else watermark
         left_wm, right_wm = state_watermarks(spec, evict)
-        rows = batch.rows if batch is not None else ()
-        indexes = batch.indexes if batch is not None else ()
         out: list[JoinRow] = []
         late: list[tuple[int, int]] = []
         evicted: list[tuple[int, int, bool]] = []
         inputs: tuple[list[tuple[Any, int, int]], list[tuple[Any, int, int]]] = ([], [])
-        for r, (side, index) in zip(rows, indexes, strict=True):
+        for r, (side, index) in zip(batch.rows, batch.indexes, strict=True):
             if is_dropped(spec, r[TS], self.previous):  # rule 3
                 late.append((side, index))
             else:
@@ -228,7 +226,7 @@ class JoinModel(MicroBatchModel):
             state_watermarks=(left_wm, right_wm),
             late=tuple(sorted(late)),
             evicted=tuple(sorted(evicted)),
-            arrived=tuple(sorted(indexes)),
+            arrived=tuple(sorted(batch.indexes)),
         )
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from winviz.spark.batches import KEY, STREAM, TS, VALUE, InputBatch, form_batches
+from winviz.spark.batches import KEY, NO_DATA, STREAM, TS, VALUE, InputBatch, form_batches
 from winviz.spark.results import BatchOutcome, OutputRow, TwinResult
 from winviz.spark.spec import TwinSpec, copies
 
@@ -96,30 +96,30 @@ class MicroBatchModel:
         """The next batch's eviction watermark."""
         return self.tracker.global_watermark
 
-    def run_batch(self, batch: InputBatch | None, proc_time: int) -> Any:
+    def run_batch(self, batch: InputBatch, proc_time: int) -> Any:
         raise NotImplementedError
 
     def _record(
         self,
-        batch: InputBatch | None,
+        batch: InputBatch,
         proc_time: int,
         dropped: int,
         out: tuple[Any, ...],
         evict: int | None = None,
         **extra: Any,
     ) -> BatchOutcome:
-        """Keep the ``BatchOutcome`` (``extra``: a join's fields) of a batch (``None``: no data)
+        """Keep the ``BatchOutcome`` (``extra``: a join's fields) of a batch (``NO_DATA``: no data)
         run with eviction watermark ``evict`` (default: the current one); advance the
         watermark."""
         evict = self.watermark if evict is None else evict
-        rows = batch.rows if batch is not None else ()
+        rows = batch.rows
         # progress reports eventTime.max of the first stream (in plan order) with rows
         most = next(
             (t for t in stream_max_times(rows, len(self.tracker.delays)) if t is not None), None
         )
         outcome = BatchOutcome(
             batch_id=len(self.outcomes),
-            interval=batch.interval if batch is not None else None,
+            interval=batch.interval,
             proc_time=proc_time,
             input_rows=len(rows),
             max_event_time=most,
@@ -141,9 +141,9 @@ def run_micro_batches(model: MicroBatchModel, inputs: Sequence[InputBatch]) -> T
     for batch in inputs:
         model.run_batch(batch, batch.proc_time)
         if drive == "per_batch" and model.watermark > model.previous:
-            model.run_batch(None, batch.proc_time)
+            model.run_batch(NO_DATA, batch.proc_time)
     if drive == "available_now" and inputs and model.watermark > model.previous:
-        model.run_batch(None, inputs[-1].proc_time)
+        model.run_batch(NO_DATA, inputs[-1].proc_time)
     return TwinResult(model.spec, model.outcomes, "model", inputs)
 
 
@@ -156,12 +156,12 @@ class SparkModel(MicroBatchModel):
         self.state: dict[Group, list[Any]] = {}
         self.sessions: dict[Any, list[list[Any]]] = {}
 
-    def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
-        """Rules 2-4 and 7 for one micro-batch (``None``: a no-data batch)."""
+    def run_batch(self, batch: InputBatch, proc_time: int) -> BatchOutcome:
+        """Rules 2-4 and 7 for one micro-batch (``NO_DATA``: a no-data batch)."""
         evict, late, spec = self.watermark, self.previous, self.spec
         session = spec.is_session
         partial: dict[Group, list[Any]] = {}
-        for r in batch.rows if batch is not None else ():
+        for r in batch.rows:
             for start, end in copies(spec, r[TS]):
                 acc = partial.setdefault((start, end, r[KEY]), [0, None])
                 acc[0] += 1

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from winviz.errors import WinvizError
-from winviz.spark.batches import InputBatch
+from winviz.spark.batches import NO_DATA, InputBatch
 from winviz.spark.results import BatchOutcome, OutputRow
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
@@ -56,18 +56,18 @@ def to_outcomes(
     for batch_id in ids:
         p = reports[batch_id]
         n = p["numInputRows"]
-        batch = next(data, None) if n else None
-        if n and (batch is None or len(batch.rows) != n):
+        batch = next(data, None) if n else NO_DATA
+        if batch is None or len(batch.rows) != n:
             expected = None if batch is None else len(batch.rows)
             raise ReadbackError(f"batch {batch_id} read {n} rows; its file has {expected}")
         event_time = p.get("eventTime", {})
         watermark = iso_to_ms(event_time["watermark"]) if "watermark" in event_time else 0
         max_et = iso_to_ms(event_time["max"]) if "max" in event_time else None
-        last_proc = batch.proc_time if batch is not None else last_proc
+        last_proc = batch.proc_time if n else last_proc
         outcomes.append(
             BatchOutcome(
                 batch_id=batch_id,
-                interval=batch.interval if batch is not None else None,
+                interval=batch.interval,
                 proc_time=last_proc,
                 input_rows=n,
                 max_event_time=max_et,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from winviz.spark.batches import SIDE_NAMES, InputBatch
+from winviz.spark.batches import NO_DATA, SIDE_NAMES, InputBatch
 from winviz.spark.spec import StateSpec, TwinSpec, is_dropped
 from winviz.trace import Trace
 from winviz.windows.window import TimeWindow
@@ -99,11 +99,11 @@ class BatchOutcome:
 
 def with_inputs(
     outcomes: Sequence[BatchOutcome], inputs: Sequence[InputBatch]
-) -> list[tuple[BatchOutcome, InputBatch | None]]:
-    """Each executed micro-batch with the input batch it read (None: a no-data batch); the
-    data batches read ``inputs`` in order, one file each."""
+) -> list[tuple[BatchOutcome, InputBatch]]:
+    """Each executed micro-batch with the input batch it read (``NO_DATA``: a no-data batch);
+    the data batches read ``inputs`` in order, one file each."""
     data = iter(inputs)
-    return [(o, None if o.is_no_data else next(data)) for o in outcomes]
+    return [(o, NO_DATA if o.is_no_data else next(data)) for o in outcomes]
 
 
 # a window or state twin's per-batch table (a join's: ``join_table_row``)
@@ -215,10 +215,8 @@ def build_trace(
     panes: dict[tuple, int] = {}
     previous_wm = 0
     for b, batch in with_inputs(outcomes, inputs):
-        rows: Sequence[dict] = batch.rows if batch is not None else ()
-        if batch is not None:
-            for row, index, at in zip(rows, batch.indexes, batch.arrivals, strict=True):
-                write.arrival(at, previous_wm, OPERATOR, row["key"], row["ts"], row, index)
+        for row, index, at in zip(batch.rows, batch.indexes, batch.arrivals, strict=True):
+            write.arrival(at, previous_wm, OPERATOR, row["key"], row["ts"], row, index)
         write.batch(
             b.proc_time, b.watermark, OPERATOR, b.batch_id, b.input_rows, b.late_watermark,
             b.max_event_time, b.dropped,
@@ -226,7 +224,7 @@ def build_trace(
         if b.watermark > previous_wm:
             write.watermark(b.proc_time, b.watermark, OPERATOR, None, None, f"batch {b.batch_id}")
         previous_wm = b.watermark
-        for row in rows:
+        for row in batch.rows:
             key, ts = row["key"], row["ts"]
             write.element(b.proc_time, b.late_watermark, OPERATOR, key, ts, row)
             if is_dropped(spec, ts, b.late_watermark):

@@ -98,10 +98,6 @@ class TwinSpec:
         d = self.watermark_delay
         return d if isinstance(d, tuple) else (d,)
 
-    @property
-    def is_union(self) -> bool:
-        return len(self.delays) > 1
-
 
 def spark_windows(ts: int, size: int, slide: int) -> list[tuple[int, int]]:
     """The windows ``[start, end)`` Spark's ``window()`` puts event time ``ts`` in, earliest
@@ -144,8 +140,8 @@ def positive_ms(value: object, name: str) -> None:
     check(is_ms(value) and value > 0, "must be a positive int (milliseconds)", name, value)  # type: ignore[operator]
 
 
-def non_negative_ms(value: object, name: str, message: str = "must be an int >= 0") -> None:
-    check(is_ms(value) and value >= 0, message, name, value)  # type: ignore[operator]
+def non_negative_ms(value: object, name: str) -> None:
+    check(is_ms(value) and value >= 0, "must be an int >= 0 (milliseconds)", name, value)  # type: ignore[operator]
 
 
 def one_of(value: object, allowed: tuple[str, ...], name: str) -> None:
@@ -173,7 +169,6 @@ class StateSpec:
     stream_field = None
     watermark_policy = "min"
     output_mode = "append"
-    is_union = False
 
     def __post_init__(self) -> None:
         positive_ms(self.timeout, "timeout")

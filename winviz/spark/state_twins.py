@@ -47,11 +47,11 @@ from winviz.spark.session import get_spark
 from winviz.spark.spec import StateSpec, is_dropped
 from winviz.spark.twins import (
     EVENT_TIME,
+    await_rows,
     execute,
     input_schema,
     input_stream,
     query_dirs,
-    session_settings,
     watermarked,
 )
 
@@ -198,11 +198,9 @@ class StateModel(MicroBatchModel):
         super().__init__(spec)
         self.keys: dict[Any, list[Any]] = {}  # key -> [count, sum, max_ts, timer, index]
 
-    def run_batch(self, batch: InputBatch | None, proc_time: int) -> BatchOutcome:
+    def run_batch(self, batch: InputBatch, proc_time: int) -> BatchOutcome:
         evict, late = self.watermark, self.previous
-        rows = batch.rows if batch is not None else ()
-        indexes = batch.indexes if batch is not None else ()
-        pairs = zip(rows, indexes, strict=True)
+        pairs = zip(batch.rows, batch.indexes, strict=True)
         kept = [(r, i) for r, i in pairs if not is_dropped(self.spec, r[TS], late)]
         for r, i in kept:
             acc = self.keys.setdefault(r[KEY], [0, None, None, None, i])
@@ -231,7 +229,7 @@ class StateModel(MicroBatchModel):
                 out.append(TimerRow(key, acc[3], acc[0], acc[1]))
                 del self.keys[key]
         return self._record(
-            batch, proc_time, len(rows) - len(kept), tuple(sorted(out, key=TimerRow.order))
+            batch, proc_time, len(batch.rows) - len(kept), tuple(sorted(out, key=TimerRow.order))
         )
 
 
@@ -269,7 +267,7 @@ def run_processing_time_probe(
     spark = spark if spark is not None else get_spark()
     batches: list[int] = []
     query = None
-    with query_dirs("winviz-probe-") as root, session_settings(spark, STATE_CONF):
+    with query_dirs(spark, STATE_CONF, "winviz-probe-") as root:
         try:
             for batch in inputs:
                 write_batch_file(batch, root / "input", root / "staging")
@@ -280,7 +278,7 @@ def run_processing_time_probe(
                 .option("checkpointLocation", str(root / "checkpoint"))
                 .start()
             )
-            _await_rows(query, sum(len(b.rows) for b in inputs), limit_seconds=300)
+            await_rows(query, sum(len(b.rows) for b in inputs), lambda: time.sleep(0.05))
             waiter = threading.Thread(target=_swallow_stop, args=(query,), daemon=True)
             waiter.start()
             waiter.join(bound_seconds)
@@ -294,15 +292,6 @@ def run_processing_time_probe(
                 query.stop()
     no_data = sum(1 for n in ran.values() if n == 0)
     return ProcessingTimeProbe(bound_seconds, returned, len(ran), no_data)
-
-
-def _await_rows(query: Any, rows: int, limit_seconds: float) -> None:
-    """Wait (polling the progress reports) until Spark has read ``rows`` input rows."""
-    deadline = time.monotonic() + limit_seconds
-    while sum(p.numInputRows for p in query.recentProgress) < rows:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"Spark read fewer than {rows} rows in {limit_seconds} s")
-        time.sleep(0.05)
 
 
 def _swallow_stop(query: Any) -> None:

@@ -11,6 +11,7 @@ import functools
 import json
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,7 @@ def execute(
 
     query = None
     try:
-        with query_dirs("winviz-twin-") as root, session_settings(spark, conf):
+        with query_dirs(spark, conf, "winviz-twin-") as root:
             watched, staging = root / "input", root / "staging"
             try:
                 writer = (
@@ -114,8 +115,9 @@ def execute(
                     write_batch_file(batch, watched, staging)
                     files_written += 1
                     written += len(batch.rows)
-                    if query is not None:
-                        _process_all(query, written)
+                    if query is not None:  # a call can return on a check begun before the file
+                        await_rows(query, written, query.processAllAvailable)
+                        query.processAllAvailable()  # the no-data batch the data batch called for
                 if query is None:  # available_now: every file first, then one run
                     query = writer.trigger(availableNow=True).start()
                     query.awaitTermination()
@@ -144,17 +146,16 @@ def execute(
     return to_outcomes(progress, captured, inputs)
 
 
-def _process_all(query: Any, rows_written: int) -> None:
-    """``processAllAvailable()`` until Spark has read every row written so far (a call can
-    return on a check that began before the newest file), then once more (for the no-data
-    batch the data batch called for)."""
-    for _ in range(100):
-        query.processAllAvailable()
-        read = sum(p.numInputRows for p in query.recentProgress)
-        if read >= rows_written:
-            query.processAllAvailable()
+def await_rows(query: Any, rows: int, wait: Callable[[], Any], seconds: float = 300) -> None:
+    """Call ``wait`` until Spark's progress reports say it has read ``rows`` input rows (a
+    ``TimeoutError`` after ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        wait()
+        if sum(p.numInputRows for p in query.recentProgress) >= rows:
             return
-    raise TimeoutError(f"Spark read fewer than {rows_written} rows")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Spark read fewer than {rows} rows in {seconds} s")
 
 
 def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watched: Path) -> Any:
@@ -183,19 +184,23 @@ def build_query(spark: Any, spec: TwinSpec, inputs: Sequence[InputBatch], watche
 
 
 def watermarked(source: Any, spec: TwinSpec) -> Any:
-    """``source`` with its event-time column and watermark; a union's streams are the rows of
-    each ``stream`` index of the one file source (so one batch reads them all), each with its
-    own ``withWatermark``, ``unionByName``-ed."""
+    """``source``'s ``stream_parts`` as one stream (a union's ``unionByName``-ed)."""
+    return functools.reduce(lambda union, part: union.unionByName(part), stream_parts(source, spec))
+
+
+def stream_parts(source: Any, spec: Any) -> list[Any]:
+    """``source`` with its event-time column, one part per watermark delay of ``spec``, each
+    with its own ``withWatermark``: a union's streams (or a join's sides) are the rows of each
+    ``stream`` index of the one file source (so one batch reads them all)."""
     from pyspark.sql import functions as F
 
     with_time = source.withColumn(EVENT_TIME, F.timestamp_millis(TS))
-    if not spec.is_union:
-        return with_time.withWatermark(EVENT_TIME, f"{spec.delays[0]} milliseconds")
-    parts = [
+    if len(spec.delays) == 1:
+        return [with_time.withWatermark(EVENT_TIME, f"{spec.delays[0]} milliseconds")]
+    return [
         with_time.where(F.col(STREAM) == i).withWatermark(EVENT_TIME, f"{delay} milliseconds")
         for i, delay in enumerate(spec.delays)
     ]
-    return functools.reduce(lambda union, part: union.unionByName(part), parts)
 
 
 def build_join_query(
@@ -206,20 +211,14 @@ def build_join_query(
     from pyspark.sql import functions as F
 
     source = input_stream(spark, spec, inputs, watched, indexed=True)
-
-    def side(stream: int, prefix: str, delay: int) -> Any:
-        return (
-            source.where(F.col(STREAM) == stream)
-            .select(
-                F.col(KEY).alias(f"{prefix}key"),
-                F.col(INDEX).alias(f"{prefix}idx"),
-                F.timestamp_millis(TS).alias(f"{prefix}t"),
-            )
-            .withWatermark(f"{prefix}t", f"{delay} milliseconds")
+    left, right = (  # the event time keeps its watermark under its new name
+        part.select(
+            F.col(KEY).alias(f"{p}key"),
+            F.col(INDEX).alias(f"{p}idx"),
+            F.col(EVENT_TIME).alias(f"{p}t"),
         )
-
-    left = side(0, "l", spec.left_delay)
-    right = side(1, "r", spec.right_delay)
+        for part, p in zip(stream_parts(source, spec), "lr", strict=True)
+    )
     condition = F.expr(join_condition(spec))
     joined = left.join(right, condition, spec.join_type)  # Spark names the JOIN_TYPES alike
     semi = spec.join_type == "left_semi"  # a left semi row has no right side
@@ -291,29 +290,22 @@ def input_schema(spec: Any, inputs: Sequence[InputBatch]) -> Any:
 
 
 @contextlib.contextmanager
-def query_dirs(prefix: str) -> Iterator[Path]:
-    """A fresh temporary directory with ``input`` (watched) and ``staging`` made in it,
-    removed afterwards."""
+def query_dirs(spark: Any, conf: dict[str, str], prefix: str) -> Iterator[Path]:
+    """A fresh temporary directory with ``input`` (watched) and ``staging`` made in it, while the
+    Spark session settings ``conf`` are set (a query reads them when it starts); afterwards the
+    settings are restored and the directory removed."""
+    previous = {k: spark.conf.get(k, None) for k in conf}
     root = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         (root / "input").mkdir()
         (root / "staging").mkdir()
-        yield root
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def session_settings(spark: Any, conf: dict[str, str]) -> Iterator[None]:
-    """Spark session settings ``conf`` set (a query reads them when it starts), then restored."""
-    previous = {k: spark.conf.get(k, None) for k in conf}
-    try:
         for k, v in conf.items():
             spark.conf.set(k, v)
-        yield
+        yield root
     finally:
         for k, v in previous.items():
             if v is None:
                 spark.conf.unset(k)
             else:
                 spark.conf.set(k, v)
+        shutil.rmtree(root, ignore_errors=True)

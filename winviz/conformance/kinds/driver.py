@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from winviz.errors import WinvizError
+from winviz.operators.base import CollectingOutput
 from winviz.time import MAX, MIN
 from winviz.windows.window import GLOBAL_WINDOW, TimeWindow, has_positive_size
 
@@ -16,6 +17,13 @@ DEFAULT_NAMESPACE = "default"
 class TranscriptError(WinvizError, ValueError):
     """A transcript the runner cannot execute: an unknown field or a bad value (names file, step
     and field)."""
+
+
+def known(fields: Any, allowed: Any, where: str, expected: str = "") -> None:
+    """Refuse the ``fields`` (of the mapping at ``where``) that are not ``allowed``."""
+    unknown = set(fields) - set(allowed)
+    if unknown:
+        raise TranscriptError(f"{where}: unknown field(s) {sorted(unknown)}{expected}")
 
 
 def parse_int_like(value: Any, where: str) -> int:
@@ -75,6 +83,13 @@ def parse_window(value: Any, where: str) -> Any:
 TIME_STEPS = {"watermark", "processing_time", "end"}
 
 
+def drain(out: CollectingOutput) -> dict[str, list[Any]]:
+    """The ``watermarks`` and ``status`` changes ``out`` got since the last ``drain``."""
+    emitted = {"watermarks": out.watermarks, "status": out.statuses}
+    out.watermarks, out.statuses = [], []
+    return emitted
+
+
 class Driver:
     """Base driver: validates fields; subclasses execute steps."""
 
@@ -86,18 +101,19 @@ class Driver:
     OUTPUTS: tuple[tuple[str, str, str], ...] = ()
     """(output, expect field, mode: equal, multiset[-strict], ordered-strict)."""
     CHECKS: dict[str, Any] = {}
+    WATERMARK_OUTPUTS = (
+        ("watermarks", "expect_watermarks", "ordered-strict"),
+        ("status", "expect_status", "ordered-strict"),
+    )
+    """The ``OUTPUTS`` of a kind that emits watermarks and idle/active changes (``drain``)."""
 
     def __init__(self, spec: dict[str, Any], where: str) -> None:
         self.where = where
-        unknown = set(spec) - self.OPERATOR_KEYS
-        if unknown:
-            raise TranscriptError(f"{where}: operator: unknown field(s) {sorted(unknown)}")
+        known(spec, self.OPERATOR_KEYS, f"{where}: operator")
 
     def validate(self, step: dict[str, Any], index: int) -> None:
         expects = {"expect_error", *self.CHECKS, *(e for _, e, _ in self.OUTPUTS)}
-        unknown = set(step) - self.STEP_KEYS - expects
-        if unknown:
-            raise TranscriptError(f"{self.where}: step {index}: unknown field(s) {sorted(unknown)}")
+        known(step, {*self.STEP_KEYS, *expects}, f"{self.where}: step {index}")
         if "element" in step and not isinstance(step["element"], dict):
             raise TranscriptError(
                 f"{self.where}: step {index}: element {step['element']!r}: expected a mapping "
@@ -134,17 +150,20 @@ class Driver:
             return default
         return parse_int_like(values[name], self.at(index, field or name))
 
+    def channel(
+        self, index: int, step: dict[str, Any], channels: int, default: Any, of: str
+    ) -> int:
+        """A step's ``channel`` (``default`` when it is not there): one of ``channels``."""
+        channel = parse_int_like(step.get("channel", default), self.at(index, "channel"))
+        if not 0 <= channel < channels:
+            raise TranscriptError(self.at(index, f"channel {channel}{of} does not exist"))
+        return channel
+
     def keyed_element(self, step: dict[str, Any], index: int) -> tuple[tuple[str, int], Any]:
         """A step's ``element`` as the ``(key, value)`` record (value 1 by default) and its
         ``ts`` (None: none)."""
         el = step["element"]
-        unknown = set(el) - {"key", "value", "ts"}
-        if unknown:
-            raise TranscriptError(
-                self.at(
-                    index, f"element: unknown field(s) {sorted(unknown)} (expected key, value, ts)"
-                )
-            )
+        known(el, ("key", "value", "ts"), self.at(index, "element"), " (expected key, value, ts)")
         if "key" not in el:
             raise TranscriptError(self.at(index, "element: missing field 'key'"))
         value = el.get("value", 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from winviz.conformance.kinds.driver import Driver, TranscriptError, parse_int_like
+from winviz.conformance.kinds.driver import Driver, TranscriptError, drain, parse_int_like
 from winviz.conformance.kinds.timers import _TIMER_OPS, FunctionFromSteps
 from winviz.operators.base import CollectingOutput, JobContext
 from winviz.operators.co_process import CoInput, CoInputGate, KeyedCoProcessOperator
@@ -67,8 +67,7 @@ class TwoInputDriver(Driver):
     OUTPUTS = (
         ("watermark", "expect_watermark", "equal"),
         ("timers", "expect_timers", "multiset-strict"),
-        ("watermarks", "expect_watermarks", "ordered-strict"),
-        ("status", "expect_status", "ordered-strict"),
+        *Driver.WATERMARK_OUTPUTS,
     )
 
     def __init__(self, spec, where):
@@ -90,18 +89,13 @@ class TwoInputDriver(Driver):
         ]
 
     def step(self, step, index):
-        fn, out = self.function, self.output
+        fn = self.function
         fn.step, fn.seen, fn.fired = step, None, []
-        out.watermarks, out.statuses = [], []
         which = parse_int_like(step.get("input"), self.at(index, "input"))
         if which not in (1, 2):
             raise TranscriptError(self.at(index, f"input is 1 or 2, got {which}"))
         gate = self.gates[which - 1]
-        channel = parse_int_like(step.get("channel", 0), self.at(index, "channel"))
-        if not 0 <= channel < len(gate.channels):
-            raise TranscriptError(
-                self.at(index, f"channel {channel} of input {which} does not exist")
-            )
+        channel = self.channel(index, step, len(gate.channels), 0, f" of input {which}")
         actions = [a for a in ("element", "watermark", "idle", "active") if a in step]
         if len(actions) != 1:
             raise TranscriptError(
@@ -116,11 +110,7 @@ class TwoInputDriver(Driver):
             gate.channel_watermark(channel, self.int_in(index, step, "watermark"))
         else:
             gate.channel_status(channel, bool(step.get("idle")))
-        result: dict[str, Any] = {
-            "timers": fn.fired,
-            "watermarks": list(out.watermarks),
-            "status": list(out.statuses),
-        }
+        result: dict[str, Any] = {"timers": fn.fired, **drain(self.output)}
         if "element" in step:
             result["watermark"] = fn.seen
         return result

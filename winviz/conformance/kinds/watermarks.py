@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from winviz.conformance.kinds.driver import Driver, TranscriptError, parse_int_like
+from winviz.conformance.kinds.driver import Driver, TranscriptError, drain, parse_int_like
+from winviz.operators.base import CollectingOutput
 from winviz.time import MIN
 from winviz.valve import StatusWatermarkValve
 from winviz.watermarks import (
@@ -17,19 +18,14 @@ class ValveDriver(Driver):
 
     OPERATOR_KEYS = frozenset({"kind", "channels"})
     STEP_KEYS = frozenset({"channel", "watermark", "idle", "active"})
-    OUTPUTS = (
-        ("watermarks", "expect_watermarks", "ordered-strict"),
-        ("status", "expect_status", "ordered-strict"),
-    )
+    OUTPUTS = Driver.WATERMARK_OUTPUTS
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
         self.valve = StatusWatermarkValve(self.option(spec, "channels"))
 
     def step(self, step, index):
-        channel = parse_int_like(step.get("channel"), self.at(index, "channel"))
-        if not 0 <= channel < len(self.valve.channels):
-            raise TranscriptError(self.at(index, f"channel {channel} does not exist"))
+        channel = self.channel(index, step, len(self.valve.channels), None, "")
         if "watermark" in step:
             self.valve.input_watermark(self.int_in(index, step, "watermark"), channel)
         if step.get("idle"):
@@ -43,28 +39,24 @@ class ValveDriver(Driver):
         }
 
 
-class _GeneratorOutput:
-    """A WatermarkOutput that records raw watermarks and idle/active changes."""
+class _GeneratorOutput(CollectingOutput):
+    """A generator's ``WatermarkOutput``: its watermarks and idle/active changes collected."""
 
-    def __init__(self) -> None:
-        self.watermarks: list[int] = []
-        self.status: list[str] = []
-        self.idle = False
+    idle = False
 
     def emit_watermark(self, watermark: int) -> None:
-        if self.idle:
-            self.mark_active()
-        self.watermarks.append(watermark)
+        self.mark_active()
+        super().emit_watermark(watermark)
 
     def mark_idle(self) -> None:
         if not self.idle:
             self.idle = True
-            self.status.append("idle")
+            self.emit_watermark_status(True)
 
     def mark_active(self) -> None:
         if self.idle:
             self.idle = False
-            self.status.append("active")
+            self.emit_watermark_status(False)
 
 
 class WatermarkGeneratorDriver(Driver):
@@ -73,10 +65,7 @@ class WatermarkGeneratorDriver(Driver):
 
     OPERATOR_KEYS = frozenset({"kind", "strategy", "idleness"})
     STEP_KEYS = frozenset({"event_ts", "periodic_emit", "processing_time"})
-    OUTPUTS = (
-        ("watermarks", "expect_watermarks", "ordered-strict"),
-        ("status", "expect_status", "ordered-strict"),
-    )
+    OUTPUTS = Driver.WATERMARK_OUTPUTS
 
     def __init__(self, spec, where):
         super().__init__(spec, where)
@@ -107,13 +96,12 @@ class WatermarkGeneratorDriver(Driver):
         """The processing time first (idleness reads it), then an event, then a periodic
         emit."""
         out = self.output
-        out.watermarks, out.status = [], []
         self.clock = self.int_in(index, step, "processing_time", self.clock)
         if "event_ts" in step:
             self.generator.on_event(None, self.int_in(index, step, "event_ts"), out)
         if step.get("periodic_emit"):
             self.generator.on_periodic_emit(out)
-        return {"watermarks": out.watermarks, "status": out.status}
+        return drain(out)
 
 
 class BoundedOutOfOrdernessDriver(WatermarkGeneratorDriver):
@@ -121,7 +109,7 @@ class BoundedOutOfOrdernessDriver(WatermarkGeneratorDriver):
 
     OPERATOR_KEYS = frozenset({"kind", "max_out_of_orderness"})
     STEP_KEYS = frozenset({"event_ts", "periodic_emit"})
-    OUTPUTS = (("watermarks", "expect_watermarks", "ordered-strict"),)
+    OUTPUTS = Driver.WATERMARK_OUTPUTS[:1]
 
     def _make(self, spec, where):
         return BoundedOutOfOrdernessWatermarks(self.option(spec, "max_out_of_orderness"))

@@ -12,6 +12,7 @@ from winviz.conformance.kinds.driver import (
     TranscriptError,
     check_counts,
     counted,
+    known,
     normalise_expected,
     parse_int_like,
     parse_window,
@@ -47,9 +48,7 @@ def build(spec: dict[str, Any], what: str, where: str) -> Any:
     if kind not in kinds:
         raise TranscriptError(f"{where}: {what}.type {kind!r} is not one of {sorted(kinds)}")
     fields, make = kinds[kind]
-    unknown = set(spec) - {"type", *fields.split()}
-    if unknown:
-        raise TranscriptError(f"{where}: {what}: unknown field(s) {sorted(unknown)}")
+    known(spec, ("type", *fields.split()), f"{where}: {what}")
     ints = {k: parse_int_like(v, f"{where}: {what}.{k}") for k, v in spec.items() if k in _INTS}
     try:
         return make({**spec, **ints}, where)
