@@ -210,21 +210,23 @@ def report(m: dict[str, Any], goal: float | None, events: int) -> None:
 
 
 @paused()
-def engine_floor(ex: Explorer) -> tuple[float, float]:
-    """CPU medians of 5 runs of the explorer's pipeline at its current values outside the
-    explorer: the engine run, and the trace's first read (``Trace.columns``); with the cyclic
-    collector paused, as the explorer runs them."""
+def engine_floor(ex: Explorer, control: str, steps: list[Any]) -> tuple[float, float]:
+    """CPU medians of the explorer's pipeline run outside the explorer at the values the cold
+    changes below take (``control`` at each of ``steps``): the engine run, and the trace's first
+    columnar read (``Trace.columns`` only; the change's read stage also decodes the kind column
+    for its ``TraceView``). With the cyclic collector paused, as the explorer runs them; each run
+    is freed outside the clock, as the explorer frees a dropped run after the change is shown."""
     engine_cpu, read_cpu = [], []
-    for _ in range(5):
+    for value in steps:
+        values = {**ex.values, control: value}
         c0 = time.process_time()
-        result = (
-            ex.pipeline(**ex.values) if ex.data is NO_DATA else ex.pipeline(ex.data, **ex.values)
-        )
+        result = ex.pipeline(**values) if ex.data is NO_DATA else ex.pipeline(ex.data, **values)
         engine_cpu.append(time.process_time() - c0)
         trace = result if isinstance(result, wv.Trace) else result.trace
         c0 = time.process_time()
         trace.columns()
         read_cpu.append(time.process_time() - c0)
+        del result, trace
     return statistics.median(engine_cpu), statistics.median(read_cpu)
 
 
@@ -261,9 +263,9 @@ def main() -> None:
         goal = goal_ms(args.events)
         build_text = "first build (incl. the offline widget bundle)"
 
-    # the floor under a change: the engine run and the trace's first columnar read (the
-    # "read" stage below), CPU medians of 5 runs outside the explorer
-    engine, first_read = engine_floor(ex)
+    # the floor under a cold change: the engine run and the trace's first columnar read at
+    # the cold changes' own values, outside the explorer
+    engine, first_read = engine_floor(ex, control, steps)
 
     cold = measure(ex, control, steps, warm=False)
     # warm: one slider step at a time from where the cold changes left it, each after the
@@ -272,8 +274,8 @@ def main() -> None:
     warm = measure(ex, control, warm_steps, warm=True)
     print(f"explore: {title}")
     print(f"  {build_text + ':':<47}{build * 1000:8.1f} ms")
-    print(f"  engine run alone, CPU median of 5:             {engine * 1000:8.1f} ms")
-    print(f"  the trace's first read (Trace.columns):       {first_read * 1000:8.1f} ms")
+    print(f"  engine run alone at the cold values, CPU median: {engine * 1000:6.1f} ms")
+    print(f"  the trace's first read (Trace.columns only):  {first_read * 1000:8.1f} ms")
     for label, m in (
         ("cold: the run made in front of the learner (cache emptied)", cold),
         ("warm: the run computed ahead while the kernel was idle", warm),
