@@ -409,7 +409,7 @@ class JobRuntime:
             for e, (_, kind, _) in enumerate(edges):
                 names += [up_names[e][j]] if kind == FORWARD else up_names[e]
             gate = CoInputGate(receiver, names) if two_inputs else InputGate(receiver, names)
-            self.gates[f"{op.name}/input{k + 1}" if two_inputs else op.name] = gate
+            self.gates[gate.name] = gate
             gates.append(gate)
 
         def channel(j: int, index: int) -> Any:

@@ -112,10 +112,20 @@ class CoInput(OperatorInput):
 
 
 class CoInputGate(InputGate):
-    """The valve of one input of a two-input operator (the operator traces the input's idle /
-    active, so the gate does not)."""
+    """The valve of one input of a two-input operator (Flink's ``StreamTwoInputProcessorFactory``
+    builds a ``StatusWatermarkValve`` per input gate). Its channels' records are written under
+    the gate's name ``"op/input1"`` / ``"op/input2"`` with the gate's watermark (what its valve
+    last emitted, the operator's ``inputk`` record); the operator traces the input's idle /
+    active, so the gate does not."""
 
     traces_status = False
+
+    def __init__(self, receiver: CoInput, inputs: list[str]) -> None:
+        super().__init__(receiver, inputs)  # type: ignore[arg-type]
+        self.name = f"{receiver.op.name}/{INPUT_NAMES[receiver.index]}"
+
+    def watermark(self) -> int:
+        return self.valve.last_output_watermark
 
 
 class _NoTimers:

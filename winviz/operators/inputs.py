@@ -70,6 +70,11 @@ class InputGate:
         self.inputs = inputs
         self.valve = StatusWatermarkValve(len(inputs))
         self._channels: dict[int, InputChannel] = {}
+        self.name = op.name  # what its channels' records are written under
+
+    def watermark(self) -> int:
+        """The watermark its channels' records carry: the operator's."""
+        return self.op.current_watermark()
 
     def channel(self, index: int) -> InputChannel:
         made = self._channels.get(index)
@@ -86,9 +91,8 @@ class InputGate:
         op = self.op
         if op.trace is not None:
             op.trace.channel_watermark(
-                op.job.now, op.current_watermark(), op.name, watermark, channel,
-                self.inputs[channel],
-            )  # fmt: skip
+                op.job.now, self.watermark(), self.name, watermark, channel, self.inputs[channel]
+            )
         valve = self.valve
         valve.input_watermark(watermark, channel)
         if valve.emitted:
@@ -100,7 +104,7 @@ class InputGate:
         op = self.op
         if op.trace is not None:
             write = op.trace.channel_idle if idle else op.trace.channel_active
-            write(op.job.now, op.current_watermark(), op.name, channel, self.inputs[channel])
+            write(op.job.now, self.watermark(), self.name, channel, self.inputs[channel])
         if idle:
             self.valve.input_idle(channel)
         else:

@@ -21,19 +21,17 @@ watermark of it reaches that output. A ``WatermarkOutputMultiplexer`` over a sou
 
 A two-input operator ``op`` whose input k comes over several channels has a valve per input gate
 before that minimum (Flink's ``StreamTwoInputProcessorFactory`` builds one ``StatusWatermarkValve``
-per ``CheckpointedInputGate``; its output is ``processWatermark1`` / ``2``). Its gate channels write
-under ``op`` too (channel j of the gate, input the upstream subtask), and the gate's output is the
-``inputk`` record written next. So a gate channel is the channel of gate ``"op/inputk"`` (the
-runtime's name for it), judged aligned against that gate's output, never against ``op``'s combined
-watermark (``gates``). The trace names no gate, so two limits: before ``op``'s first ``input1`` /
-``input2`` record nothing shows that it has two inputs (its gate channels read as its own), and a
-gate channel whose gate nothing tells (``"op/input?"``) is judged against MIN.
+per ``CheckpointedInputGate``; its output is ``processWatermark1`` / ``2``). The gate's channels
+write under the gate's name, ``"op/input1"`` / ``"op/input2"`` (the runtime's: channel j of the
+gate, input the upstream subtask), with the gate's watermark (what its valve last emitted, which
+``op``'s ``inputk`` record shows), so a gate channel is judged aligned against its gate's output,
+never against ``op``'s combined watermark.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -67,17 +65,13 @@ class Channel:
 
 def channel_states(records: Iterable[TraceRecord]) -> dict[tuple[str, int], Channel]:
     """Each channel's state after ``records`` (of ``CHANNEL_KINDS`` and ``restore``, in seq
-    order), by (operator, channel); a two-input operator's gate channel by (its gate, channel)
-    (``gates``). The valve's last output, which an active channel must reach to be aligned: for
-    a gate channel its gate's last ``inputk`` watermark, else the record's ``watermark`` field
-    (its operator's watermark then)."""
-    records = list(records)
-    gate_of = gates(records)
-    outputs: dict[str, int] = {}  # a gate -> its last output (its operator's inputk record)
+    order), by (operator, channel): a two-input operator's gate channel by (its gate,
+    channel), as its records name it. The valve's last output, which an active channel must
+    reach to be aligned, is the record's ``watermark`` field (its writer's: the operator's, or
+    for a gate channel the gate's)."""
     state: dict[tuple[str, int], Channel] = {}
     for r in records:
         if r.kind == "restore":
-            outputs = {}
             state = {
                 at: replace(
                     ch,
@@ -91,15 +85,9 @@ def channel_states(records: Iterable[TraceRecord]) -> dict[tuple[str, int], Chan
             }
             continue
         channel, name = r.detail
-        gate = gate_of.get((r.operator, channel, name))
-        at = (r.operator if gate is None else gate, int(channel))
-        ch = state.get(at) or Channel(at[0], int(channel), str(name), MIN, False, None)
-        if gate is not None:
-            output = outputs.get(gate, MIN)
-        else:
-            output = MIN if r.watermark is None else r.watermark
-            if r.kind == "channel_watermark" and name in COMBINED_INPUTS:
-                outputs[f"{r.operator}/{name}"] = r.ts  # what gate ``name`` emitted
+        at = (r.operator, int(channel))
+        ch = state.get(at) or Channel(r.operator, int(channel), str(name), MIN, False, None)
+        output = MIN if r.watermark is None else r.watermark
         if r.kind == "channel_watermark":
             aligned = ch.aligned or r.ts >= output or not _valve_input(ch)
             state[at] = replace(ch, watermark=r.ts, last_advanced=r.proc_time, aligned=aligned)
@@ -110,56 +98,19 @@ def channel_states(records: Iterable[TraceRecord]) -> dict[tuple[str, int], Chan
     return state
 
 
+def gate_owner(operator: str) -> str | None:
+    """The two-input operator whose input gate writes as ``operator`` (``"co"`` for
+    ``"co/input1"``, module docstring), else None."""
+    owner, _, side = operator.rpartition("/")
+    return owner if owner and side in COMBINED_INPUTS else None
+
+
 def _valve_input(ch: Channel) -> bool:
     """Whether ``ch`` is a channel of an input gate (a ``StatusWatermarkValve``, which aligns),
     not a partition of a ``WatermarkOutputMultiplexer`` nor an input of a two-input operator."""
     m = _PARTITION.match(ch.input)
     partition = m is not None and int(m.group(2)) == ch.channel
     return not partition and ch.input not in COMBINED_INPUTS
-
-
-def gates(records: Sequence[TraceRecord]) -> dict[tuple[str, int, str], str]:
-    """The input gate of each gate channel of a two-input operator, by (operator, channel,
-    input) as its records name it: ``"op/input1"`` / ``"op/input2"`` (``records``: of
-    ``CHANNEL_KINDS`` and ``restore``, in seq order). The trace names no gate: a gate channel's
-    record is followed at once (next seq) by its operator's ``inputk`` record when the gate's
-    valve emitted on it; the other channels from the same upstream operator are of that gate
-    (one edge feeds one input), and a channel index that one gate has under another name is
-    the other gate's. A gate channel none of these tell: ``"op/input?"``."""
-    two_input = {
-        r.operator for r in records if r.kind in CHANNEL_KINDS and r.detail[1] in COMBINED_INPUTS
-    }
-    seen: dict[tuple[str, int, str], None] = {}
-    told: dict[tuple[str, int, str], str] = {}
-    for i, r in enumerate(records):
-        if r.operator not in two_input or r.kind not in CHANNEL_KINDS:
-            continue
-        channel, name = r.detail
-        if name in COMBINED_INPUTS:
-            continue
-        seen[(r.operator, channel, name)] = None
-        after = records[i + 1] if i + 1 < len(records) else None
-        if (
-            after is not None
-            and after.seq == r.seq + 1
-            and after.operator == r.operator
-            and after.kind in CHANNEL_KINDS
-            and after.detail[1] in COMBINED_INPUTS
-        ):
-            told.setdefault((r.operator, channel, name), f"{r.operator}/{after.detail[1]}")
-    by_upstream: dict[tuple[str, str], set[str]] = {}
-    for (op, _, name), gate in told.items():
-        by_upstream.setdefault((op, split_subtask(name)[0]), set()).add(gate)
-    out: dict[tuple[str, int, str], str] = {}
-    for at in seen:
-        upstream = by_upstream.get((at[0], split_subtask(at[2])[0]), set())
-        out[at] = told.get(at) or (min(upstream) if len(upstream) == 1 else "")
-    for (op, channel, name), gate in out.items():
-        if not gate:  # the index is taken in one gate by another name: the other gate
-            taken = {g for (o, c, n), g in out.items() if (o, c) == (op, channel) and n != name}
-            rest = {f"{op}/{i}" for i in COMBINED_INPUTS} - taken
-            out[(op, channel, name)] = min(rest) if len(rest) == 1 else f"{op}/input?"
-    return out
 
 
 @dataclass(frozen=True)

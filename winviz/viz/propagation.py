@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.trace.channels import UnrecordedChannel, unrecorded_channel
+from winviz.trace.channels import UnrecordedChannel, gate_owner, unrecorded_channel
 from winviz.trace.paused import PAUSE_KINDS, PausedSpan, paused_spans
 from winviz.viz import coinciding, idle, palette, scale, spec, watermark_steps
 from winviz.viz.boxes import Box, Taken, first_clear
@@ -126,6 +126,15 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     the silent channel, restarts and paused spans."""
     parts, status = [], []
     wm = operator_records(view, ("watermark",), ops, per_operator)
+    st = operator_records(view, STATUS_KINDS, ops, per_operator)
+    owner = None if per_operator else gate_owner(ops[0])
+    if owner is not None:  # an input gate: its watermark and idleness are its operator's input's
+        gate = f"input gate {ops[0]!r}"
+        side = channel_records(view, owner)
+        side = side[side["input"] == ops[0][len(owner) + 1 :]]
+        side = side.assign(operator=ops[0], line=line_name(ops[0], False))
+        wm = side[side["kind"] == "channel_watermark"]
+        st = side[side["kind"] != "channel_watermark"]
     silent: UnrecordedChannel | None = None
     restarts = watermark_steps.restarts(view)
     if not per_operator:
@@ -138,12 +147,11 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     parts.append(wm.assign(role="channel" if per_operator else "operator", note=None))
     if not per_operator and restarts:
         parts.append(_channels_at_min(parts[0], restarts))
-    st = operator_records(view, STATUS_KINDS, ops, per_operator)
     status.append(st.assign(role="channel" if per_operator else "operator"))
     lines = _concat(parts, LINE_COLUMNS)
     stat = _concat(status, ["seq", "kind", "proc_time", "line", "role"])
     return {
-        "name": "operators" if per_operator else describe(ops[0]),
+        "name": "operators" if per_operator else describe(ops[0]) if owner is None else gate,
         "ops": ops,
         "per_operator": per_operator,
         "lines": lines,

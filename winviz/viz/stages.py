@@ -21,7 +21,7 @@ import pandas as pd
 
 from winviz.time import MAX, MIN, format_ms
 from winviz.trace import TraceRecord, split_subtask
-from winviz.trace.channels import Channel, channel_states
+from winviz.trace.channels import Channel, channel_states, gate_owner
 from winviz.viz import palette, spec
 from winviz.viz.diagram import FIT_PLOT, Arrow, Box, Frame, box_px, diagram
 from winviz.viz.flow import trace_records
@@ -133,7 +133,7 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
         [
             op
             for op in view.operators("watermark", "channel_watermark", "channel_idle", "arrival")
-            if is_user_operator(op)
+            if is_user_operator(op) and gate_owner(op) is None  # (a gate: not an operator)
         ]
     )
     if not len(view.select("watermark", "channel_watermark")):
@@ -211,13 +211,14 @@ def _upstreams(
         if r.kind in ("channel_watermark", "channel_idle", "channel_active"):
             name = str(r.detail[1])
             base = name.split("[", 1)[0] if name.endswith("]") else name
-            own = split_subtask(r.operator)[1]
+            at = gate_owner(r.operator) or r.operator  # (a gate's upstream: its operator's)
+            own = split_subtask(at)[1]
             if base not in known and own is not None and f"{base}#{own}" in known:
                 base = f"{base}#{own}"  # a partition read by this subtask's own reader
-            if base in known and base != r.operator:
-                named.setdefault(r.operator, [])
-                if base not in named[r.operator]:
-                    named[r.operator].append(base)
+            if base in known and base != at:
+                named.setdefault(at, [])
+                if base not in named[at]:
+                    named[at].append(base)
     watermarks = [r for r in records if r.kind == "watermark"]
     for op in ops:
         if op in named:

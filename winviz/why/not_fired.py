@@ -12,7 +12,6 @@ from winviz.trace.channels import (
     CHANNEL_KINDS,
     COMBINED_INPUTS,
     channel_states,
-    gates,
     unrecorded_channel,
 )
 from winviz.trace.paused import still_paused
@@ -205,7 +204,6 @@ def _channels(trace: Trace) -> list[Channel]:
     records = trace.records(*CHANNEL_KINDS, "watermark", "restore")
     folded = [r for r in records if r.kind != "watermark"]
     state: dict[tuple[str, int | None], Channel] = dict(channel_states(folded))
-    gate_of = gates(folded)  # a two-input operator's gate channels: not its own inputs
     per_operator: dict[str, list[tuple[Any, ...]]] = {}
     for r in records:
         if r.kind in ("watermark", "restore"):
@@ -216,12 +214,13 @@ def _channels(trace: Trace) -> list[Channel]:
                     )
             continue
         channel, name = r.detail
-        if (r.operator, channel, name) in gate_of:
-            continue
         value = r.ts if r.kind == "channel_watermark" else None
         per_operator.setdefault(r.operator, []).append(
             (r.seq, r.kind, r.proc_time, value, r.watermark, channel, name)
         )
+        gate = per_operator.get(f"{r.operator}/{name}") if name in COMBINED_INPUTS else None
+        if gate is not None and value is not None:  # what the gate emitted: its watermark
+            gate.append((r.seq, "watermark", r.proc_time, value, value, None, None))
     for op, rows in per_operator.items():
         sink = len(trace.rows_where(kind="sink", operator=op)) > 0
         silent = unrecorded_channel(op, rows, sink=sink)
