@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import pytest
 from jobs import bounded
+from test_viz_propagation import channel_steps, steps
 
 import winviz as wv
+from winviz.time import MIN
 from winviz.trace.channels import CHANNEL_KINDS, channel_states
 from winviz.valve import StatusWatermarkValve
+from winviz.viz.propagation import propagation_chart
 from winviz.viz.stages import stage_watermark_table
 from winviz.why import Answer
 
@@ -230,3 +234,72 @@ def test_the_stage_table_reads_the_two_inputs_of_co_from_the_same_fold() -> None
         ("co", 0, "input1", 5299, False, False),
         ("co", 1, "input2", 1999, False, True),
     ]
+
+
+def test_before_cos_first_input_record_a_gate_channel_is_its_gates() -> None:
+    """left's partition 1 and right deliver from 500: at 300 only watermarks#0 (channel 0 of
+    input1's gate) has a watermark, 999; neither the gate nor 'co' has emitted (no input1 /
+    input2 record yet). The trace names the gate from its first record: the channel is
+    'co/input1''s, beside that gate's channel without records (watermarks#1, at MIN), never
+    'co''s own (before: ('co', 0, 'watermarks#0') and a silent input of 'co'; the stage table
+    gave 'co' a channel 0 at 999)."""
+    late = _connected([[(1000, 0), (3000, 1500)], [(1500, 500)]], [[(500, 500), (2500, 1000)]])
+    cut = late.until(300)
+    assert not cut.records(*CHANNEL_KINDS, operator="co")
+    answer = wv.why_not_fired(cut, "a", (0, 2000))
+    assert _rows(answer) == [
+        ("watermarks#0", 0, "left[0]", "999", True),
+        ("co/input1", 0, "watermarks#0", "999", True),
+        ("co/input1", pd.NA, "an input without records", "MIN", True),
+    ]
+    table = stage_watermark_table(late, 300)
+    assert [tuple(row) for row in table.channels.values] == [
+        ("watermarks#0", 0, "left[0]", 999, False, True)
+    ]
+    co = table.operators[table.operators["operator"] == "co"]
+    assert [tuple(row) for row in co[["input_watermark", "upstream"]].values] == [
+        (MIN, ("watermarks#0", "watermarks#1"))
+    ]
+
+
+def test_the_propagation_panels_of_co_and_of_its_gate() -> None:
+    """'co''s panel draws its two inputs and its minimum, nothing else (before: its gate's
+    channels watermarks#0 / #1 as its own and an invented input without records at MIN, 5
+    channels); the gate's panel ('co/input1', a panel of the default chart) draws its two
+    channels and, thick, its output: 'co''s input1 record, idle with it."""
+    cut = _connected(LEFT, RIGHT).until(1900)
+    spec = propagation_chart(cut, operator="co").to_dict()
+    assert spec["usermeta"]["winviz"]["notes"][1] == (
+        "operator 'co': 2 input channel(s), 1 channel idle period(s)"
+    )
+    assert channel_steps(spec) == {
+        "input1": [
+            (200, 999), (800, 999), (800, 1499), (1200, 1499), (1200, 1999), (1200, 4999),
+            (1400, 4999), (1400, 5099), (1600, 5099), (1600, 5199), (1800, 5199), (1800, 5299),
+        ],
+        "input2": [(200, 499), (1200, 499), (1200, 1499), (1200, 1999), (1800, 1999)],
+    }  # fmt: skip
+    default = propagation_chart(cut).to_dict()
+    assert [p["title"]["text"] for p in default["vconcat"]][2:4] == [
+        "input gate 'co/input1': 2 input channel(s), 2 channel idle period(s), "
+        "idle itself 1 time(s)",
+        "operator 'co': 2 input channel(s), 1 channel idle period(s)",
+    ]
+    gate = default["vconcat"][2]
+    assert channel_steps({**default, "layer": gate["layer"]}) == {
+        "watermarks#0": [(200, 999), (1600, 999), (1600, 2999), (1800, 2999)],
+        "watermarks#1": [
+            (200, 1499), (1200, 1499), (1200, 4999), (1400, 4999), (1400, 5099), (1600, 5099),
+            (1600, 5199), (1800, 5199), (1800, 5299),
+        ],
+    }  # fmt: skip
+    thick = [lay for lay in gate["layer"] if lay["mark"].get("strokeWidth") == 3.5]
+    assert [steps(default, lay) for lay in thick] == [
+        {
+            "watermark of 'co/input1'": [
+                (200, 999), (800, 999), (800, 1499), (1200, 1499), (1200, 4999), (1400, 4999),
+                (1400, 5099), (1600, 5099), (1600, 5199), (1800, 5199), (1800, 5299),
+                (1800, 5299),
+            ]
+        }
+    ]  # fmt: skip

@@ -129,13 +129,9 @@ def _table(view: TraceView, at: int | None, seq: int | None) -> StageWatermarks:
     records = trace_records(view, rows)
     generated = set(view.operators("watermark_generated"))
     sources = set(view.operators("arrival"))
-    ops = grouped(
-        [
-            op
-            for op in view.operators("watermark", "channel_watermark", "channel_idle", "arrival")
-            if is_user_operator(op) and gate_owner(op) is None  # (a gate: not an operator)
-        ]
-    )
+    written = view.operators("watermark", "channel_watermark", "channel_idle", "arrival")
+    owners = dict.fromkeys(gate_owner(op) or op for op in written)  # (a gate: its operator)
+    ops = grouped([op for op in owners if is_user_operator(op)])
     if not len(view.select("watermark", "channel_watermark")):
         raise TraceInputError(
             "No watermark in this trace. Watermarks come from "
