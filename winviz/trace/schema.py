@@ -38,7 +38,12 @@ Parallel subtasks: an operator ``op`` with parallelism ``n > 1`` runs as subtask
 ``op#n-1`` and each writes under its own name (``split_subtask`` splits it again); with
 parallelism 1 the name stays ``op``. ``exchange`` records a record crossing a rebalance / key_by
 exchange. Two-input operators (``connect``) write ``channel_watermark`` / ``channel_idle`` /
-``channel_active`` with channel 0 / 1 and input ``"input1"`` / ``"input2"``.
+``channel_active`` with channel 0 / 1 and input ``"input1"`` / ``"input2"``. An input k of
+``op`` that comes over several channels has its own input gate (a ``StatusWatermarkValve``, as
+Flink's ``StreamTwoInputProcessorFactory`` builds one per input): its channels' records are
+written under the gate's name ``"op/inputk"`` (channel j of the gate, input the upstream
+subtask), their ``watermark`` the gate's (what it last emitted: ``op``'s ``inputk`` record);
+``winviz.trace.channels.gate_owner`` reads the name.
 """
 
 from __future__ import annotations
