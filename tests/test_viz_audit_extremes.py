@@ -62,7 +62,7 @@ def test_scrubber_and_skew_say_what_they_leave_out() -> None:
     spec = viz.skew_chart(trace).to_dict()
     assert [(e["x"], e["y"]) for e in rows_of(spec, "element")] == [(10, 5)]
     assert spec["title"]["subtitle"][:2] == [
-        "operator 'window': 1 elements: 1 on time",
+        "operator 'window': 1 element: 1 on time",
         "2 element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, beyond ±2^53 ms) "
         "has no skew to draw",
     ]
