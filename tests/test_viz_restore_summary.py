@@ -7,13 +7,16 @@ failed attempt, at 1,600 ms in the replay)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+import vl_convert as vlc
 from chart_jobs import JOBS
-from jobs import count_per_key, two_keys_restored
+from jobs import count_per_key, count_pipeline, two_keys_restored
 from test_viz_restore_at_t import lesson_05_restore
 
+import winviz as wv
 from winviz import viz
 from winviz.trace import vocabulary
 from winviz.viz.explore import Summary, summarize
@@ -51,6 +54,21 @@ def test_the_summary_counts_what_the_run_kept(lesson_05, two_keys) -> None:
     assert (s.fired, s.rolled_back_firings, s.elements, s.read_again, s.side_output) == (
         3, 1, 8, 1, 0
     )  # fmt: skip
+
+
+def test_a_rolled_back_late_firing_is_not_counted() -> None:
+    """a@200 arrives after the watermark passed 2,499 ms: accepted late (allowed lateness 3 s),
+    [0, 1000) fires late at 200 ms — after checkpoint 1, so the failure right after rolls it
+    back; the replay (the watermark starts again) reads a@200 on time. Fails on main: "fired 4
+    (… element 1 …) · late firings 1 · elements 5: on time 4 · late, accepted 1"."""
+    env = wv.StreamExecutionEnvironment().enable_checkpointing(at_records=[2])
+    events = [("a", 100), ("a", 2500), ("a", 200), ("a", 300)]
+    count_pipeline(env, events, 1000, lateness=3000, arrival_interval=100)
+    assert summarize(env.execute(fail_at=3)).text() == (
+        f"fired 2 (2 more {ROLLED}) (event-time timer 0 · element 0 · processing-time timer 0 "
+        f"· end of input 2) · late firings 0 · elements 4 (1 {AGAIN}): on time 4 · late, "
+        "accepted 0 · dropped 0 · side output 0"
+    )
 
 
 def test_a_summary_without_a_restore_is_unchanged() -> None:
@@ -95,6 +113,8 @@ def test_the_band_says_the_close_the_run_kept(two_keys, lesson_05) -> None:
     }
     scrubber = band_rows(viz.scrubber(two_keys).to_dict())
     assert scrubber["[0 ms, 1,000 ms)"] == (said, 100, 1600)
+    drawn = vlc.vegalite_to_svg(viz.timeline(two_keys).to_dict())  # (the tooltip Vega draws)
+    assert re.findall(r"window: \[0 ms, 1,000 ms\);[^\"]*closed: ([^;\"]*)", drawn) == [said]
     # lesson 05: the rolled-back firing did not clean up: the close is the replay's
     assert band_rows(viz.timeline(lesson_05).to_dict())["[0 ms, 10,000 ms)"] == (
         "16,300 ms", 1200, 16300
