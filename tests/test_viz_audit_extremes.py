@@ -42,7 +42,7 @@ def test_the_engine_makes_two_wrapped_windows() -> None:
 def test_lanes_draw_no_bar_across_the_axis() -> None:
     spec = viz.window_lanes(extremes_job().trace).to_dict()
     assert spec["title"]["subtitle"] == [
-        "operator 'window': 1 keys, 3 windows",
+        "operator 'window': 1 key, 3 windows",
         f"{WRAPPED} have no bar",
     ]
     bars = rows_of(spec, "window")

@@ -122,7 +122,8 @@ def test_the_band_says_the_close_the_run_kept(two_keys, lesson_05) -> None:
 
 
 def test_a_count_of_one_is_singular() -> None:
-    """Fails on main: "1 elements", "1 (key, window) pairs in 1 windows", "1 firings"."""
+    """Fails on main: "1 elements", "1 (key, window) pairs in 1 windows", "1 firings" and the
+    lanes' "1 keys, 1 windows"."""
     assert vocabulary.counted(1, "element") == "1 element"
     assert vocabulary.counted(1_234, "element") == "1,234 elements"
     assert vocabulary.counted(0, "firing") == "0 firings"
@@ -140,6 +141,9 @@ def test_a_count_of_one_is_singular() -> None:
     one = count_per_key([("a", 100)], 1000).trace
     assert viz.timeline(one).to_dict()["usermeta"]["winviz"]["notes"][0] == (
         "operator 'window': 1 element, 1 (key, window) pair, 1 firing"
+    )
+    assert viz.window_lanes(one).to_dict()["usermeta"]["winviz"]["notes"][0] == (
+        "operator 'window': 1 key, 1 window"
     )
     assert viz.scrubber(one).to_dict()["usermeta"]["winviz"]["notes"][0] == (
         "operator 'window': 1 element, 1 (key, window) pair in 1 window; move the slider to see "
