@@ -281,7 +281,7 @@ def test_the_timeline_draws_spark_rows_with_their_fate() -> None:
     assert elements == [(1000, 1000, 0), (2000, 8000, 0), (3000, 2000, 6000)]
     subtitle = wv.timeline(trace).to_dict()["title"]["subtitle"]
     assert subtitle == [
-        "operator 'spark': 3 elements, 1 (key, window) pairs, 1 firings",
+        "operator 'spark': 3 elements, 1 (key, window) pair, 1 firing",
         "elements: 2 on time, 1 dropped",
     ]
 

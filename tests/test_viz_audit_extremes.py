@@ -42,7 +42,7 @@ def test_the_engine_makes_two_wrapped_windows() -> None:
 def test_lanes_draw_no_bar_across_the_axis() -> None:
     spec = viz.window_lanes(extremes_job().trace).to_dict()
     assert spec["title"]["subtitle"] == [
-        "operator 'window': 1 keys, 3 windows",
+        "operator 'window': 1 key, 3 windows",
         f"{WRAPPED} have no bar",
     ]
     bars = rows_of(spec, "window")
@@ -62,7 +62,7 @@ def test_scrubber_and_skew_say_what_they_leave_out() -> None:
     spec = viz.skew_chart(trace).to_dict()
     assert [(e["x"], e["y"]) for e in rows_of(spec, "element")] == [(10, 5)]
     assert spec["title"]["subtitle"][:2] == [
-        "operator 'window': 1 elements: 1 on time",
+        "operator 'window': 1 element: 1 on time",
         "2 element(s) not drawn: no timestamp, or one off the chart (MIN, MAX, beyond ±2^53 ms) "
         "has no skew to draw",
     ]

@@ -171,14 +171,14 @@ def test_the_bands_count_each_window_over_its_keys() -> None:
     )
     rows = [tuple(w) for w in _per_window(lives)]
     assert rows == [
-        (0, 10, 1, 5, 2, 3, None, "", 0, 0),
-        (0, 20, 1, 5, 0, 9, 2**60, "[0, 30)", 0, 0),
-        (10, 20, 2, 5, 2, 6, 30, "", 0, 0),
+        (0, 10, 1, 5, 2, 3, None, "", 0, 0, None),
+        (0, 20, 1, 5, 0, 9, 2**60, "[0, 30)", 0, 0, None),
+        (10, 20, 2, 5, 2, 6, 30, "", 0, 0, None),
     ]
     exact = lives.assign(closed=pd.array([30, 12, None, 25, 2**60 + 1], dtype=object))
     assert [tuple(w) for w in _per_window(exact)] == [
         rows[0],
-        (*rows[1][:6], 2**60 + 1, "[0, 30)", 0, 0),
+        (*rows[1][:6], 2**60 + 1, "[0, 30)", 0, 0, None),
         rows[2],
     ]
     assert _per_window(lives.iloc[:0]) is None

@@ -77,19 +77,36 @@ ROLLED_BACK = "rolled back by a restore"
 READ_AGAIN = "read again after a restore"
 
 
+def counted(n: int, noun: str = "") -> str:
+    """How winviz writes a count: ``n`` (thousands separated) and ``noun``, plural unless n is
+    1 ("1 element", "8 elements", "2 (key, window) pairs"); no noun: the number alone."""
+    return f"{n:,}" + (f" {noun}{'' if n == 1 else 's'}" if noun else "")
+
+
 def kept_count(kept: int, rolled_back: int, noun: str = "") -> str:
-    """A count of what the run keeps (``winviz.trace.restores``), then how many more a restore
-    rolled back, if any: "3 firings (1 more rolled back by a restore)"."""
-    said = f"{kept:,}" + (f" {noun}" if noun else "")
-    return said + (f" ({rolled_back:,} more {ROLLED_BACK})" if rolled_back else "")
+    """A count of what the run keeps (``winviz.trace.restores``; ``noun``: singular, as
+    ``counted``), then how many more a restore rolled back, if any: "3 firings (1 more rolled
+    back by a restore)"."""
+    return counted(kept, noun) + more_rolled_back(rolled_back)
+
+
+def more_rolled_back(n: int) -> str:
+    """What follows a count of what the run keeps: how many more a restore rolled back, " (1
+    more rolled back by a restore)"; "" when none."""
+    return f" ({n:,} more {ROLLED_BACK})" if n else ""
 
 
 def elements_count(kept: int, read_again: int) -> str:
     """A count of elements: those the run keeps, each once, then how many of them the replay
-    read again (their first readings a restore rolled back): "8 elements (1 read again after a
-    restore)"."""
-    said = f"{kept:,} elements"
-    return said + (f" ({read_again:,} {READ_AGAIN})" if read_again else "")
+    read again (``read_again_after``): "8 elements (1 read again after a restore)"."""
+    return counted(kept, "element") + read_again_after(read_again)
+
+
+def read_again_after(n: int) -> str:
+    """What follows a count of the elements the run keeps: how many of them the replay read
+    again (their first readings a restore rolled back), " (1 read again after a restore)"; ""
+    when none."""
+    return f" ({n:,} {READ_AGAIN})" if n else ""
 
 
 def firing_order(

@@ -57,6 +57,8 @@ def _bands(
     for w in per_window:
         s, e = w.window_start, w.window_end
         top = y.hi if w.closed is None else y.clip(w.closed)[0]  # (still open: the top edge)
+        if fired is None and w.rolled_back_close is not None:  # (drawn over the failed run)
+            top = y.clip(w.rolled_back_close)[0]
         y0, y1 = _visible_span(y.clip(w.opened)[0], top, y, height)
         horizon = horizons.get((s, e))
         if horizon is not None:
@@ -79,6 +81,8 @@ def _bands(
         else:
             into = f"merged into {w.merged_into} at " if w.merged_into else ""
             closed = into + y.fmt(w.closed)
+        if w.rolled_back_close is not None:
+            closed += f" ({y.fmt(w.rolled_back_close)} {vocabulary.ROLLED_BACK})"
         bands.append(
             {
                 "x": x0,
@@ -179,13 +183,16 @@ class _Window(NamedTuple):
     merged_into: str
     undone_elements: int = 0  # elements assigned, firings: those a restore rolled back
     undone_firings: int = 0
+    rolled_back_close: int | None = None  # a later close a restore rolled back (``closed``: kept)
 
 
 def per_window(view: TraceView, op: str, lives: pd.DataFrame | Columns) -> list[_Window] | None:
     """``_per_window(lives)`` as the run keeps it: each window's elements assigned and firings
     that a restore rolled back (``restores.undone``) counted apart (``undone_elements``,
-    ``undone_firings``), not in ``elements`` and ``firings``. (With session merges, elements
-    inherited from a merged window stay as ``_per_window`` counts them.)"""
+    ``undone_firings``), not in ``elements`` and ``firings``; ``closed`` the last cleanup the
+    run keeps (``kept_times``; a window merged away keeps its merge), a later one a restore
+    rolled back in ``rolled_back_close``. (With session merges, elements inherited from a
+    merged window stay as ``_per_window`` counts them.)"""
     windows = _per_window(lives)
     if windows is None or not len(view.select("restore")):
         return windows
@@ -195,16 +202,44 @@ def per_window(view: TraceView, op: str, lives: pd.DataFrame | Columns) -> list[
         rows = view.select(kind, operator=op)
         starts, ends, present = view.bounds(rows[restores.undone(view.trace, rows)])
         undone[kind] = Counter(zip(starts[present].tolist(), ends[present].tolist(), strict=True))
+    closes = kept_times(view, op, "cleanup", last=True)
     out = []
     for w in windows:
         at = (w.window_start, w.window_end)
         e, f = undone["assigned"][at], undone["fired"][at]
+        closed = w.closed
+        if closed is not None and not w.merged_into:
+            kept = closes.get(at)
+            closed = None if kept is None else int(kept)
         out.append(
             w._replace(
-                elements=w.elements - e, firings=w.firings - f, undone_elements=e, undone_firings=f
+                elements=w.elements - e,
+                firings=w.firings - f,
+                undone_elements=e,
+                undone_firings=f,
+                closed=closed,
+                rolled_back_close=None if closed == w.closed else w.closed,
             )
         )
     return out
+
+
+def kept_times(
+    view: TraceView, op: str, kind: str, last: bool = False
+) -> dict[tuple[int, int], float]:
+    """Each (start, end) window's first (``last``: last) ``kind`` record over all keys that no
+    restore rolled back: its processing time (a rolled-back record is in the run at no t,
+    ``restores.kept_at``)."""
+    rows = view.select(kind, operator=op)
+    if len(view.select("restore")):
+        rows = restores.kept(rows, restores.rolled_back(view.trace))
+    f_start, f_end, present = view.bounds(rows)
+    procs = view.numbers("proc_time", rows[present])
+    timed = ~np.isnan(procs)  # (a record without a processing time is none of these)
+    f_start, f_end, procs = f_start[present][timed], f_end[present][timed], procs[timed]
+    order = np.lexsort((procs if last else -procs, f_end, f_start))  # per window, its pick last
+    at = zip(f_start[order].tolist(), f_end[order].tolist(), strict=True)
+    return dict(zip(at, procs[order].tolist(), strict=True))
 
 
 def _per_window(lives: pd.DataFrame | Columns) -> list[_Window] | None:

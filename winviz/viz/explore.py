@@ -79,7 +79,10 @@ CHART_NAMES = tuple(_charts.EXPLORE_CHARTS)
 @dataclass(frozen=True)
 class Summary:
     """What a run did, from its trace: window firings by cause (``firings.fired_by``) and
-    elements reaching window operators by fate (``fates.element_fates``)."""
+    elements reaching window operators by fate (``fates.element_fates``) — as the run keeps
+    them (``winviz.trace.restores``): the firings a restore rolled back are counted apart
+    (``rolled_back_firings``), and an element the replay read again once, as read again
+    (``read_again``: its first reading was rolled back)."""
 
     fired: int
     by_element: int
@@ -95,6 +98,8 @@ class Summary:
     cause_not_traced: int = 0
     """Firings with no traced trigger call or timer; ``text()`` states these two when not 0."""
     late_firings: int = 0
+    rolled_back_firings: int = 0
+    read_again: int = 0
 
     def text(self) -> str:
         rare = "".join(
@@ -105,11 +110,13 @@ class Summary:
             )
             if n
         )
+        fired = f"{self.fired}{vocabulary.more_rolled_back(self.rolled_back_firings)}"
+        elements = f"{self.elements}{vocabulary.read_again_after(self.read_again)}"
         return (
-            f"fired {self.fired} (event-time timer {self.by_event_time_timer} · element "
+            f"fired {fired} (event-time timer {self.by_event_time_timer} · element "
             f"{self.by_element} · processing-time timer {self.by_processing_time_timer} · end "
             f"of input {self.at_end_of_input}{rare}) · {vocabulary.LATE_FIRING}s "
-            f"{self.late_firings} · elements {self.elements}: on time "
+            f"{self.late_firings} · elements {elements}: on time "
             f"{self.on_time} · late, accepted {self.late_accepted} · dropped {self.dropped} · "
             f"side output {self.side_output}"
         )
@@ -120,11 +127,18 @@ def summarize(trace: Any) -> Summary:
     TraceInputError when it cannot be read."""
     view = trace_view.open_trace(trace)
     rows = view.select("fired")
+    undone = restores.undone(view.trace, rows)  # (all False without a restore: no scan)
+    if undone.any():
+        rows = rows[~undone]
     by = Counter(firings.fired_by(view, rows).tolist())  # (vocabulary.FIRED_BY's categories)
     counts = np.zeros(len(palette.FATES), dtype=np.int64)
-    late_firings = 0
+    late_firings = read_again = 0
     for op in trace_view.window_operators(view):
-        codes = fates.element_fate_columns(view, op)["fate_code"]
+        elements = fates.element_fate_columns(view, op)
+        codes = elements["fate_code"]
+        rolled_back = restores.undone(view.trace, np.asarray(elements["seq"]))
+        if rolled_back.any():  # (a reading a restore rolled back: the replay reads it again)
+            codes, read_again = codes[~rolled_back], read_again + int(rolled_back.sum())
         counts += np.bincount(codes, minlength=len(palette.FATES))
         late_firings += firings.late_firing_count(view, op)
     on_time, late_accepted, dropped, side_output = counts.tolist()
@@ -142,6 +156,8 @@ def summarize(trace: Any) -> Summary:
         dropped=dropped,
         side_output=side_output,
         late_firings=late_firings,
+        rolled_back_firings=int(undone.sum()),
+        read_again=read_again,
     )
 
 

@@ -18,7 +18,7 @@ from winviz.trace.causes import fired_by as cause_category
 from winviz.trace.causes import firing_causes as trace_firing_causes
 from winviz.trace.causes import timer_domains
 from winviz.trace.coded import object_array
-from winviz.trace.restores import firing_orders
+from winviz.trace.restores import firing_orders, undone
 from winviz.viz.trace_view import LONG_MIN, Columns, TraceView, memoized
 from winviz.viz.value_texts import key_texts
 
@@ -145,15 +145,16 @@ def _timed_firings(view: TraceView, operator: str) -> tuple[Any, ...]:
 
 
 def late_firing_count(view: TraceView, operator: str) -> int:
-    """How many of ``operator``'s firings of a time window are late firings (``firings``'
-    rule, as array operations), leaving out those whose cause is not traced."""
+    """How many of ``operator``'s firings of a time window the run keeps are late firings
+    (``firings``' rule, as array operations), leaving out those whose cause is not traced and
+    those a restore rolled back (``restores.undone``)."""
     rows, _, end, causes = _timed_firings(view, operator)
     if not len(rows):
         return 0
     traced = causes["fired_by"] != vocabulary.CAUSE_NOT_TRACED
     before = _watermark_before(view, operator, rows, causes["event"])
     # is_late_firing(before, end - 1), as arrays (end - 1 never overflows: end > MIN)
-    return int((traced & (before >= end - 1)).sum())
+    return int((traced & (before >= end - 1) & ~undone(view.trace, rows)).sum())
 
 
 def firing_marks(view: TraceView, operator: str) -> Columns:

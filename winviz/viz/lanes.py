@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from winviz.trace.vocabulary import counted
 from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
 from winviz.viz.firings import cleanup_columns, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
@@ -100,7 +101,8 @@ def _lanes(
             f"Operator {op!r} has no time windows. Window lanes draw windows with a start and "
             "an end; the global window has neither (try timeline())."
         )
-    notes = [f"operator {op!r}: {bars['key'].nunique():,} keys, {len(bars):,} windows"]
+    keys, windows = counted(bars["key"].nunique(), "key"), counted(len(bars), "window")
+    notes = [f"operator {op!r}: {keys}, {windows}"]
     # a window of an element near Long.MAX_VALUE (or MIN) can end before it starts (Flink's
     # ``TimeWindow`` end wraps around): as the timeline's bands, it gets no bar
     wrapped = (bars["window_start"] >= bars["window_end"]).to_numpy()

@@ -93,10 +93,9 @@ def note(replayed: list[dict[str, Any]]) -> str | None:
     """The subtitle's note on the readings again (None: there are none)."""
     if not replayed:
         return None
-    n = len(replayed)
     after = sorted(set(r[FIELD] for r in replayed))
     return (
-        f"{n:,} element{'' if n == 1 else 's'} read again {', '.join(after)} (the replay): "
+        f"{words.counted(len(replayed), 'element')} read again {', '.join(after)} (the replay): "
         "drawn hollow and larger, around the first reading where it is read at the same place"
     )
 

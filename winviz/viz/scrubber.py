@@ -122,15 +122,7 @@ def _scrubber(
     steps = watermark_steps.watermark_steps(view)
     steps = steps[steps["operator"] == op]
     lives = window_life_columns(view, op)
-    per_window = None if lives is None else bands.per_window(view, op, lives)
-    if per_window and len(view.select("restore")):  # (closed as the run keeps it)
-        closes = {w: int(t) for w, t in kept_times(view, op, "cleanup", last=True).items()}
-        per_window = [
-            w._replace(closed=closes.get((w.window_start, w.window_end)))
-            if w.closed is not None and not w.merged_into
-            else w
-            for w in per_window
-        ]
+    per_window = None if lives is None else bands.per_window(view, op, lives)  # (as kept)
     windows = [w for w in per_window or () if w.window_start < w.window_end]  # (as the bands)
     # processing-time windows: [start, end) is processing time, nothing on the event-time axis
     across = bool(windows) and processing_time_windows(view, op)
@@ -155,7 +147,7 @@ def _scrubber(
             "elements that reached the operator then, whatever their timestamps: it spans the "
             "event-time axis over its life in processing time"
         )
-    fired = kept_times(view, op, "fired")
+    fired = bands.kept_times(view, op, "fired")
     t_range = (min(finite), max(finite)) if finite else (y.lo, y.hi)
     window_drawn = window_layer(per_window, fired, x, y, notes, across, size[1], t_range)
     if spans := idle.idle_spans(view):
@@ -275,24 +267,6 @@ def _finished(
     if replay_seconds is not None:
         chart["usermeta"]["winviz"]["replay"] = replay_settings(t_lo, t_hi, step, replay_seconds)
     return chart
-
-
-def kept_times(
-    view: TraceView, op: str, kind: str, last: bool = False
-) -> dict[tuple[int, int], float]:
-    """Each (start, end) window's first (``last``: last) ``kind`` record over all keys that no
-    restore rolled back: its processing time (a rolled-back record is in the run at no t,
-    ``restores.kept_at``)."""
-    rows = view.select(kind, operator=op)
-    if len(view.select("restore")):
-        rows = restores.kept(rows, restores.rolled_back(view.trace))
-    f_start, f_end, present = view.bounds(rows)
-    procs = view.numbers("proc_time", rows[present])
-    timed = ~np.isnan(procs)  # (a record without a processing time is none of these)
-    f_start, f_end, procs = f_start[present][timed], f_end[present][timed], procs[timed]
-    order = np.lexsort((procs if last else -procs, f_end, f_start))  # per window, its pick last
-    at = zip(f_start[order].tolist(), f_end[order].tolist(), strict=True)
-    return dict(zip(at, procs[order].tolist(), strict=True))
 
 
 def window_layer(

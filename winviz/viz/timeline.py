@@ -266,7 +266,7 @@ def _axes_and_notes(
     notes: list[str] = [
         f"operator {op!r}: {replay.elements_text(view.trace, elements)}, "
         f"{window_lives.pairs_text(len(lives))}, "
-        + vocabulary.kept_count(len(fired) - undone, undone, "firings")
+        + vocabulary.kept_count(len(fired) - undone, undone, "firing")
     ]
     if len(every_element) > len(elements):
         untimed = len(every_element) - len(elements)

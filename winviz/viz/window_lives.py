@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
+from winviz.trace import vocabulary
 from winviz.trace.coded import distinct_values, object_array
 from winviz.viz.firings import window_records
 from winviz.viz.trace_view import LONG_MAX, Columns, TraceView, memoized
@@ -45,8 +46,8 @@ def busiest(keys: Any, n: int, weights: Any = None) -> list[Any]:
 def pairs_text(pairs: int, windows: int | None = None) -> str:
     """How every chart counts windows: a window of one key is one "(key, window) pair" (a row
     of ``window_lives``); a chart that draws one band per window adds how many windows."""
-    text = f"{pairs:,} (key, window) pairs"
-    return text if windows is None else f"{text} in {windows:,} windows"
+    text = vocabulary.counted(pairs, "(key, window) pair")
+    return text if windows is None else f"{text} in {vocabulary.counted(windows, 'window')}"
 
 
 def window_life_columns(view: TraceView, operator: str) -> Columns | None:
