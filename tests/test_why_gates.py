@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from jobs import bounded
-from test_viz_propagation import channel_steps, steps
+from test_viz_propagation import channel_steps, data, steps
 
 import winviz as wv
 from winviz.time import MIN
@@ -303,3 +303,54 @@ def test_the_propagation_panels_of_co_and_of_its_gate() -> None:
             ]
         }
     ]  # fmt: skip
+
+
+def test_before_cos_first_input_record_the_window_is_held_by_both_inputs_of_co() -> None:
+    """At 300 (the job of the test above) 'window' has no watermark and 'co' no input record:
+    both of 'co''s inputs are at MIN (before: "The operator has one input: no later event raised
+    the generator's watermark", false: the window's input is 'co'). input1 is its gate's output,
+    held by the gate's channel without records (watermarks#1). Re-runs: left's partition 1 from
+    0 raises input1 only, right from 0 input2 only, 'window' stays at MIN; both raise it."""
+
+    def at_300(left1: int, right: int) -> wv.Trace:
+        left = [[(1000, 0), (3000, 1500)], [(1500, left1)]]
+        return _connected(left, [[(500, right), (2500, 1000)]]).until(300)
+
+    answer = wv.why_not_fired(at_300(500, 500), "a", (0, 2000))
+    assert answer.sentence == (
+        "The watermark of 'window' is stuck at MIN, below the window's max timestamp 1999: it "
+        "fires once the watermark ≥ 1999. No single input holds it: input1 (channel 0 of 'co') "
+        "at MIN, input2 (channel 1 of 'co') at MIN are all active and below 1999; it fires once "
+        "each of them reaches it or goes idle. input1 is the output of input gate 'co/input1', "
+        "which has emitted nothing yet: its minimum is held by an input without records (a "
+        "channel of 'co/input1' that wrote no record) at MIN."
+    )
+    raised = {}
+    for left1, right in [(0, 500), (500, 0), (0, 0)]:  # the named causes removed
+        cut = at_300(left1, right)
+        co = [(r.ts, r.detail) for r in cut.records("channel_watermark", operator="co")]
+        window = [r.ts for r in cut.records("watermark", operator="window")]
+        raised[(left1, right)] = (co, window)
+    assert raised == {
+        (0, 500): ([(999, (0, "input1"))], []),
+        (500, 0): ([(499, (1, "input2"))], []),
+        (0, 0): ([(999, (0, "input1")), (499, (1, "input2"))], [499]),
+    }
+
+
+def test_the_strip_of_an_idle_input_gate_says_input_gate_idle() -> None:
+    """The grey strip along the top of 'co/input1''s panel is the gate's idle (both its
+    channels idle from 800), not an operator's (before: "operator idle"); a source subtask's
+    panel keeps "operator idle"."""
+    default = propagation_chart(_connected(LEFT, RIGHT).until(1900)).to_dict()
+    labels = [
+        [lay["encoding"]["text"]["value"] for lay in p["layer"] if lay["mark"]["type"] == "text"]
+        for p in default["vconcat"][:3]
+    ]
+    assert labels == [["operator idle"], ["operator idle"], ["input gate idle"]]
+    (strip,) = [
+        lay for lay in default["vconcat"][2]["layer"] if lay["encoding"].get("y2") == {"value": 8}
+    ]
+    assert [(d["line"], d["x"], d["idle from"]) for d in data(default, strip)] == [
+        ("watermark of 'co/input1'", 800, "800 ms")
+    ]

@@ -4,12 +4,12 @@ An operator with several input channels — a partitioned source's watermark ope
 ``WatermarkOutputMultiplexer``) or the operator after a ``union`` (``StatusWatermarkValve``) —
 has as its watermark the minimum over its channels that are not idle. Processing time runs
 across, the watermark up; one panel per such operator (per subtask: each has its own valve),
-layers back to front: idle spans (a channel's in its colour, the operator's own a grey strip),
-a step line per channel, the operator's watermark (thick black), a dot per record (one per
-place, naming the other lines there), paused-for-alignment strips (``winviz.trace.paused``)
-and restarts. Lines are held flat to the end; MAX is drawn on the top edge, MIN on the
-bottom, where every line starts, and where a channel that wrote no record stays
-(``winviz.trace.channels``). Without such an operator: one panel, a line per operator.
+layers back to front: idle spans (a channel's in its colour, the operator's or input gate's
+own a grey strip), a step line per channel, the operator's watermark (thick black), a dot per
+record (one per place, naming the other lines there), paused-for-alignment strips
+(``winviz.trace.paused``) and restarts. Lines are held flat to the end; MAX is drawn on the
+top edge, MIN on the bottom, where every line starts, and where a channel that wrote no record
+stays (``winviz.trace.channels``). Without such an operator: one panel, a line per operator.
 """
 
 from __future__ import annotations
@@ -152,6 +152,7 @@ def _panel_data(view: TraceView, ops: list[str], per_operator: bool) -> dict[str
     stat = _concat(status, ["seq", "kind", "proc_time", "line", "role"])
     return {
         "name": "operators" if per_operator else describe(ops[0]) if owner is None else gate,
+        "whose": "operator" if owner is None else "input gate",  # whose idle the top strip is
         "ops": ops,
         "per_operator": per_operator,
         "lines": lines,
@@ -344,7 +345,7 @@ def _panel(
     if paused:
         sub += f", {len(paused)} paused span(s) (watermark alignment, bottom strips)"
         layers.append(_paused_layer(paused, x, y, t_end, height, color))
-    layers += _idle_layers(chan_spans, op_spans, x, y, t_end, color)
+    layers += _idle_layers(chan_spans, op_spans, x, y, t_end, color, whose=d["whose"])
     y_channel = y.channel("y") | {"axis": y_axis}
     layers += _line_layers(vertices, x, y_channel, color, dash, channels, d, notes)
     if points:
@@ -467,9 +468,12 @@ def _idle_layers(
     y: TimeAxis,
     t_end: int,
     color: dict[str, Any],
+    *,
+    whose: str = "operator",
 ) -> list[spec.ChartDict]:
-    """Each channel's idle spans (full height, in its colour) and the operator's own (a
-    labelled grey strip along the top)."""
+    """Each channel's idle spans (full height, in its colour) and the operator's own (a grey
+    strip along the top labelled "``whose`` idle": an input gate's is the gate's, all its
+    channels idle, not its operator's)."""
     layers: list[spec.ChartDict] = []
     along = {"time_on_x": True, "open_end": t_end}
     if chan_spans:
@@ -480,7 +484,7 @@ def _idle_layers(
             idle.strip_layer(chan_spans, x, y, places=places, across=across, style=style, **along)
         )
     if op_spans:
-        # the operator's own idle span: a grey strip along the top, labelled
+        # the operator's (or input gate's) own idle span: a grey strip along the top, labelled
         across = {"y": {"value": 0}, "y2": {"value": OPERATOR_STRIP}}
         style = {"color": palette.IDLE_COLOR, "opacity": 0.5}
         places = [{"line": s.input} for s in op_spans]
@@ -497,7 +501,8 @@ def _idle_layers(
                 "dy": OPERATOR_STRIP + 2,
                 "fontSize": 10,
             }
-            encoding = {"x": x.channel("x"), "y": {"value": 0}, "text": {"value": "operator idle"}}
+            text = {"value": f"{whose} idle"}
+            encoding = {"x": x.channel("x"), "y": {"value": 0}, "text": text}
             layers.append(spec.layer(wide, mark, encoding))
     return layers
 

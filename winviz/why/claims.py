@@ -95,7 +95,9 @@ class WatermarkHeld:
     watermark of the other active aligned channels; ``idleness_seen``: the trace shows
     ``with_idleness`` there; ``idleness_would_help``: marking the one holder idle would raise the
     watermark to the target; ``unaligned``: active channels the minimum leaves out (back from idle
-    below the operator's watermark: ``winviz.trace.channels``, Flink's ``StatusWatermarkValve``)."""
+    below the operator's watermark: ``winviz.trace.channels``, Flink's ``StatusWatermarkValve``);
+    ``gate_holders``: before a two-input operator's first input record, the channels of its
+    input gates that hold them at MIN (active, at MIN)."""
 
     operator: str
     watermark: int
@@ -108,6 +110,7 @@ class WatermarkHeld:
     idleness_seen: bool
     idleness_would_help: bool
     unaligned: tuple[Channel, ...] = ()
+    gate_holders: tuple[Channel, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from winviz.trace.channels import (
     CHANNEL_KINDS,
     COMBINED_INPUTS,
     channel_states,
+    gate_owner,
     unrecorded_channel,
 )
 from winviz.trace.paused import still_paused
@@ -119,13 +120,33 @@ def _held(
     with_idleness: set[str],
 ) -> WatermarkHeld:
     """Which input channels hold ``op``'s watermark ``wm`` below ``target``: those of ``op``, else
-    of the one operator upstream that has channels (``_upstream``). The trace shows
+    of the one operator upstream that has channels (``_upstream``; before ``op``'s first
+    watermark, the operator its elements came from, ``_fed_by``: a two-input operator without
+    an input record yet has both inputs at MIN, though its input gates wrote). The trace shows
     ``with_idleness`` for the one holder when a channel of the operator was idle or its input has
     an idleness timeout; for an input of a two-input operator, only on that input's side."""
     ops = list(dict.fromkeys(ch.operator for ch in channels))
     judged = op if op in ops else (ops[0] if len(ops) == 1 else None)
     if judged is None and ops:
         judged = _upstream(trace, trace.records("watermark", operator=op), set(ops))
+    gate_holders: tuple[Channel, ...] = ()
+    if judged is None and ops and wm == MIN:  # no watermark yet: the operator its elements left
+        fed = _fed_by(trace, op)
+        gated = fed is not None and any(gate_owner(other) == fed for other in ops)
+        judged = fed if fed in ops or gated else None
+        if gated and fed not in ops:  # a two-input operator before its first input record:
+            channels = [  # both inputs active at MIN (CombinedWatermarkStatus' start)
+                *channels,
+                *(Channel(str(fed), i, k, MIN, False, None) for i, k in enumerate(COMBINED_INPUTS)),
+            ]
+            gate_holders = tuple(  # no gate emitted yet: what holds each at MIN
+                ch
+                for ch in channels
+                if gate_owner(ch.operator) == fed
+                and ch.watermark == MIN
+                and not ch.idle
+                and ch.aligned
+            )
     mine = [ch for ch in channels if ch.operator == judged]
     active = [ch for ch in mine if not ch.idle and ch.aligned]
     holders = tuple(
@@ -164,6 +185,7 @@ def _held(
         or judged in with_idleness
         or any(ch.input in with_idleness for ch in seen_in),
         idleness_would_help=len(holders) == 1 and others is not None and others >= target,
+        gate_holders=gate_holders,
     )
 
 
@@ -196,6 +218,23 @@ def _upstream(trace: Trace, marks: list[Any], until: set[str]) -> str | None:
         seen.add(at)
         mine = runs[at]
     return None
+
+
+def _fed_by(trace: Trace, op: str) -> str | None:
+    """The operator ``op``'s first element came from: the operator of the last ``emitted``
+    record before it with its processing time and value (None: none, as for an operator that
+    reads a source's records)."""
+    first = trace.records("element", operator=op)[:1]
+    if not first:
+        return None
+    sent = [
+        r
+        for r in trace.records("emitted")
+        if r.seq < first[0].seq
+        and r.operator != op
+        and (r.proc_time, r.detail) == (first[0].proc_time, first[0].detail)
+    ]
+    return sent[-1].operator if sent else None
 
 
 def _channels(trace: Trace) -> list[Channel]:

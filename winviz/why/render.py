@@ -146,6 +146,21 @@ def _channel_words(ch: cl.Channel) -> str:
     return f"{ch.input} ({where}) at {time_text(ch.watermark)}"
 
 
+def _gates(c: cl.WatermarkHeld) -> dict[str, str]:
+    """The input gates that ``c.gate_holders`` hold, by the input they feed (``"co/input1"``:
+    input1 of 'co')."""
+    return {g.rpartition("/")[2]: g for g in dict.fromkeys(ch.operator for ch in c.gate_holders)}
+
+
+def _gate_words(gate: str, side: str, c: cl.WatermarkHeld) -> str:
+    """What holds input ``side``'s input gate ``gate`` at MIN (it emitted nothing yet)."""
+    held = ", ".join(_channel_words(ch) for ch in c.gate_holders if ch.operator == gate)
+    return (
+        f" {side} is the output of input gate {gate!r}, which has emitted nothing yet: its "
+        f"minimum is held by {held}."
+    )
+
+
 def _render_held(c: cl.WatermarkHeld) -> str:
     if c.target == c.max_timestamp:
         out = (
@@ -183,6 +198,7 @@ def _render_held(c: cl.WatermarkHeld) -> str:
         return out + (
             f" No single input holds it: {held} are all active and below {c.target}; "
             "it fires once each of them reaches it or goes idle."
+            + "".join(_gate_words(gate, side, c) for side, gate in _gates(c).items())
         )
     if not c.holders and c.unaligned:
         return out + (
