@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
-from winviz.trace import vocabulary
+from winviz.trace import restores, vocabulary
 from winviz.trace.coded import distinct_values, object_array
 from winviz.viz.firings import window_records
 from winviz.viz.trace_view import LONG_MAX, Columns, TraceView, memoized
@@ -54,12 +54,13 @@ def window_life_columns(view: TraceView, operator: str) -> Columns | None:
     """The one table of window lives: a row per (key text, window), session merges applied:
     opened (first assigned proc_time), closed (cleanup proc_time; NaN / None while open),
     elements assigned, firings, merged_into ("[s, e)" when a session merge absorbed it, else
-    None). None when the operator has no window."""
+    None). The merges are those the run keeps (``kept_merges``); its records, those a restore
+    rolled back too (``rolled_back_lives`` counts them). None when the operator has no window."""
 
     def build() -> Columns | None:
         columns = _life_columns(view, operator)
         if columns is not None and len(view.select("merged", operator=operator)):
-            columns = _apply_merges(columns, merged(view, operator))
+            columns = _apply_merges(columns, kept_merges(view, operator))
         return None if columns is None else Columns(columns)
 
     return memoized(view, "window_life_columns", operator, build)
@@ -181,6 +182,62 @@ def _apply_merges(columns: dict[str, np.ndarray], merges: pd.DataFrame) -> dict[
     }
 
 
+class RolledBack(NamedTuple):
+    """Per row of ``window_life_columns``, what a restore rolled back (``restores.undone``)."""
+
+    elements: np.ndarray  # assigned records: its own, and those it inherited by a kept merge
+    firings: np.ndarray  # ``fired`` records
+    closed: np.ndarray  # float: its last cleanup the run keeps (merged away: the merge), NaN: none
+
+
+def rolled_back_lives(view: TraceView, operator: str) -> RolledBack | None:
+    """What a restore rolled back of each (key, window) life (``RolledBack``); None without a
+    restore or a window. Flink restores the window state of the checkpoint and replays: an
+    element a rolled-back attempt assigned to a window that a kept merge then absorbed is rolled
+    back from the merge result too, so the rolled-back assignments pass through the same kept
+    merges (``_apply_merges``) as ``window_life_columns``' elements."""
+
+    def build() -> RolledBack | None:
+        lives = window_life_columns(view, operator)
+        if lives is None or not len(view.select("restore")):
+            return None
+        windows = (lives[c].tolist() for c in ("key", "window_start", "window_end"))
+        row_of = {w: i for i, w in enumerate(zip(*windows, strict=True))}
+        n = len(row_of)
+        counts, closed = {}, np.full(n, np.nan)
+        for kind in ("assigned", "fired", "cleanup"):
+            rows = view.select(kind, operator=operator)
+            undone = restores.undone(view.trace, rows)
+            rows = rows[~undone] if kind == "cleanup" else rows[undone]
+            at = _life_rows(view, rows, row_of)
+            if kind == "cleanup":
+                procs = view.numbers("proc_time", rows)
+                np.fmax.at(closed, at[at >= 0], procs[at >= 0])
+            else:
+                counts[kind] = np.bincount(at[at >= 0], minlength=n).astype(np.int64)
+        merged_away = np.array([isinstance(m, str) for m in lives["merged_into"].tolist()])
+        closed[merged_away] = np.asarray(lives["closed"][merged_away], dtype=float)
+        elements = counts["assigned"]
+        if len(view.select("merged", operator=operator)):
+            columns = {c: lives[c] for c in LIFE_COLUMNS} | {"elements": elements}
+            elements = _apply_merges(columns, kept_merges(view, operator))["elements"]
+        return RolledBack(elements, counts["fired"], closed)
+
+    return memoized(view, "rolled_back_lives", operator, build)
+
+
+def _life_rows(view: TraceView, rows: np.ndarray, row_of: dict[tuple, int]) -> np.ndarray:
+    """The ``window_life_columns`` row of each record (``row_of``: per (key text, start, end)),
+    -1 for a record without a time window."""
+    starts, ends, present = view.bounds(rows)
+    key = view.part("key", rows)
+    codes = key.codes[rows]
+    texts = {c: key_text(key.values[c]) for c in np.unique(codes).tolist()}
+    found = zip(codes.tolist(), starts.tolist(), ends.tolist(), present.tolist(), strict=True)
+    at = [row_of.get((texts[c], s, e), -1) if p else -1 for c, s, e, p in found]
+    return np.array(at, dtype=np.int64)
+
+
 def merged_text(values: pd.Series | list[Any]) -> str:
     """The windows a (start, end) was merged into, over all keys — "" unless every key's pane
     of it was merged away by a session merge."""
@@ -214,6 +271,14 @@ def _dense_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
             return column.astype(np.int64, copy=False), hi + 1
     codes, uniques = pd.factorize(column)
     return codes, max(1, len(uniques))
+
+
+def kept_merges(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``merged`` records the run keeps: those no restore rolled back (``restores.undone``;
+    the replay merges the windows again, as the run kept them)."""
+    merges = merged(view, operator)
+    undone = restores.undone(view.trace, merges["seq"].to_numpy())
+    return merges[~undone] if undone.any() else merges
 
 
 def merged(view: TraceView, operator: str) -> pd.DataFrame:
@@ -251,8 +316,9 @@ def merge_chains(view: TraceView, operator: str) -> Chains:
     ``MergingWindowSet.addWindow`` merges windows into a merge result (a ``merged`` record)
     and ``WindowOperator`` merges their state into it (``mergeNamespaces``); a later merge
     that absorbs that result passes the contents on. Read from the last merge back, each
-    merge's chain is its result's, one step longer."""
-    merges = merged(view, operator)
+    merge's chain is its result's, one step longer; the merges, those the run keeps
+    (``kept_merges``)."""
+    merges = kept_merges(view, operator)
     later: Chains = {}  # the chain of the next merge absorbing a window
     last_of: Chains = {}
     columns = ("key_text", "window_start", "window_end", "proc_time", "merged_windows")
