@@ -94,7 +94,9 @@ def test_session_merge_closes_the_absorbed_window(lateness: int) -> None:
     state = spec["layer"][0]["transform"][0]["calculate"]
     assert "(datum.merged_into != '' ? 'merged away' : 'gone')" in state
     color = spec["layer"][0]["encoding"]["color"]["scale"]["domain"]
-    assert color == ["open", "fired", "merged away", "gone"]
+    # the states some band takes at some t: both windows that fire are cleaned up at the same
+    # processing time (20 ms), so no band is ever "fired" and still there
+    assert color == ["open", "merged away", "gone"]
 
 
 def test_merge_chain_carries_inherited_elements() -> None:
