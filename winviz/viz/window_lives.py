@@ -201,22 +201,27 @@ def rolled_back_lives(view: TraceView, operator: str) -> RolledBack | None:
         lives = window_life_columns(view, operator)
         if lives is None or not len(view.select("restore")):
             return None
-        windows = (lives[c].tolist() for c in ("key", "window_start", "window_end"))
-        row_of = {w: i for i, w in enumerate(zip(*windows, strict=True))}
-        n = len(row_of)
-        counts, closed = {}, np.full(n, np.nan)
+        row_of, n = _row_finder(lives), len(lives["key"])
+        counts = {}
         for kind in ("assigned", "fired", "cleanup"):
             rows = view.select(kind, operator=operator)
-            undone = restores.undone(view.trace, rows)
-            rows = rows[~undone] if kind == "cleanup" else rows[undone]
-            at = _life_rows(view, rows, row_of)
-            if kind == "cleanup":
-                procs = view.numbers("proc_time", rows)
-                np.fmax.at(closed, at[at >= 0], procs[at >= 0])
-            else:
-                counts[kind] = np.bincount(at[at >= 0], minlength=n).astype(np.int64)
-        merged_away = np.array([isinstance(m, str) for m in lives["merged_into"].tolist()])
-        closed[merged_away] = np.asarray(lives["closed"][merged_away], dtype=float)
+            at = row_of(view, rows[restores.undone(view.trace, rows)])
+            counts[kind] = np.bincount(at[at >= 0], minlength=n).astype(np.int64)
+        # the close: where a restore rolled a cleanup back, the last one the run keeps
+        closed = pd.Series(lives["closed"]).astype(float).to_numpy(copy=True)
+        redo = np.flatnonzero(counts["cleanup"])
+        if len(redo):
+            closed[redo] = np.nan
+            rows = view.select("cleanup", operator=operator)
+            rows = restores.kept(rows, restores.rolled_back(view.trace))
+            codes, (starts, ends, has) = view.window_codes(rows)
+            bounds = (lives[c][redo].tolist() for c in ("window_start", "window_end"))
+            redone = set(zip(*bounds, strict=True))
+            hit = [w in redone for w in zip(starts.tolist(), ends.tolist(), strict=True)]
+            rows = rows[np.array(hit, dtype=bool)[codes] & has[codes]]
+            at = row_of(view, rows)
+            mine = np.isin(at, redo)
+            np.fmax.at(closed, at[mine], view.numbers("proc_time", rows)[mine])
         elements = counts["assigned"]
         if len(view.select("merged", operator=operator)):
             columns = {c: lives[c] for c in LIFE_COLUMNS} | {"elements": elements}
@@ -226,16 +231,36 @@ def rolled_back_lives(view: TraceView, operator: str) -> RolledBack | None:
     return memoized(view, "rolled_back_lives", operator, build)
 
 
-def _life_rows(view: TraceView, rows: np.ndarray, row_of: dict[tuple, int]) -> np.ndarray:
-    """The ``window_life_columns`` row of each record (``row_of``: per (key text, start, end)),
-    -1 for a record without a time window."""
-    starts, ends, present = view.bounds(rows)
-    key = view.part("key", rows)
-    codes = key.codes[rows]
-    texts = {c: key_text(key.values[c]) for c in np.unique(codes).tolist()}
-    found = zip(codes.tolist(), starts.tolist(), ends.tolist(), present.tolist(), strict=True)
-    at = [row_of.get((texts[c], s, e), -1) if p else -1 for c, s, e, p in found]
-    return np.array(at, dtype=np.int64)
+def _row_finder(lives: Columns) -> Callable[[TraceView, np.ndarray], np.ndarray]:
+    """A function giving records (of a view) their ``window_life_columns`` row (``lives``: those
+    columns), found by (key text, start, end); -1 for a record without a time window."""
+    starts, ends = (np.asarray(lives[c], dtype=np.int64) for c in ("window_start", "window_end"))
+    key_ids, texts = pd.factorize(np.asarray(lives["key"], dtype=object))
+    window_ids = _group_ids(starts, ends)
+    _, first = np.unique(window_ids, return_index=True)
+    bounds = zip(starts[first].tolist(), ends[first].tolist(), strict=True)
+    window_of = dict(zip(bounds, window_ids[first].tolist(), strict=True))
+    key_of = {t: i for i, t in enumerate(texts.tolist())}
+    width = len(first)
+    row_of = pd.Index(key_ids.astype(np.int64) * width + window_ids)
+
+    def find(view: TraceView, rows: np.ndarray) -> np.ndarray:
+        codes, (starts_of, ends_of, has_of) = view.window_codes(rows)
+        found, of_row = np.unique(codes, return_inverse=True)
+        windows = zip(starts_of[found].tolist(), ends_of[found].tolist(), strict=True)
+        ids = [
+            window_of.get(w, -1) if h else -1 for w, h in zip(windows, has_of[found], strict=True)
+        ]
+        window = np.array(ids, dtype=np.int64)[of_row]
+        key = view.part("key", rows)
+        found, of_row = np.unique(key.codes[rows], return_inverse=True)
+        ids = [key_of.get(key_text(key.values[c]), -1) for c in found.tolist()]
+        keyed = np.array(ids, dtype=np.int64)[of_row]
+        at = row_of.get_indexer(keyed * width + window)
+        at[(keyed < 0) | (window < 0)] = -1
+        return at
+
+    return find
 
 
 def merged_text(values: pd.Series | list[Any]) -> str:
