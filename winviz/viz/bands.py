@@ -191,22 +191,23 @@ def per_window(view: TraceView, op: str, lives: pd.DataFrame | Columns) -> list[
     that a restore rolled back (``restores.undone``) counted apart (``undone_elements``,
     ``undone_firings``), not in ``elements`` and ``firings``; ``closed`` the last cleanup the
     run keeps (``kept_times``; a window merged away keeps its merge), a later one a restore
-    rolled back in ``rolled_back_close``. (With session merges, elements inherited from a
-    merged window stay as ``_per_window`` counts them.)"""
+    rolled back in ``rolled_back_close``. With session merges, a window's elements are its own
+    and those the run's merges passed to it, its rolled-back ones so too
+    (``window_lives.rolled_back_lives``)."""
     windows = _per_window(lives)
-    if windows is None or not len(view.select("restore")):
+    undone = window_lives.rolled_back_lives(view, op) if windows is not None else None
+    if undone is None:
         return windows
-    kinds = ("fired",) if len(view.select("merged", operator=op)) else ("fired", "assigned")
-    undone: dict[str, Counter[tuple[int, int]]] = {"assigned": Counter()}
-    for kind in kinds:
-        rows = view.select(kind, operator=op)
-        starts, ends, present = view.bounds(rows[restores.undone(view.trace, rows)])
-        undone[kind] = Counter(zip(starts[present].tolist(), ends[present].tolist(), strict=True))
+    undone_of: dict[str, Counter[tuple[int, int]]] = {"assigned": Counter(), "fired": Counter()}
+    at = zip(*(np.asarray(lives[c]).tolist() for c in ("window_start", "window_end")), strict=True)
+    for w, e, f in zip(at, undone.elements.tolist(), undone.firings.tolist(), strict=True):
+        undone_of["assigned"][w] += e
+        undone_of["fired"][w] += f
     closes = kept_times(view, op, "cleanup", last=True)
     out = []
     for w in windows:
         at = (w.window_start, w.window_end)
-        e, f = undone["assigned"][at], undone["fired"][at]
+        e, f = undone_of["assigned"][at], undone_of["fired"][at]
         closed = w.closed
         if closed is not None and not w.merged_into:
             kept = closes.get(at)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from winviz.trace import vocabulary
 from winviz.trace.vocabulary import counted
 from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
 from winviz.viz.firings import cleanup_columns, firing_causes, firing_marks, window_records
@@ -91,7 +92,7 @@ def _lanes(
 ) -> spec.ChartDict:
     view.read_parts(LANES_PARTS)
     op = pick_operator(view, operator)
-    bars = window_lives.window_lives(view, op)
+    bars = _as_kept(view, op, window_lives.window_lives(view, op))
     bars["status"] = [
         "merged away" if isinstance(m, str) else ("fired" if f else "not fired")
         for m, f in zip(bars["merged_into"].tolist(), bars["firings"].tolist(), strict=True)
@@ -173,6 +174,46 @@ def _lanes(
         "resolve": {"scale": {"fill": "independent", "strokeDash": "independent"}},
     }
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
+
+
+def _as_kept(view: TraceView, op: str, bars: pd.DataFrame) -> pd.DataFrame:
+    """The bars (``window_lives``' rows) as the run keeps them after a restore
+    (``window_lives.rolled_back_lives``): the elements and firings a restore rolled back taken
+    out (counted apart in ``undone_elements``, ``undone_firings``), ``closed`` the last cleanup
+    the run keeps (a merged-away bar: the kept merge), a later one it rolled back in
+    ``rolled_back_close`` (NaN: none). Without a restore, the bars as they are."""
+    undone = window_lives.rolled_back_lives(view, op)
+    if undone is None:
+        return bars
+    closed = bars["closed"].astype(float).to_numpy()
+    later = ~np.isnan(closed) & ~(undone.closed >= closed)  # (kept: none, or an earlier one)
+    return bars.assign(
+        elements=bars["elements"].to_numpy() - undone.elements,
+        firings=bars["firings"].to_numpy() - undone.firings,
+        closed=undone.closed,
+        undone_elements=undone.elements,
+        undone_firings=undone.firings,
+        rolled_back_close=np.where(later, closed, np.nan),
+    )
+
+
+def _kept_texts(bars: pd.DataFrame) -> tuple[list[Any], list[Any], list[str]]:
+    """Each bar's elements, firings and close as its tooltip says them: after a restore
+    (``_as_kept``), what the run keeps, then what a restore rolled back
+    (``vocabulary.kept_count``; "1,600 (1,700 rolled back by a restore)")."""
+    closes = ["open at the end" if pd.isna(c) else f"{int(c):,}" for c in bars["closed"].tolist()]
+    elements, firings = bars["elements"].tolist(), bars["firings"].tolist()
+    if "undone_elements" not in bars.columns:
+        return [int(e) for e in elements], [int(f) for f in firings], closes
+    for i, later in enumerate(bars["rolled_back_close"].tolist()):
+        if not pd.isna(later):
+            closes[i] += f" ({int(later):,} {vocabulary.ROLLED_BACK})"
+    kept = (bars[c].tolist() for c in ("undone_elements", "undone_firings"))
+    return (
+        [vocabulary.kept_count(int(n), int(u)) for n, u in zip(elements, next(kept), strict=True)],
+        [vocabulary.kept_count(int(n), int(u)) for n, u in zip(firings, next(kept), strict=True)],
+        closes,
+    )
 
 
 def _reach(view: TraceView, op: str, bars: pd.DataFrame) -> list[int | None]:
@@ -301,12 +342,11 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> 
     """The bars; a merged-away bar's tooltip names where it merged into and its merge chain."""
     rows = []
     clip, fmt, windows = x.clip, x.fmt, {}
-    fields = ("window_start", "window_end", "key", "slot", "status", "elements", "firings")
-    for start, end, key, slot, status, elements, firings, opened, closed, into in zip(
-        *(bars[c].tolist() for c in (*fields, "opened", "closed", "merged_into")), strict=True
+    fields = ("window_start", "window_end", "key", "slot", "status", "opened", "merged_into")
+    for start, end, key, slot, status, opened, into, elements, firings, shut in zip(
+        *(bars[c].tolist() for c in fields), *_kept_texts(bars), strict=True
     ):
         merged = isinstance(into, str)
-        shut = "open at the end" if pd.isna(closed) else f"{int(closed):,}"
         rows.append(
             {
                 "x": clip(start)[0],
@@ -316,8 +356,8 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> 
                 "status": status,
                 "kind": "window",
                 "window": _window_label(windows, fmt, start, end),
-                "elements": int(elements),
-                "firings": int(firings),
+                "elements": elements,
+                "firings": firings,
                 "opened": f"{int(opened):,}",
                 "closed": f"merged into {into}" if merged else shut,
                 "merged_into": into if merged else "",

@@ -270,7 +270,7 @@ def _axes_and_notes(
     ]
     if len(every_element) > len(elements):
         untimed = len(every_element) - len(elements)
-        notes.append(f"{untimed:,} elements without a timestamp are not drawn")
+        notes.append(_not_drawn(untimed, "element", "without a timestamp"))
     if across:
         notes.append(
             "processing-time windows: [start, end) is processing time — a window holds the "
@@ -281,13 +281,19 @@ def _axes_and_notes(
     not_drawn = len(view.select("fired", operator=op)) - len(fired)
     if not_drawn:  # a GlobalWindow's firings: its window has no place on the event-time axis
         notes.append(
-            f"{not_drawn:,} firings of the global window are not drawn (it has no start or end "
-            "on the event-time axis)"
+            _not_drawn(not_drawn, "firing", "of the global window")
+            + " (it has no start or end on the event-time axis)"
         )
     if steps.empty:
         notes.append("no watermark in this trace: no watermark line, nothing is late")
     x = palette.time_axis("event time", x_values)
     return x, palette.time_axis("processing time", y_values), notes
+
+
+def _not_drawn(n: int, noun: str, which: str) -> str:
+    """A note that ``n`` things the trace holds are not drawn, counted as ``vocabulary.counted``
+    with the verb agreeing: "1 element without a timestamp is not drawn"."""
+    return f"{vocabulary.counted(n, noun)} {which} {'is' if n == 1 else 'are'} not drawn"
 
 
 TIMELINE_PARTS: dict[str, tuple[str, ...] | None] = {

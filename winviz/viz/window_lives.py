@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.operators.window_rules import cleanup_time
-from winviz.trace import vocabulary
+from winviz.trace import restores, vocabulary
 from winviz.trace.coded import distinct_values, object_array
 from winviz.viz.firings import window_records
 from winviz.viz.trace_view import LONG_MAX, Columns, TraceView, memoized
@@ -54,12 +54,13 @@ def window_life_columns(view: TraceView, operator: str) -> Columns | None:
     """The one table of window lives: a row per (key text, window), session merges applied:
     opened (first assigned proc_time), closed (cleanup proc_time; NaN / None while open),
     elements assigned, firings, merged_into ("[s, e)" when a session merge absorbed it, else
-    None). None when the operator has no window."""
+    None). The merges are those the run keeps (``kept_merges``); its records, those a restore
+    rolled back too (``rolled_back_lives`` counts them). None when the operator has no window."""
 
     def build() -> Columns | None:
         columns = _life_columns(view, operator)
         if columns is not None and len(view.select("merged", operator=operator)):
-            columns = _apply_merges(columns, merged(view, operator))
+            columns = _apply_merges(columns, kept_merges(view, operator))
         return None if columns is None else Columns(columns)
 
     return memoized(view, "window_life_columns", operator, build)
@@ -181,6 +182,87 @@ def _apply_merges(columns: dict[str, np.ndarray], merges: pd.DataFrame) -> dict[
     }
 
 
+class RolledBack(NamedTuple):
+    """Per row of ``window_life_columns``, what a restore rolled back (``restores.undone``)."""
+
+    elements: np.ndarray  # assigned records: its own, and those it inherited by a kept merge
+    firings: np.ndarray  # ``fired`` records
+    closed: np.ndarray  # float: its last cleanup the run keeps (merged away: the merge), NaN: none
+
+
+def rolled_back_lives(view: TraceView, operator: str) -> RolledBack | None:
+    """What a restore rolled back of each (key, window) life (``RolledBack``); None without a
+    restore or a window. Flink restores the window state of the checkpoint and replays: an
+    element a rolled-back attempt assigned to a window that a kept merge then absorbed is rolled
+    back from the merge result too, so the rolled-back assignments pass through the same kept
+    merges (``_apply_merges``) as ``window_life_columns``' elements."""
+
+    def build() -> RolledBack | None:
+        lives = window_life_columns(view, operator)
+        if lives is None or not len(view.select("restore")):
+            return None
+        row_of, n = _row_finder(lives), len(lives["key"])
+        counts = {}
+        for kind in ("assigned", "fired", "cleanup"):
+            rows = view.select(kind, operator=operator)
+            at = row_of(view, rows[restores.undone(view.trace, rows)])
+            counts[kind] = np.bincount(at[at >= 0], minlength=n).astype(np.int64)
+        # the close: where a restore rolled a cleanup back, the last one the run keeps
+        closed = pd.Series(lives["closed"]).astype(float).to_numpy(copy=True)
+        redo = np.flatnonzero(counts["cleanup"])
+        if len(redo):
+            closed[redo] = np.nan
+            rows = view.select("cleanup", operator=operator)
+            rows = restores.kept(rows, restores.rolled_back(view.trace))
+            codes, (starts, ends, has) = view.window_codes(rows)
+            bounds = (lives[c][redo].tolist() for c in ("window_start", "window_end"))
+            redone = set(zip(*bounds, strict=True))
+            hit = [w in redone for w in zip(starts.tolist(), ends.tolist(), strict=True)]
+            rows = rows[np.array(hit, dtype=bool)[codes] & has[codes]]
+            at = row_of(view, rows)
+            mine = np.isin(at, redo)
+            np.fmax.at(closed, at[mine], view.numbers("proc_time", rows)[mine])
+        elements = counts["assigned"]
+        if len(view.select("merged", operator=operator)):
+            columns = {c: lives[c] for c in LIFE_COLUMNS} | {"elements": elements}
+            elements = _apply_merges(columns, kept_merges(view, operator))["elements"]
+        return RolledBack(elements, counts["fired"], closed)
+
+    return memoized(view, "rolled_back_lives", operator, build)
+
+
+def _row_finder(lives: Columns) -> Callable[[TraceView, np.ndarray], np.ndarray]:
+    """A function giving records (of a view) their ``window_life_columns`` row (``lives``: those
+    columns), found by (key text, start, end); -1 for a record without a time window."""
+    starts, ends = (np.asarray(lives[c], dtype=np.int64) for c in ("window_start", "window_end"))
+    key_ids, texts = pd.factorize(np.asarray(lives["key"], dtype=object))
+    window_ids = _group_ids(starts, ends)
+    _, first = np.unique(window_ids, return_index=True)
+    bounds = zip(starts[first].tolist(), ends[first].tolist(), strict=True)
+    window_of = dict(zip(bounds, window_ids[first].tolist(), strict=True))
+    key_of = {t: i for i, t in enumerate(texts.tolist())}
+    width = len(first)
+    row_of = pd.Index(key_ids.astype(np.int64) * width + window_ids)
+
+    def find(view: TraceView, rows: np.ndarray) -> np.ndarray:
+        codes, (starts_of, ends_of, has_of) = view.window_codes(rows)
+        found, of_row = np.unique(codes, return_inverse=True)
+        windows = zip(starts_of[found].tolist(), ends_of[found].tolist(), strict=True)
+        ids = [
+            window_of.get(w, -1) if h else -1 for w, h in zip(windows, has_of[found], strict=True)
+        ]
+        window = np.array(ids, dtype=np.int64)[of_row]
+        key = view.part("key", rows)
+        found, of_row = np.unique(key.codes[rows], return_inverse=True)
+        ids = [key_of.get(key_text(key.values[c]), -1) for c in found.tolist()]
+        keyed = np.array(ids, dtype=np.int64)[of_row]
+        at = row_of.get_indexer(keyed * width + window)
+        at[(keyed < 0) | (window < 0)] = -1
+        return at
+
+    return find
+
+
 def merged_text(values: pd.Series | list[Any]) -> str:
     """The windows a (start, end) was merged into, over all keys — "" unless every key's pane
     of it was merged away by a session merge."""
@@ -214,6 +296,14 @@ def _dense_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
             return column.astype(np.int64, copy=False), hi + 1
     codes, uniques = pd.factorize(column)
     return codes, max(1, len(uniques))
+
+
+def kept_merges(view: TraceView, operator: str) -> pd.DataFrame:
+    """The ``merged`` records the run keeps: those no restore rolled back (``restores.undone``;
+    the replay merges the windows again, as the run kept them)."""
+    merges = merged(view, operator)
+    undone = restores.undone(view.trace, merges["seq"].to_numpy())
+    return merges[~undone] if undone.any() else merges
 
 
 def merged(view: TraceView, operator: str) -> pd.DataFrame:
@@ -251,8 +341,9 @@ def merge_chains(view: TraceView, operator: str) -> Chains:
     ``MergingWindowSet.addWindow`` merges windows into a merge result (a ``merged`` record)
     and ``WindowOperator`` merges their state into it (``mergeNamespaces``); a later merge
     that absorbs that result passes the contents on. Read from the last merge back, each
-    merge's chain is its result's, one step longer."""
-    merges = merged(view, operator)
+    merge's chain is its result's, one step longer; the merges, those the run keeps
+    (``kept_merges``)."""
+    merges = kept_merges(view, operator)
     later: Chains = {}  # the chain of the next merge absorbing a window
     last_of: Chains = {}
     columns = ("key_text", "window_start", "window_end", "proc_time", "merged_windows")
