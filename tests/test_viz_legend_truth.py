@@ -79,7 +79,7 @@ EXPECTED: dict[tuple[str, str], dict[str, list[Any]]] = {
     ("kernel", "window_lanes"): {
         "color": ["fired: event-time timer", "fired: end of input", "cleanup"],
         "shape": ["fired: event-time timer", "fired: end of input", "cleanup"],
-        "status (window)": ["fired"],
+        "status (window status)": ["fired"],
     },
     ("kernel_binned", "operator_flow"): {
         "fill": ["taken by this element", "not taken"],
@@ -101,7 +101,7 @@ EXPECTED: dict[tuple[str, str], dict[str, list[Any]]] = {
     ("kernel_binned", "window_lanes"): {
         "color": ["fired: event-time timer", "fired: end of input", "cleanup"],
         "shape": ["fired: event-time timer", "fired: end of input", "cleanup"],
-        "status (window)": ["fired"],
+        "status (window status)": ["fired"],
     },
     ("late_union", "operator_flow"): {
         "fill": ["taken by this element", "not taken"],
@@ -149,7 +149,7 @@ EXPECTED: dict[tuple[str, str], dict[str, list[Any]]] = {
         "color": ["fired: element", "fired: event-time timer", "fired: end of input", "cleanup"],
         "line (allowed lateness)": ["accepts late elements until max timestamp + lateness"],
         "shape": ["fired: element", "fired: event-time timer", "fired: end of input", "cleanup"],
-        "status (window)": ["fired"],
+        "status (window status)": ["fired"],
     },
     ("session", "operator_flow"): {
         "fill": ["taken by this element", "not taken"],
@@ -208,7 +208,7 @@ EXPECTED: dict[tuple[str, str], dict[str, list[Any]]] = {
             "merged",
             "cleanup",
         ],
-        "status (window)": ["fired", "merged away"],
+        "status (window status)": ["fired", "merged away"],
     },
     ("sliding_count", "operator_flow"): {
         "fill": ["taken by this element", "not taken"],
@@ -234,7 +234,7 @@ EXPECTED: dict[tuple[str, str], dict[str, list[Any]]] = {
         "color": ["fired: element", "cleanup"],
         "line (allowed lateness)": ["accepts late elements until max timestamp + lateness"],
         "shape": ["fired: element", "cleanup"],
-        "status (window)": ["fired", "not fired"],
+        "status (window status)": ["fired", "not fired"],
     },
     ("kernel", "timers_chart"): {
         "0/domain (timer domain)": ["event"],

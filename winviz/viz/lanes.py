@@ -20,12 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from winviz.trace import vocabulary
+from winviz.trace import restores, vocabulary
 from winviz.trace.vocabulary import counted
 from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_lives
 from winviz.viz.firings import cleanup_columns, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
+from winviz.viz.scrubber import UNDONE, _counted_words, _faint_if_undone
 from winviz.viz.trace_view import Columns, TraceInputError, TraceView, memoized, open_trace
 from winviz.viz.validation import check_size
 from winviz.viz.value_texts import key_texts
@@ -33,6 +34,9 @@ from winviz.viz.value_texts import key_texts
 Rows = list[dict[str, Any]]  # a layer's rows
 STATUS = ("fired", "not fired", "merged away")
 STATUS_FILL = (palette.WINDOW_FIRED_COLOR, palette.WINDOW_COLOR, palette.MERGED_AWAY_COLOR)
+STATUS_TITLE = "window status"
+"""The bars' fill legend title: not "window", the tooltip's field of a bar's bounds (Vega
+writes a mark's screen-reader text from its channels' titles and its tooltip's fields)."""
 # window event -> pixels from the time it claims; firings and cleanups (``CLAIMS_TIME``) move
 # aside only when another mark of their bar falls on the same pixel
 EVENT_DX = {
@@ -167,6 +171,11 @@ def _lanes(
         *_horizon_layer(view, op, stacked, x, chains),
         *_event_layers(events, x),
     ]
+    if undone := sum(UNDONE in e for e in events):
+        notes.append(
+            f"{counted(undone, 'mark')} of what a restore rolled back: drawn faint grey; the "
+            "bars and the other marks are what the run kept"
+        )
     chart = {
         "layer": layers,
         "width": width,
@@ -381,7 +390,7 @@ def _bar_layer(bars: pd.DataFrame, x: TimeAxis, chains: window_lives.Chains) -> 
             "fill": {
                 "field": "status",
                 "type": "nominal",
-                "title": "window",
+                "title": STATUS_TITLE,
                 "scale": palette.drawn_scale(STATUS, STATUS_FILL, bars["status"].tolist()),
             },
             "strokeDash": {
@@ -414,17 +423,28 @@ def _anchored_events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) 
     causes = firing_causes(view, f["seq"])[0]
     by: dict[tuple, list[int]] = {}
     drawn_keys = [k for k, p in zip(key_text, keep.tolist(), strict=True) if p]
+    # after a restore, a firing it rolled back is a mark of its own, drawn faint, and each
+    # firing is named as the firings table names it (``restores.firing_orders``)
+    gone = restores.undone(view.trace, np.asarray(f["seq"])).tolist()
+    spans = restores.rolled_back(view.trace) if restores.restored(view.trace) else []
+    orders = None
+    if any(gone):
+        bounds = (f[c].tolist() for c in ("window_start", "window_end"))
+        windows = list(zip(drawn_keys, *bounds, strict=True))
+        orders = restores.firing_orders(view.trace, seqs, windows)
     columns = (f[c].tolist() for c in ("window_start", "window_end", "fired_by", "at"))
-    for i, k in enumerate(zip(drawn_keys, *columns, strict=True)):
+    for i, k in enumerate(zip(drawn_keys, *columns, gone, strict=True)):
         by.setdefault(k, []).append(i)
-    short, mark = value_texts.short, _marker(slot, x)
-    for (key, s, e, cause, at), idx in by.items():
+    short, mark = value_texts.short, _marker(slot, x, spans)
+    for (key, s, e, cause, at, _), idx in by.items():
         what = palette.FIRED_EVENT.get(cause, "fired: cause not traced")
         texts = [short(results[i], 40) for i in idx[:50]]
         which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
         row = mark(key, s, e, what, at, which, texts)
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
+            if orders is not None:
+                row["firing"] = _counted_words(orders[i] for i in idx)
         rows.append(row)
     cleaned, cleaned_keys = _cleaned(view, op)
     fmt, drawn = x.fmt, slot.__contains__
@@ -439,6 +459,7 @@ def _anchored_events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) 
     other = window_records(view, op, "purged", "evicted")  # (purges at the end, evictions at
     other = other[other["window_start"].notna()]  # the start, per (key, window) and kind)
     other = other.assign(key_text=key_texts(other["key"]))
+    other = other.assign(gone=restores.undone(view.trace, other["seq"].to_numpy(dtype=np.int64)))
     for kind in ("purged", "evicted"):
         part = other[other["kind"] == kind]
         if part.empty:
@@ -451,8 +472,8 @@ def _anchored_events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) 
             values = view.detail("evicted", "values", seqs)
             info = [f"{w}: {short(v, 50)}" for w, v in zip(whens, values, strict=True)]
         seqs, procs, waters = (part[c].tolist() for c in ("seq", "proc_time", "watermark"))
-        by_window = window_lives.groups(part, ["key_text", "window_start", "window_end"])
-        for (key, start, end), idx in by_window.items():
+        by_window = window_lives.groups(part, ["key_text", "window_start", "window_end", "gone"])
+        for (key, start, end, _), idx in by_window.items():
             which = [seqs[i] for i in idx], [procs[i] for i in idx], waters[idx[-1]]
             anchor = end if kind == "purged" else start
             texts = [info[i] for i in idx[:50]]
@@ -466,9 +487,10 @@ def _anchored_events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) 
             )
         )  # fmt: skip
     rows = [r for r in rows if r is not None]
-    if any("cause" in r for r in rows):  # a column of every row (the firings' come first)
-        for r in rows:
-            r.setdefault("cause", "")
+    for column in ("cause", "firing"):  # a column of every row (the firings' come first)
+        if any(column in r for r in rows):
+            for r in rows:
+                r.setdefault(column, "")
     return rows
 
 
@@ -597,10 +619,13 @@ def _horizon_layer(
     return [_horizon_rules(rows, x, lanes, dashes, tooltip)]
 
 
-def _marker(slot: dict, x: TimeAxis) -> Any:
+def _marker(slot: dict, x: TimeAxis, spans: list[tuple[int, int]]) -> Any:
     """``mark(key, start, end, what, anchor, (seqs, procs, watermark), texts, sep)``: the row
     of one mark of some records (``watermark``: the last one's; ``texts``: the first 50's),
-    past 50 only the last one's seq and time; None for a window with no bar."""
+    past 50 only the last one's seq and time; None for a window with no bar. A mark of records
+    a restore rolled back (``spans``: ``restores.rolled_back``; a mark's records are all
+    rolled back or none) has ``UNDONE`` and, unless a firing (its ``firing`` words say it),
+    a detail that says so."""
     where, clip, fmt, windows = slot.get, x.clip, x.fmt, {}
 
     def mark(
@@ -618,9 +643,12 @@ def _marker(slot: dict, x: TimeAxis) -> Any:
             return None
         seqs, procs, watermark = which
         n = len(seqs)
+        gone = bool(spans) and restores.is_rolled_back(int(seqs[0]), spans)
+        if gone and not what.startswith("fired"):
+            texts = [*texts[:-1], f"{texts[-1]} ({vocabulary.ROLLED_BACK})"]
         if n > 50:
             seqs, procs = seqs[-1:], procs[-1:]
-        return {
+        return ({UNDONE: True} if gone else {}) | {
             "x": clip(anchor)[0],
             "key": key,
             "slot": s,
@@ -648,8 +676,9 @@ def _event_layers(events: Rows, x: TimeAxis) -> list[spec.ChartDict]:
         for values in (palette.WINDOW_EVENT_COLORS, palette.WINDOW_EVENT_SHAPES)
     )
     columns = ["what", "key", "window", "detail", "n", "seq", "proc_time", "watermark"]
-    if "cause" in events[0]:
-        columns.insert(4, "cause")
+    for column in ("firing", "cause"):
+        if column in events[0]:
+            columns.insert(3, column)
     tips = [{"field": c, "type": "nominal"} for c in columns]
     # marks set side by side (``_side_by_side``) are drawn ``dx`` pixels right of their time
     moved = {"xOffset": {"expr": "datum.dx"}} if any(e.get("dx") for e in events) else {}
@@ -662,8 +691,9 @@ def _event_layers(events: Rows, x: TimeAxis) -> list[spec.ChartDict]:
     layers = []
     for what_ in color["scale"]["domain"]:
         part = [e for e in events if e["what"] == what_]
-        encoding = {**base, "color": color, "shape": shape, "tooltip": tips}
+        encoding = {**base, "color": dict(color), "shape": shape, "tooltip": tips}
         layers.append(spec.layer(part, {**mark, **moved}, encoding))
+        _faint_if_undone(layers[-1], sum(UNDONE in e for e in part))  # (as the scrubber)
         if any(e["n"] > 1 for e in part):
             place = {"align": "left", "dx": 6, "dy": -6, **moved}
             layers.append(spec.text_layer(part, base, text="label", size=9, **place))
