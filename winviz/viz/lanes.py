@@ -676,9 +676,9 @@ def _event_layers(events: Rows, x: TimeAxis) -> list[spec.ChartDict]:
         for values in (palette.WINDOW_EVENT_COLORS, palette.WINDOW_EVENT_SHAPES)
     )
     columns = ["what", "key", "window", "detail", "n", "seq", "proc_time", "watermark"]
-    for column in ("firing", "cause"):
+    for column, at in (("cause", 4), ("firing", 3)):  # (a firing's words before its detail)
         if column in events[0]:
-            columns.insert(3, column)
+            columns.insert(at, column)
     tips = [{"field": c, "type": "nominal"} for c in columns]
     # marks set side by side (``_side_by_side``) are drawn ``dx`` pixels right of their time
     moved = {"xOffset": {"expr": "datum.dx"}} if any(e.get("dx") for e in events) else {}
