@@ -16,8 +16,8 @@ from winviz.viz.scrubber import (
     COUNT_NOTE,
     END_OUTLINE,
     UNCOUNTED,
-    _counted_words,
     _firings_here,
+    counted_words,
 )
 
 
@@ -134,5 +134,5 @@ def test_firings_here_adds_the_marks_counted_on_a_square() -> None:
 
 def test_counted_words_in_the_one_vocabulary() -> None:
     words = ["first firing", "re-firing, late firing", "first firing", "re-firing"]
-    assert _counted_words(words) == "first firing ×2; re-firing, late firing; re-firing"
-    assert _counted_words(["first firing"]) == "first firing"
+    assert counted_words(words) == "first firing ×2; re-firing, late firing; re-firing"
+    assert counted_words(["first firing"]) == "first firing"

@@ -26,7 +26,7 @@ from winviz.viz import labels, palette, piles, scale, spec, value_texts, window_
 from winviz.viz.firings import cleanup_columns, firing_causes, firing_marks, window_records
 from winviz.viz.operator_pick import pick_operator
 from winviz.viz.palette import TimeAxis
-from winviz.viz.scrubber import UNDONE, _counted_words, _faint_if_undone
+from winviz.viz.scrubber import UNDONE, counted_words, faint_if_undone
 from winviz.viz.trace_view import Columns, TraceInputError, TraceView, memoized, open_trace
 from winviz.viz.validation import check_size
 from winviz.viz.value_texts import key_texts
@@ -444,7 +444,7 @@ def _anchored_events(view: TraceView, op: str, bars: pd.DataFrame, x: TimeAxis) 
         if row is not None:
             row["cause"] = ", ".join(dict.fromkeys(causes[i] for i in idx))
             if orders is not None:
-                row["firing"] = _counted_words(orders[i] for i in idx)
+                row["firing"] = counted_words(orders[i] for i in idx)
         rows.append(row)
     cleaned, cleaned_keys = _cleaned(view, op)
     fmt, drawn = x.fmt, slot.__contains__
@@ -693,7 +693,7 @@ def _event_layers(events: Rows, x: TimeAxis) -> list[spec.ChartDict]:
         part = [e for e in events if e["what"] == what_]
         encoding = {**base, "color": dict(color), "shape": shape, "tooltip": tips}
         layers.append(spec.layer(part, {**mark, **moved}, encoding))
-        _faint_if_undone(layers[-1], sum(UNDONE in e for e in part))  # (as the scrubber)
+        faint_if_undone(layers[-1], sum(UNDONE in e for e in part))  # (as the scrubber)
         if any(e["n"] > 1 for e in part):
             place = {"align": "left", "dx": 6, "dy": -6, **moved}
             layers.append(spec.text_layer(part, base, text="label", size=9, **place))

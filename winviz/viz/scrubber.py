@@ -356,7 +356,7 @@ def firing_layer(
 ) -> tuple[spec.ChartDict | None, list[spec.ChartDict]]:
     """The firings made by t at their timer's event time (``firings.firing_marks``) and
     processing time, one square per point and cause, coloured as on the timeline, with a
-    count badge; one a restore rolled back faint (``_faint_if_undone``).
+    count badge; one a restore rolled back faint (``faint_if_undone``).
     ``across``: processing-time windows, on the right edge; ``skew``: the skew
     mode's axes; ``avoid``: layers a badge keeps off. Returns the squares' layer (None: no
     firing), drawn under the elements, and the layers over them."""
@@ -401,7 +401,7 @@ def firing_layer(
                 "window": ", ".join(windows[:3])
                 + (f" … ({len(windows)})" if len(windows) > 3 else ""),
                 "proc_time": proc_axis.fmt(procs[idx[0]]),
-                **({} if words is None else {"firing": _counted_words(words[i] for i in idx)}),
+                **({} if words is None else {"firing": counted_words(words[i] for i in idx)}),
                 **({UNDONE: True} if gone else {}),
             }
         )
@@ -440,7 +440,7 @@ def firing_layer(
     window_marks._with_category_scales([squares])  # (as on the timeline: squares)
     for channel in ("color", "shape"):
         squares["encoding"][channel]["title"] = "firing"
-    if n_undone := _faint_if_undone(squares, sum(undone)):
+    if n_undone := faint_if_undone(squares, sum(undone)):
         notes.append(
             f"{n_undone:,} firing{'' if n_undone == 1 else 's'} rolled back by a restore: drawn "
             f"faint grey once made, as the run keeps {'it' if n_undone == 1 else 'them'} at no t "
@@ -456,7 +456,7 @@ UNDONE = "rolled_back"  # a firing square's field: true when a restore rolled it
 GONE = f"datum.{UNDONE} == true"  # (a firing the run has at no t: ``restores.undone``)
 
 
-def _faint_if_undone(layer: spec.ChartDict, n: int) -> int:
+def faint_if_undone(layer: spec.ChartDict, n: int) -> int:
     """The ``n`` marks of ``layer`` a restore rolled back (rows with ``UNDONE``: firings,
     element readings) ``FAINT`` from when they are made: the run at t (``restores.kept_at``)
     has them at no t, for where the failed attempt and its replay overlap t shows the replay.
@@ -492,7 +492,7 @@ def _end_outline(rows: Rows, x: TimeAxis, y: TimeAxis) -> list[spec.ChartDict]:
     ]
 
 
-def _counted_words(words: Iterable[str]) -> str:
+def counted_words(words: Iterable[str]) -> str:
     """Words counted: "first firing ×2; re-firing, late firing"."""
     counts = Counter(words)
     return "; ".join(w if n == 1 else f"{w} ×{n}" for w, n in counts.items())
@@ -697,7 +697,7 @@ def element_layers(
     """The timeline's elements (``timeline._elements``; over ``max_points`` binned) as of t:
     those arrived by t (a binned mark once its cell's first element has arrived), later ones
     faint (``future="fade"``), readings again hollow in their own legend, readings a restore
-    rolled back faint once arrived (as the firings, ``_faint_if_undone``)."""
+    rolled back faint once arrived (as the firings, ``faint_if_undone``)."""
     restarts = watermark_steps.restarts(view)
     drawn = _elements(view, elements, x, y, max_points, notes, restarts, arrived=True)
     if drawn[0] is None:
@@ -724,7 +724,7 @@ def element_layers(
                 gone = restores.undone(view.trace, np.array([r["seq"] for r in rows]))
                 for row in (r for r, g in zip(rows, gone.tolist(), strict=True) if g):
                     row[UNDONE] = True
-                undone += _faint_if_undone(layer, int(gone.sum()))
+                undone += faint_if_undone(layer, int(gone.sum()))
             layers.append(layer | {"transform": [{"filter": f"datum.{at} <= {PARAM}"}]})
     if undone:
         notes.append(
