@@ -161,5 +161,38 @@ def test_the_cli_reports_each_malformed_transcript_and_exits_2(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "PASS good"
     assert lines[1].startswith(f"ERROR {tmp_path / 'b_op.yaml'}: operator [1]: expected a")
-    assert lines[2].startswith(f"ERROR {tmp_path / 'c_empty.yaml'}: operator.assigner: ")
+    assert lines[2].startswith(
+        f"ERROR {tmp_path / 'c_empty.yaml'}: operator.assigner.type 'bogus' is not one of "
+    )
     assert lines[3] == "1 passed, 0 failed, 2 could not be run"
+
+
+def test_a_bad_window_spec_is_named_by_its_path_once(tmp_path: Path) -> None:
+    """The spec's path names it once ("operator.trigger: trigger: unknown field(s)" said it
+    twice); a purging trigger's inner trigger is ``operator.trigger.of``."""
+    head = "name: t\noperator:\n  kind: window\n  function: sum\n  assigner: {type: tumbling, size: 10}\n"
+    extra = _write(
+        tmp_path, "extra", head + "  trigger: {type: count, n: 2, colour: red}\nsteps: []\n"
+    )
+    with pytest.raises(TranscriptError) as info:
+        check_transcript(load(extra))
+    assert str(info.value) == f"{extra}: operator.trigger: unknown field(s) ['colour']"
+    inner = _write(
+        tmp_path, "inner", head + "  trigger: {type: purging, of: {type: counted}}\nsteps: []\n"
+    )
+    with pytest.raises(TranscriptError) as info:
+        check_transcript(load(inner))
+    assert str(info.value).startswith(
+        f"{inner}: operator.trigger.of.type 'counted' is not one of ['continuous_event_time',"
+    )
+
+
+def test_a_transcript_that_is_no_yaml_is_named_where_it_breaks(tmp_path: Path) -> None:
+    """The parser's marks name the file, not "<unicode string>"."""
+    path = _write(tmp_path, "broken", "name: [a\nsteps: []\n")
+    with pytest.raises(TranscriptError) as info:
+        load(path)
+    assert "<unicode string>" not in str(info.value)
+    assert str(info.value).startswith(
+        f'{path}: not valid YAML: while parsing a flow sequence\n  in "{path}", line 1, column 7'
+    )

@@ -77,6 +77,9 @@ def load(path: str | Path) -> dict[str, Any]:
             _check_nodes(root, path, {}, set())
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
+        for mark in (getattr(exc, "context_mark", None), getattr(exc, "problem_mark", None)):
+            if mark is not None:  # (parsed from a str: the parser calls it "<unicode string>")
+                mark.name = str(path)
         raise TranscriptError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(doc, dict):
         raise TranscriptError(f"{path}: a transcript is a mapping with name, operator, steps")

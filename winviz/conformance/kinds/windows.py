@@ -42,14 +42,15 @@ from winviz.windows.window import TimeWindow
 def build(spec: dict[str, Any], what: str, where: str) -> Any:
     """The assigner, trigger or evictor (``what``) ``spec`` describes: ``KINDS[what]`` maps its
     ``type`` to its fields and a maker of the spec with its integer fields parsed. An unknown
-    type or field, or a missing one, is a ``TranscriptError`` naming ``what``."""
+    type or field, or a missing one, is a ``TranscriptError`` naming ``where`` (the spec's
+    path, e.g. ``file: operator.trigger``)."""
     kinds = KINDS[what]
     kind = spec.get("type")
     if kind not in kinds:
-        raise TranscriptError(f"{where}: {what}.type {kind!r} is not one of {sorted(kinds)}")
+        raise TranscriptError(f"{where}.type {kind!r} is not one of {sorted(kinds)}")
     fields, make = kinds[kind]
-    known(spec, ("type", *fields.split()), f"{where}: {what}")
-    ints = {k: parse_int_like(v, f"{where}: {what}.{k}") for k, v in spec.items() if k in _INTS}
+    known(spec, ("type", *fields.split()), where)
+    ints = {k: parse_int_like(v, f"{where}.{k}") for k, v in spec.items() if k in _INTS}
     try:
         return make({**spec, **ints}, where)
     except KeyError as exc:
@@ -108,7 +109,7 @@ TRIGGERS = {
     ),
     "delta": ("threshold", lambda p, w: T.DeltaTrigger(p["threshold"], _delta)),
     "never": ("", lambda p, w: T.NeverTrigger()),
-    "purging": ("of", lambda p, w: T.PurgingTrigger(build(p["of"], "trigger", w))),
+    "purging": ("of", lambda p, w: T.PurgingTrigger(build(p["of"], "trigger", f"{w}.of"))),
     "end_of_stream": ("", lambda p, w: T.EndOfStreamTrigger()),
 }
 EVICTORS = {
