@@ -12,14 +12,17 @@ server: other requests are blocked, recorded and must not happen.
 from __future__ import annotations
 
 import json
+import shutil
 import time
+import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tools.browser import Lab, jupyter_lab, run_notebook
+from tools.browser import Lab, console_of, jupyter_lab, new_page, run_notebook, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -445,3 +448,70 @@ def test_quick_key_presses_show_the_last_value_on_every_chart_together(
     bad = [m for m in console if m.startswith(("error", "warning")) and " to activate." not in m]
     assert bad == []
     assert net.blocked == []
+
+
+def _shut_down_kernels(lab: Lab) -> None:
+    """Shut every kernel of ``lab`` down (JupyterLab's REST API), as a server restart would."""
+    with urllib.request.urlopen(f"{lab.url}/api/kernels?token={lab.token}") as answer:
+        kernels = json.load(answer)
+    for kernel in kernels:
+        urllib.request.urlopen(
+            urllib.request.Request(
+                f"{lab.url}/api/kernels/{kernel['id']}?token={lab.token}", method="DELETE"
+            )
+        )
+
+
+def test_a_lesson_saved_and_reopened_draws_its_widgets_from_the_saved_state(
+    lab: Lab, check_notebook: Path, browser, shots: Path
+) -> None:
+    """Every chart is a widget (``ExplorerChart``): its output is a widget view, whose model
+    lives in the page. ``make lab``'s settings (``tools/lab_overrides.json``, which
+    ``jupyter_lab`` gives this server too) have JupyterLab save the widgets' state in the
+    notebook's metadata on each save, so a lesson run, saved and reopened after its kernel
+    was shut down draws its chart and slider from it, not "Error displaying widget: model
+    not found"."""
+    notebook = check_notebook.parent / "92_reopened.ipynb"
+    shutil.copy(check_notebook, notebook)
+    pg, net = new_page(browser)
+    console = console_of(pg)
+    pg.set_default_timeout(45_000)
+    assert run_notebook(pg, lab, notebook.name, workspace="saved") == []
+    pg.locator(".jp-OutputArea .vega-embed .role-mark").first.wait_for(state="attached")
+    pg.evaluate("() => { void window.jupyterapp.commands.execute('docmanager:save'); }")
+    wait_until(pg, "!window.jupyterapp.shell.currentWidget.context.model.dirty", 30, "the save")
+    saved = nbformat.read(notebook, as_version=4).metadata["widgets"]
+    models = saved["application/vnd.jupyter.widget-state+json"]["state"].values()
+    # the scrubber's ExplorerChart (anywidget), the Bundle of its script, the slider and
+    # their layouts and styles
+    assert Counter(m["model_name"] for m in models) == {
+        "AnyModel": 1,
+        "WidgetModel": 1,
+        "IntSliderModel": 1,
+        "LayoutModel": 2,
+        "SliderStyleModel": 1,
+    }
+    pg.close()
+    _shut_down_kernels(lab)
+
+    pg, net_reopened = new_page(browser)
+    reopened = console_of(pg)
+    try:
+        pg.goto(f"{lab.url}/lab/workspaces/reopened/tree/{notebook.name}?token={lab.token}")
+        marks = pg.locator(".jp-OutputArea .vega-embed .role-mark")
+        marks.first.wait_for(state="attached", timeout=45_000)
+        assert pg.locator(".jp-OutputArea .vega-embed").count() == 1
+        assert marks.count() == 9  # as drawn when run (test_lesson_runs_in_jupyterlab_…)
+        slider = pg.locator(".jp-OutputArea .jupyter-widgets.widget-slider .widget-readout")
+        assert slider.first.inner_text().strip() == "3"
+        pg.screenshot(path=str(shots / "jupyterlab_reopened.png"))
+        assert pg.locator(".jp-OutputArea-output:has-text('Error displaying widget')").count() == 0
+    finally:
+        pg.close()
+    bad = [
+        m
+        for m in console + reopened
+        if m.startswith(("error", "warning")) and " to activate." not in m
+    ]
+    assert bad == [], bad
+    assert net.blocked == net_reopened.blocked == []
