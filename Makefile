@@ -40,9 +40,14 @@ LAB_KERNELS := --MappingKernelManager.transport_encryption=auto
 # "Yes" fetches jupyter.org's feed) and no check of PyPI for a newer JupyterLab (the settings
 # tools/browser.py gives the browser tests' server).
 # The prompt itself is a setting: tools/lab_overrides.json, installed as the venv's JupyterLab
-# defaults (overrides.json; a learner can still turn news on in Settings).
+# defaults (overrides.json; a learner can still turn news on in Settings). It also has JupyterLab
+# save the widgets' state in the notebook, so that a lesson reopened draws its saved charts.
+# The Extension Manager is read-only (no lookup of PyPI for extensions).
 LAB_OFFLINE := --LabApp.news_url=None \
-  --LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate
+  --LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate \
+  --LabApp.extension_manager=readonly
+# The tour opens first, and the URL printed (LAB_ARGS=--no-browser) opens it too.
+LAB_OPEN := --LabApp.default_url=/lab/tree/00_tour.ipynb
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 $(LAB_OVERRIDES): tools/lab_overrides.json $(LAB_STAMP)
@@ -53,7 +58,7 @@ lab: setup $(LAB_OVERRIDES)
 	@for f in notebooks/*.ipynb; do \
 	  [ -e "$(LAB_DIR)/$${f##*/}" ] || { cp "$$f" "$(LAB_DIR)/" && echo "copied $$f to $(LAB_DIR)/"; }; \
 	done
-	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(LAB_KERNELS) $(LAB_OFFLINE) $(ALLOW_ROOT) $(LAB_ARGS) 00_tour.ipynb
+	cd $(LAB_DIR) && $(abspath $(VENV))/bin/jupyter lab $(LAB_KERNELS) $(LAB_OFFLINE) $(LAB_OPEN) $(ALLOW_ROOT) $(LAB_ARGS)
 
 # Fresh copies of every lesson in $(LAB_DIR)/ (your edits there are lost: it asks first).
 lab-reset:

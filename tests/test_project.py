@@ -200,14 +200,21 @@ def test_make_lab_works_on_ignored_copies_and_allows_root_only_as_root() -> None
         check=True,
     ).stdout
     (launch,) = [line for line in dry.splitlines() if "jupyter lab" in line]
-    assert launch.startswith("cd lab && ") and launch.endswith("--no-browser 00_tour.ipynb")
+    assert launch.startswith("cd lab && ") and launch.endswith("--no-browser")
     assert ("--allow-root" in launch) == (os.geteuid() == 0)
+    # the URL it prints (and opens) is the tour's, not the Launcher's
+    assert "--LabApp.default_url=/lab/tree/00_tour.ipynb" in launch.split()
     # offline, as the browser tests' server (tools.browser.jupyter_lab): no news prompt, no
-    # check of PyPI for a newer JupyterLab
+    # check of PyPI for a newer JupyterLab, no lookup of PyPI in the Extension Manager
     offline = (ROOT / "tools" / "browser.py").read_text()
-    for flag in ("--LabApp.news_url=None", "--LabApp.check_for_updates_class="):
+    for flag in (
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=",
+        "--LabApp.extension_manager=",
+    ):
         setting = re.search(re.escape(flag) + r"[\w.]*", offline).group()
         assert setting in launch.split(), setting
+    assert "--LabApp.extension_manager=readonly" in launch.split()
     # and the news prompt is off by default (the venv's JupyterLab overrides.json)
     installs = subprocess.run(
         ["make", "-n", "-W", "tools/lab_overrides.json", "lab", "LAB_ARGS=--no-browser"],
@@ -217,10 +224,15 @@ def test_make_lab_works_on_ignored_copies_and_allows_root_only_as_root() -> None
         check=True,
     ).stdout
     assert "cp tools/lab_overrides.json .venv/share/jupyter/lab/settings/overrides.json" in installs
+    # and the widgets' state saved in the notebook on each save, so that a lesson reopened
+    # draws its charts (every chart is a widget); the browser tests' server gets these too
     overrides = json.loads((ROOT / "tools" / "lab_overrides.json").read_text())
-    assert overrides["@jupyterlab/apputils-extension:notification"] == {
-        "fetchNews": "false",
-        "checkForUpdates": False,
+    assert overrides == {
+        "@jupyterlab/apputils-extension:notification": {
+            "fetchNews": "false",
+            "checkForUpdates": False,
+        },
+        "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True},
     }
     ignored = subprocess.run(
         ["git", "check-ignore", "-q", "lab/00_tour.ipynb"], cwd=ROOT, check=False

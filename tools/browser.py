@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
+OVERRIDES = ROOT / "tools" / "lab_overrides.json"  # the lab's settings (`make lab` installs them)
 CHROMIUM_ARGS = [
     "--headless",
     "--disable-gpu",
@@ -187,16 +188,19 @@ def free_port() -> int:
 @contextmanager
 def jupyter_lab(root: Path, home: Path, timeout: float = 90.0) -> Iterator[Lab]:
     """``jupyter lab`` from this Python on 127.0.0.1 serving ``root``: a free port, a random
-    token, config, data, runtime, settings and workspaces under ``home``; no news, no update
-    checks, a read-only extension manager, ``window.jupyterapp`` exposed; this checkout first
-    on the kernels' ``PYTHONPATH``. ``RuntimeError`` (with the log's tail) when it exits or
-    does not answer within ``timeout`` seconds; stopped (its process group killed if need
-    be) on leaving."""
-    settings = home / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False})
-    )
+    token, config, data, runtime, settings and workspaces under ``home``; the settings of
+    ``tools/lab_overrides.json`` (as ``make lab``: no news, widget state saved in the
+    notebook), no update checks, a read-only extension manager, ``window.jupyterapp``
+    exposed; this checkout first on the kernels' ``PYTHONPATH``. ``RuntimeError`` (with the
+    log's tail) when it exits or does not answer within ``timeout`` seconds; stopped (its
+    process group killed if need be) on leaving."""
+    for plugin, values in json.loads(OVERRIDES.read_text()).items():
+        # the settings `make lab` installs (overrides.json), as this server's user settings
+        extension, name = plugin.split(":")
+        (home / "settings" / extension).mkdir(parents=True, exist_ok=True)
+        (home / "settings" / extension / f"{name}.jupyterlab-settings").write_text(
+            json.dumps(values)
+        )
     port, token = free_port(), secrets.token_hex(16)
     env = {
         **os.environ,

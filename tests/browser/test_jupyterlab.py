@@ -12,14 +12,17 @@ server: other requests are blocked, recorded and must not happen.
 from __future__ import annotations
 
 import json
+import shutil
 import time
+import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from tools.browser import Lab, jupyter_lab, run_notebook
+from tools.browser import Lab, console_of, jupyter_lab, new_page, run_notebook, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -445,3 +448,93 @@ def test_quick_key_presses_show_the_last_value_on_every_chart_together(
     bad = [m for m in console if m.startswith(("error", "warning")) and " to activate." not in m]
     assert bad == []
     assert net.blocked == []
+
+
+def _shut_down_kernels(lab: Lab) -> None:
+    """Shut every kernel of ``lab`` down (JupyterLab's REST API), as a server restart would."""
+    with urllib.request.urlopen(f"{lab.url}/api/kernels?token={lab.token}") as answer:
+        kernels = json.load(answer)
+    for kernel in kernels:
+        urllib.request.urlopen(
+            urllib.request.Request(
+                f"{lab.url}/api/kernels/{kernel['id']}?token={lab.token}", method="DELETE"
+            )
+        )
+
+
+SAVE = "() => { void window.jupyterapp.commands.execute('docmanager:save'); }"
+SAVED = "!window.jupyterapp.shell.currentWidget.context.model.dirty"
+
+
+def _saved_models(notebook: Path) -> Counter:
+    """How many widget models of each kind ``notebook``'s metadata holds."""
+    saved = nbformat.read(notebook, as_version=4).metadata["widgets"]
+    models = saved["application/vnd.jupyter.widget-state+json"]["state"].values()
+    return Counter(m["model_name"] for m in models)
+
+
+def _reopened(pg, lab: Lab, notebook: Path, workspace: str, shot: Path) -> None:
+    """Open ``notebook`` (its kernels shut down first) in ``pg``: its chart and slider drawn
+    from the saved state as when it ran, no "Error displaying widget"."""
+    _shut_down_kernels(lab)
+    pg.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{notebook.name}?token={lab.token}")
+    marks = pg.locator(".jp-OutputArea .vega-embed .role-mark")
+    marks.first.wait_for(state="attached", timeout=45_000)
+    assert pg.locator(".jp-OutputArea .vega-embed").count() == 1
+    assert marks.count() == 9  # as drawn when run (test_lesson_runs_in_jupyterlab_…)
+    slider = pg.locator(".jp-OutputArea .jupyter-widgets.widget-slider .widget-readout")
+    assert slider.first.inner_text().strip() == "3"
+    pg.screenshot(path=str(shot))
+    assert pg.locator(".jp-OutputArea-output:has-text('Error displaying widget')").count() == 0
+
+
+# the scrubber's ExplorerChart (anywidget), the Bundle of its script, the slider, their
+# layouts and the slider's style
+MODELS = {
+    "AnyModel": 1,
+    "WidgetModel": 1,
+    "IntSliderModel": 1,
+    "LayoutModel": 2,
+    "SliderStyleModel": 1,
+}
+
+
+def test_a_lesson_saved_and_reopened_draws_its_widgets_from_the_saved_state(
+    lab: Lab, check_notebook: Path, browser, shots: Path
+) -> None:
+    """Every chart is a widget (``ExplorerChart``): its output is a widget view, whose model
+    lives in the page. ``make lab``'s settings (``tools/lab_overrides.json``, which
+    ``jupyter_lab`` gives this server too) have JupyterLab save the widgets' state in the
+    notebook's metadata on each save, so a lesson run, saved and reopened after its kernel
+    was shut down draws its chart and slider from it, not "Error displaying widget: model
+    not found". Saved again before it is run (JupyterLab autosaves: a reopened notebook is
+    changed, its widgets restored), it keeps that state (``keepSaved`` in the chart's
+    script), and draws it when opened once more."""
+    notebook = check_notebook.parent / "92_reopened.ipynb"
+    shutil.copy(check_notebook, notebook)
+    consoles, nets = [], []
+    for step in ("run", "reopened", "reopened_again"):
+        pg, net = new_page(browser)
+        consoles.append(console_of(pg))
+        nets.append(net)
+        pg.set_default_timeout(45_000)
+        try:
+            if step == "run":
+                assert run_notebook(pg, lab, notebook.name, workspace=step) == []
+                pg.locator(".jp-OutputArea .vega-embed .role-mark").first.wait_for(state="attached")
+            else:
+                _reopened(pg, lab, notebook, step, shots / f"jupyterlab_{step}.png")
+                assert pg.evaluate(SAVED) is False  # restored widgets: JupyterLab will save
+            pg.evaluate(SAVE)
+            wait_until(pg, SAVED, 30, "the save")
+            assert _saved_models(notebook) == MODELS, step
+        finally:
+            pg.close()
+    bad = [
+        m
+        for console in consoles
+        for m in console
+        if m.startswith(("error", "warning")) and " to activate." not in m
+    ]
+    assert bad == [], bad
+    assert [net.blocked for net in nets] == [[], [], []]

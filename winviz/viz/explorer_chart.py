@@ -89,7 +89,36 @@ function joinGroup(id, wanted) {  // wanted(): the run the view's model asks for
   };
 }
 
+// JupyterLab saves the state of a kernel's live widgets only (``get_state_sync`` keeps the
+// models whose comm is live), so a lesson reopened from its saved state and saved again
+// before it is run would lose its charts' models: "model not found" when next opened
+// (jupyter-widgets/ipywidgets#3888). Each save keeps the saved state of the models the
+// notebook's outputs still show, and of the models they name (layouts, the Bundle).
+const SAVED = "application/vnd.jupyter.widget-state+json";
+function keepSaved(manager) {
+  const context = manager && manager.context;
+  if (!context || !context.model.getMetadata || manager.__winvizKeepsSaved) return;
+  manager.__winvizKeepsSaved = true;
+  const saved = ((context.model.getMetadata("widgets") || {})[SAVED] || {}).state;
+  if (!saved) return;
+  const live = manager.get_state_sync.bind(manager);
+  manager.get_state_sync = function (options) {
+    const state = live(options);
+    const shown = JSON.stringify(context.model.toJSON().cells.map(c => c.outputs || []));
+    const todo = Object.keys(saved).filter(id => shown.includes(id));
+    while (todo.length) {
+      const id = todo.pop();
+      if (id in state.state) continue;
+      state.state[id] = saved[id];
+      const text = JSON.stringify(saved[id].state);
+      todo.push(...Object.keys(saved).filter(other => text.includes(other)));
+    }
+    return state;
+  };
+}
+
 async function render({ model, el }) {
+  keepSaved(model.widget_manager);
   const slotBox = document.createElement("div");
   el.appendChild(slotBox);
   const slot = viewSlot(slotBox);
