@@ -170,7 +170,10 @@ def test_the_cli_reports_each_malformed_transcript_and_exits_2(
 def test_a_bad_window_spec_is_named_by_its_path_once(tmp_path: Path) -> None:
     """The spec's path names it once ("operator.trigger: trigger: unknown field(s)" said it
     twice); a purging trigger's inner trigger is ``operator.trigger.of``."""
-    head = "name: t\noperator:\n  kind: window\n  function: sum\n  assigner: {type: tumbling, size: 10}\n"
+    head = (
+        "name: t\noperator:\n  kind: window\n  function: sum\n"
+        "  assigner: {type: tumbling, size: 10}\n"
+    )
     extra = _write(
         tmp_path, "extra", head + "  trigger: {type: count, n: 2, colour: red}\nsteps: []\n"
     )
