@@ -168,9 +168,7 @@ def _timeline(
         a, b = spec.rows(layer)
         seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
         taken.add_segment(seg, a["kind"])
-    for box in labels._edge_boxes(watermark_layers, plot) + watermark_steps.restart_boxes(
-        restarts, plot
-    ):
+    for box in labels._edge_boxes(watermark_layers, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     chains = window_lives.merge_chains(view, op) if derived else None
@@ -193,6 +191,8 @@ def _timeline(
     layers += marks + window_marks._cleanups(cleaned, mark_plot, notes, taken, occupied)
     # an interval join's pairs and buffer removals: placed as the firings and cleanups are
     layers += window_marks._joins(view, op, plot, notes, taken, occupied)
+    # the restarts' texts: clear of every mark and line so far; the labels keep off them
+    places = watermark_steps.restart_places(restarts, plot, taken)
     layers += window_marks._firing_labels(rows, offsets, mark_plot, show_labels, notes, taken)
     # (after the cleanups are placed) a ring round each mark others were counted on
     ring_layer = piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90)
@@ -200,7 +200,7 @@ def _timeline(
     layers += [
         ring_layer,
         merge_layer,
-        *watermark_steps.restart_layers(restarts, y, notes=notes),
+        *watermark_steps.restart_layers(restarts, y, places, notes=notes),
     ]
     layers = [layer for layer in layers if layer is not None]
     points.add_array(occupied.boxes())
