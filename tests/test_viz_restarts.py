@@ -297,3 +297,33 @@ def test_lesson_05s_restart_text_is_left_out_off_the_marks_it_crossed() -> None:
         "12,100 ms and every watermark to MIN; the replay is drawn over what came before",
         "the restart's text at 12,100 ms is left out (it would cross marks): hover its rule",
     ]
+
+
+def test_a_restart_text_keeps_off_the_diagonal_and_the_edge_text(restarted) -> None:
+    """A run started from checkpoint 1 (at 500 ms): above its rule at the left edge the text
+    crossed the ideal diagonal (main drew it there) and so it does below the rule; at the right
+    edge above it lies the MAX text (placed 18 px below its point, before the restart's text);
+    at the right edge below the rule it crosses nothing, and the MAX text keeps its place."""
+    fresh = late_after_a_firing().execute(restore_from=restarted.checkpoints[0])
+    chart = viz.timeline(fresh.trace, view="timeline").to_dict()
+    texts = {
+        row["text"]: (mark["align"], mark["baseline"], mark["dx"], mark["dy"], x)
+        for lay in chart["layer"]
+        if lay["mark"]["type"] == "text"
+        for mark, x in [(lay["mark"], lay["encoding"]["x"].get("value", "field"))]
+        for row in chart["datasets"][lay["data"]["name"]]
+        if "text" in row
+    }
+    assert texts == {
+        "watermark = MAX (end of input) →": ("right", "top", -4, 18, "field"),
+        "started from checkpoint 1 at 500 ms: watermarks back to MIN": (
+            "right",
+            "top",
+            -4,
+            2,
+            "width",
+        ),
+    }
+    assert chart["usermeta"]["winviz"]["notes"][-1] == (
+        "the run started from checkpoint 1: every watermark started at MIN"
+    )
