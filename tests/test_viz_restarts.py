@@ -14,7 +14,7 @@ from test_viz_restore_at_t import lesson_05_restore
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import palette, skew, watermark_steps
+from winviz.viz import palette, propagation, skew, watermark_steps
 from winviz.viz.boxes import Taken
 from winviz.viz.labels import Plot
 from winviz.viz.palette import TimeAxis
@@ -105,6 +105,19 @@ def test_the_propagation_chart_breaks_the_line_at_the_restart(restarted) -> None
     assert rows_of(spec, "rule", "text") == [
         {"x": 500, "text": "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"}
     ]
+
+
+def test_the_propagation_chart_says_a_restart_text_left_out(restarted, monkeypatch) -> None:
+    # (no place beside the rule clear of the dots and the steps: ``_restart_place`` None)
+    monkeypatch.setattr(propagation, "_restart_place", lambda *args: None)
+    spec = viz.propagation_chart(restarted.trace).to_dict()
+    assert [lay for lay in spec["layer"] if lay["mark"]["type"] == "text"] == []
+    assert rows_of(spec, "rule", "text") == [
+        {"x": 500, "text": "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"}
+    ]
+    assert spec["usermeta"]["winviz"]["notes"][-1] == (
+        "operators: the restart's text at 500 ms is left out (it would cross marks): hover its rule"
+    )
 
 
 def test_the_channels_of_a_valve_start_again_at_min() -> None:

@@ -37,7 +37,13 @@ from winviz.viz.watermark_channels import (
     operator_records,
     pick_operators,
 )
-from winviz.viz.watermark_steps import Restart, restart_layers, staircase, step_lines
+from winviz.viz.watermark_steps import (
+    Restart,
+    restart_layers,
+    restart_left_out,
+    staircase,
+    step_lines,
+)
 
 CHART = "propagation_chart"
 CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
@@ -366,6 +372,8 @@ def _panel(
     at = [(plot.px(x.clip(r.proc_time)[0]), r.text(x)) for r in restarts]  # (text beside rule)
     places = [_restart_place(px, text, plot, dots, steps) for px, text in at]
     layers += restart_layers(restarts, x, places, time_on_x=True)
+    left_out = [r for r, place in zip(restarts, places, strict=True) if place is None]
+    notes += [f"{d['name']}: {restart_left_out(r, x)}" for r in left_out]
     return {"layer": layers, "width": width, "height": height}, sub
 
 
@@ -514,21 +522,20 @@ left, a line lower each time."""
 
 def _restart_place(
     px: float, text: str, plot: Plot, dots: list[Box], steps: list[Box]
-) -> tuple[str, int]:
+) -> tuple[str, int] | None:
     """The first place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at
-    ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots, else the
-    first inside (``boxes.first_clear``); its box added to ``dots`` (the next restart's text
-    keeps off it)."""
+    ``px`` inside the panel clear of the ``dots`` and ``steps`` (``boxes.first_clear``); its
+    box added to ``dots`` (the next restart's text keeps off it); None where none is: its
+    text is left out."""
     w, h = CHAR_PX * len(text), LABEL_FONT + 2
     lefts = {"left": px + 3, "right": px - 3 - w}
     tries = [(p, [(lefts[p[0]], p[1], lefts[p[0]] + w, p[1] + h)]) for p in RESTART_PLACES]
-    for avoid in (dots + steps, dots, []):  # (clear of nothing: the first inside the panel)
-        taken = Taken()
-        taken.add_array(avoid)
-        spot = first_clear(tries, taken, inside=(0, -math.inf, plot.width, math.inf), add=False)
-        if spot is not None:
-            break
-    place, (box,) = spot or tries[0]
+    taken = Taken()
+    taken.add_array(dots + steps)
+    spot = first_clear(tries, taken, inside=(0, -math.inf, plot.width, math.inf), add=False)
+    if spot is None:
+        return None
+    place, (box,) = spot
     dots.append(box)
     return place
 

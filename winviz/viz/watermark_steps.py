@@ -272,10 +272,7 @@ def restart_layers(
         else:
             notes.append(f"the run {r.words()}: every watermark started at MIN")
         if place is None:
-            notes.append(
-                f"the restart's text at {time.fmt(r.proc_time)} is left out (it would cross "
-                "marks): hover its rule"
-            )
+            notes.append(restart_left_out(r, time))
     at = {t: time.channel(t)}
     rule = spec.layer(
         rows,
@@ -299,6 +296,13 @@ def restart_layers(
                 spec.text_layer(part, edge, align=align, baseline=baseline, dx=dx, dy=dy, **style)
             )
     return [rule, *texts]
+
+
+def restart_left_out(restart: Restart, time: TimeAxis) -> str:
+    """What a chart's subtitle says of a restart whose text is left out: "the restart's text at
+    500 ms is left out (it would cross marks): hover its rule"."""
+    at = time.fmt(restart.proc_time)
+    return f"the restart's text at {at} is left out (it would cross marks): hover its rule"
 
 
 def restart_places(
