@@ -515,21 +515,23 @@ def _idle_layers(
     return layers
 
 
-RESTART_PLACES = tuple((align, top) for top in (2, 16, 30, 44, 58) for align in ("left", "right"))
-"""Where a restart's text may go, in order: (align, its top in px): right of its rule, then
-left, a line lower each time."""
+RESTART_LINE_PX = 14
+"""How far apart (px) the heights a restart's text tries beside its rule are: a line."""
 
 
 def _restart_place(
     px: float, text: str, plot: Plot, dots: list[Box], steps: list[Box]
 ) -> tuple[str, int] | None:
-    """The first place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at
-    ``px`` inside the panel clear of the ``dots`` and ``steps`` (``boxes.first_clear``); its
-    box added to ``dots`` (the next restart's text keeps off it); None where none is: its
-    text is left out."""
+    """The first place of a restart's ``text`` beside its rule at ``px`` — (align, its top in
+    px): right of the rule, then left, a line (``RESTART_LINE_PX``) lower each time down the
+    panel — inside it clear of the ``dots`` and ``steps`` (``boxes.first_clear``); its box
+    added to ``dots`` (the next restart's text keeps off it); None where none is: its text is
+    left out."""
     w, h = CHAR_PX * len(text), LABEL_FONT + 2
     lefts = {"left": px + 3, "right": px - 3 - w}
-    tries = [(p, [(lefts[p[0]], p[1], lefts[p[0]] + w, p[1] + h)]) for p in RESTART_PLACES]
+    tops = range(2, plot.height - h + 1, RESTART_LINE_PX)
+    places = [(align, top) for top in tops for align in ("left", "right")]
+    tries = [(p, [(lefts[p[0]], p[1], lefts[p[0]] + w, p[1] + h)]) for p in places]
     taken = Taken()
     taken.add_array(dots + steps)
     spot = first_clear(tries, taken, inside=(0, -math.inf, plot.width, math.inf), add=False)
