@@ -161,6 +161,10 @@ def test_the_restart_text_goes_beside_its_rule_off_the_dots() -> None:
     everywhere, held = [(0.0, 0.0, 1000.0, 1000.0)], list(both)
     assert propagation._restart_place(500, text, plot, held, everywhere) is None
     assert held == both
+    # lines over the top 70 px (the five lines tried before): a line lower each time, down
+    # the panel, 72 .. 84 px
+    high = [(0.0, 0.0, 1000.0, 70.0)]
+    assert propagation._restart_place(500, text, plot, [], high) == ("left", 72)
     # its box is added to the dots: a second restart 100 px right keeps off its text (left
     # of the rule at 2 px: 503 .. 767 × 2 .. 14) — a line lower, no longer over it
     dots: list = []

@@ -120,6 +120,18 @@ def test_the_propagation_chart_says_a_restart_text_left_out(restarted, monkeypat
     )
 
 
+def test_lesson_05s_propagation_chart_leaves_its_restart_text_out() -> None:
+    # right of the rule at 12,100 ms (384 px wide: the rule is 291 px in, no room left of it)
+    # the text crosses at every height a step of the line after it (at 12,600, 16,300 or
+    # 25,100 ms) or the MAX dot: main drew it at the top, on that dot
+    spec = viz.propagation_chart(lesson_05_restore().trace).to_dict()
+    assert [lay for lay in spec["layer"] if lay["mark"]["type"] == "text"] == []
+    assert spec["usermeta"]["winviz"]["notes"][-1] == (
+        "operators: the restart's text at 12,100 ms is left out (it would cross marks): hover "
+        "its rule"
+    )
+
+
 def test_the_channels_of_a_valve_start_again_at_min() -> None:
     """Two watermark subtasks feed the window: after the restore both of its channels are drawn
     at MIN from the restore on (a new valve), until their next watermark."""
