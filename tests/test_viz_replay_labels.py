@@ -156,9 +156,15 @@ def test_the_restart_text_goes_beside_its_rule_off_the_dots() -> None:
     assert propagation._restart_place(500, text, plot, list(both), line) == ("left", 30)
     # no room right of the rule (near the right edge): left of it
     assert propagation._restart_place(900, text, plot, [], []) == ("right", 2)
-    # crossing a line rather than a dot where nothing is free of both
-    everywhere = [(0.0, 0.0, 1000.0, 1000.0)]
-    assert propagation._restart_place(500, text, plot, list(both), everywhere) == ("left", 16)
+    # nothing free of both (a line everywhere): left out, its box not added (it crossed a
+    # line, at ("left", 16), before the one placement rule: no text crosses a mark or line)
+    everywhere, held = [(0.0, 0.0, 1000.0, 1000.0)], list(both)
+    assert propagation._restart_place(500, text, plot, held, everywhere) is None
+    assert held == both
+    # lines over the top 70 px (the five lines tried before): a line lower each time, down
+    # the panel, 72 .. 84 px
+    high = [(0.0, 0.0, 1000.0, 70.0)]
+    assert propagation._restart_place(500, text, plot, [], high) == ("left", 72)
     # its box is added to the dots: a second restart 100 px right keeps off its text (left
     # of the rule at 2 px: 503 .. 767 × 2 .. 14) — a line lower, no longer over it
     dots: list = []

@@ -10,12 +10,22 @@ from typing import Any
 
 import pytest
 from test_checkpoints import late_after_a_firing
+from test_viz_restore_at_t import lesson_05_restore
 
 import winviz as wv
 from winviz import viz
-from winviz.viz import skew, watermark_steps
+from winviz.viz import palette, propagation, skew, watermark_steps
+from winviz.viz.boxes import Taken
+from winviz.viz.labels import Plot
+from winviz.viz.palette import TimeAxis
+from winviz.viz.spec import rows as layer_rows
 from winviz.viz.trace_view import TraceView
-from winviz.viz.watermark_steps import Restart, steps_by_attempt
+from winviz.viz.watermark_steps import (
+    Restart,
+    restart_layers,
+    restart_places,
+    steps_by_attempt,
+)
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +105,31 @@ def test_the_propagation_chart_breaks_the_line_at_the_restart(restarted) -> None
     assert rows_of(spec, "rule", "text") == [
         {"x": 500, "text": "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"}
     ]
+
+
+def test_the_propagation_chart_says_a_restart_text_left_out(restarted, monkeypatch) -> None:
+    # (no place beside the rule clear of the dots and the steps: ``_restart_place`` None)
+    monkeypatch.setattr(propagation, "_restart_place", lambda *args: None)
+    spec = viz.propagation_chart(restarted.trace).to_dict()
+    assert [lay for lay in spec["layer"] if lay["mark"]["type"] == "text"] == []
+    assert rows_of(spec, "rule", "text") == [
+        {"x": 500, "text": "restarted from checkpoint 1 at 500 ms: watermarks back to MIN"}
+    ]
+    assert spec["usermeta"]["winviz"]["notes"][-1] == (
+        "operators: the restart's text at 500 ms is left out (it would cross marks): hover its rule"
+    )
+
+
+def test_lesson_05s_propagation_chart_leaves_its_restart_text_out() -> None:
+    # right of the rule at 12,100 ms (384 px wide: the rule is 291 px in, no room left of it)
+    # the text crosses at every height a step of the line after it (at 12,600, 16,300 or
+    # 25,100 ms) or the MAX dot: main drew it at the top, on that dot
+    spec = viz.propagation_chart(lesson_05_restore().trace).to_dict()
+    assert [lay for lay in spec["layer"] if lay["mark"]["type"] == "text"] == []
+    assert spec["usermeta"]["winviz"]["notes"][-1] == (
+        "operators: the restart's text at 12,100 ms is left out (it would cross marks): hover "
+        "its rule"
+    )
 
 
 def test_the_channels_of_a_valve_start_again_at_min() -> None:
@@ -199,3 +234,121 @@ def test_the_failure_time_passes_over_the_restarts_own_idleness_records() -> Non
         "a failure at 1,100 ms: the job restarted from checkpoint 1 — the clock went back to "
         "900 ms and every watermark to MIN; the replay is drawn over what came before"
     ]
+
+
+# -- the restart's text: where it crosses nothing, else left out --------------------------------
+
+
+def _restart_plot() -> Plot:
+    """1 px per ms both ways, 1000 × 1000 px: processing time t is drawn at y = 1000 − t."""
+    x = TimeAxis("event time", "ms", 0, 1000)
+    y = TimeAxis("processing time", "ms", 0, 1000)
+    return Plot(x, y, 1000, 1000)
+
+
+def test_the_restart_text_takes_the_first_place_crossing_nothing() -> None:
+    plot, restart = _restart_plot(), Restart(seq=10, proc_time=500, failed_at=700, checkpoint_id=1)
+    # "restarted from checkpoint 1 at 500 ms: watermarks back to MIN": 61 characters, 366 px;
+    # its rule at y = 500: above it (2 px off, 13 px high) at the left edge (4 px in) first
+    assert len(restart.text(plot.y)) == 61
+    taken = Taken()
+    assert restart_places([restart], plot, taken) == [("left", "bottom")]
+    assert taken.hits((0, 0, 1000, 1000)) == (4.0, 485.0, 370.0, 498.0)  # (added: labels keep off)
+    # a dot above the rule at x = 100: below it; a line below it too: at the right edge
+    dot, line = (95.0, 490.0, 105.0, 500.0), (50.0, 509.0, 150.0, 511.0)
+    for boxes, place in (([dot], ("left", "top")), ([dot, line], ("right", "bottom"))):
+        taken = Taken()
+        taken.add_array(boxes)
+        assert restart_places([restart], plot, taken) == [place]
+    # a guide (the ideal diagonal, a segment) across the left places: right, above
+    taken = Taken()
+    taken.add_segment((0.0, 700.0, 400.0, 300.0), palette.IDEAL)  # (through (200, 500))
+    assert restart_places([restart], plot, taken) == [("right", "bottom")]
+    assert taken.hits((0, 0, 1000, 1000)) == (630.0, 485.0, 996.0, 498.0)
+    # marks on the rule under the left places (4 .. 370 px) and under the right (630 .. 996):
+    # left out
+    taken = Taken()
+    taken.add_array([(200.0, 490.0, 210.0, 510.0), (800.0, 490.0, 810.0, 510.0)])
+    assert restart_places([restart], plot, taken) == [None]
+    # at the top edge there is no room above: below; another restart's rule 8 px above: below
+    top = Restart(seq=10, proc_time=995, failed_at=None, checkpoint_id=None)
+    assert restart_places([top], plot, Taken()) == [("left", "top")]
+    early = Restart(seq=4, proc_time=492, failed_at=600, checkpoint_id=None)
+    # (492 ms: y = 508, above it 493 .. 506 crosses the rule at 500: below, 510 .. 523; the
+    # text of the restart at 500 ms above its rule, 485 .. 498, crosses neither)
+    assert restart_places([early, restart], plot, Taken()) == [("left", "top"), ("left", "bottom")]
+
+
+def test_the_restart_text_is_drawn_where_placed_and_said_left_out() -> None:
+    y = TimeAxis("processing time", "ms", 0, 1000)
+    first, second = Restart(5, 300, 400, 1), Restart(9, 600, 700, 2)
+    notes: list[str] = []
+    layers = restart_layers([first, second], y, [None, ("right", "top")], notes=notes)
+    rule, text = layers  # (no text layer for the one left out)
+    assert layer_rows(rule) == [
+        {"y": 300, "text": "restarted from checkpoint 1 at 300 ms: watermarks back to MIN"},
+        {"y": 600, "text": "restarted from checkpoint 2 at 600 ms: watermarks back to MIN"},
+    ]
+    assert layer_rows(text) == layer_rows(rule)[1:]
+    mark = text["mark"]
+    assert (mark["align"], mark["baseline"], mark["dx"], mark["dy"]) == ("right", "top", -4, 2)
+    assert text["encoding"]["x"] == {"value": "width"}
+    assert notes[1:3] == [
+        "the restart's text at 300 ms is left out (it would cross marks): hover its rule",
+        "a failure at 700 ms: the job restarted from checkpoint 2 — the clock went back to "
+        "600 ms and every watermark to MIN; the replay is drawn over what came before",
+    ]
+
+
+def test_lesson_05s_restart_text_is_left_out_off_the_marks_it_crossed() -> None:
+    """Lesson 05's restored job (a new-user trial): the text sat at the left edge above the rule
+    at 12,100 ms, crossed by the watermark line and on f's replay ring and side-output
+    triangle at x = 4,000; each place beside the rule crosses a mark (e's dot, read at
+    12,100 ms, lies on the rule under both the left and the right places): left out."""
+    chart = viz.timeline(lesson_05_restore().trace).to_dict()
+    texts = [
+        row["text"]
+        for lay in chart["layer"]
+        if lay["mark"]["type"] == "text"
+        for row in chart["datasets"][lay["data"]["name"]]
+        if "text" in row
+    ]
+    assert not [t for t in texts if t.startswith("restarted")], texts
+    assert rows_of(chart, "rule", "text") == [
+        {"y": 12_100, "text": "restarted from checkpoint 1 at 12,100 ms: watermarks back to MIN"}
+    ]
+    assert chart["usermeta"]["winviz"]["notes"][-2:] == [
+        "a failure at 12,500 ms: the job restarted from checkpoint 1 — the clock went back to "
+        "12,100 ms and every watermark to MIN; the replay is drawn over what came before",
+        "the restart's text at 12,100 ms is left out (it would cross marks): hover its rule",
+    ]
+
+
+def test_a_restart_text_keeps_off_the_diagonal_and_the_edge_text(restarted) -> None:
+    """A run started from checkpoint 1 (at 500 ms): above its rule at the left edge the text
+    crossed the ideal diagonal (main drew it there) and so it does below the rule; at the right
+    edge above it lies the MAX text (placed 18 px below its point, before the restart's text);
+    at the right edge below the rule it crosses nothing, and the MAX text keeps its place."""
+    fresh = late_after_a_firing().execute(restore_from=restarted.checkpoints[0])
+    chart = viz.timeline(fresh.trace, view="timeline").to_dict()
+    texts = {
+        row["text"]: (mark["align"], mark["baseline"], mark["dx"], mark["dy"], x)
+        for lay in chart["layer"]
+        if lay["mark"]["type"] == "text"
+        for mark, x in [(lay["mark"], lay["encoding"]["x"].get("value", "field"))]
+        for row in chart["datasets"][lay["data"]["name"]]
+        if "text" in row
+    }
+    assert texts == {
+        "watermark = MAX (end of input) →": ("right", "top", -4, 18, "field"),
+        "started from checkpoint 1 at 500 ms: watermarks back to MIN": (
+            "right",
+            "top",
+            -4,
+            2,
+            "width",
+        ),
+    }
+    assert chart["usermeta"]["winviz"]["notes"][-1] == (
+        "the run started from checkpoint 1: every watermark started at MIN"
+    )

@@ -1,6 +1,6 @@
 """A gallery of charts for the overlap check (issue 26): every chart kind × tricky jobs
-(coinciding firings, session merges, idle partitions, parallel partitions, a restore, dense
-runs), on one page, and the script that reads their rendered Vega scenegraphs.
+(coinciding firings, session merges, idle partitions, parallel partitions, a restore and
+lesson 05's, dense runs), on one page, and the script that reads their rendered Vega scenegraphs.
 
 The check reads what Vega drew (``view.scenegraph()``), not a list of marks: a mark added to
 a chart later is checked too."""
@@ -16,6 +16,7 @@ from tests.browser.conftest import wait_until
 from tests.chart_jobs import kernel_job, late_union_job, session_job
 from tests.jobs import bounded, kafka_readers, keyed_window
 from tests.test_checkpoints import late_after_a_firing
+from tests.test_viz_restore_at_t import lesson_05_restore
 from tests.test_viz_stages import parallel_job, union
 from tools.browser import open_drawn
 from winviz import datasets, viz
@@ -96,6 +97,7 @@ JOBS: dict[str, Callable[[], wv.JobExecutionResult]] = {
     "idle partitions": lambda: kafka_readers(2, idle=300),
     "parallel partitions": lambda: kafka_readers(1),
     "restore": restored,
+    "lesson 05 restore": lesson_05_restore,
     "late union": late_union_job,
     "dense": lambda: kernel_job(3000),
 }

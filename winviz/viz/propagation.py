@@ -37,7 +37,13 @@ from winviz.viz.watermark_channels import (
     operator_records,
     pick_operators,
 )
-from winviz.viz.watermark_steps import Restart, restart_layers, staircase, step_lines
+from winviz.viz.watermark_steps import (
+    Restart,
+    restart_layers,
+    restart_left_out,
+    staircase,
+    step_lines,
+)
 
 CHART = "propagation_chart"
 CHANNEL_COLORS: tuple[str, ...] = palette.IDENTITY_COLORS[:7]
@@ -366,6 +372,8 @@ def _panel(
     at = [(plot.px(x.clip(r.proc_time)[0]), r.text(x)) for r in restarts]  # (text beside rule)
     places = [_restart_place(px, text, plot, dots, steps) for px, text in at]
     layers += restart_layers(restarts, x, places, time_on_x=True)
+    left_out = [r for r, place in zip(restarts, places, strict=True) if place is None]
+    notes += [f"{d['name']}: {restart_left_out(r, x)}" for r in left_out]
     return {"layer": layers, "width": width, "height": height}, sub
 
 
@@ -507,28 +515,29 @@ def _idle_layers(
     return layers
 
 
-RESTART_PLACES = tuple((align, top) for top in (2, 16, 30, 44, 58) for align in ("left", "right"))
-"""Where a restart's text may go, in order: (align, its top in px): right of its rule, then
-left, a line lower each time."""
+RESTART_LINE_PX = 14
+"""How far apart (px) the heights a restart's text tries beside its rule are: a line."""
 
 
 def _restart_place(
     px: float, text: str, plot: Plot, dots: list[Box], steps: list[Box]
-) -> tuple[str, int]:
-    """The first place (``RESTART_PLACES``) of a restart's ``text`` beside its rule at
-    ``px`` inside the panel clear of the ``dots`` and ``steps``, else of the dots, else the
-    first inside (``boxes.first_clear``); its box added to ``dots`` (the next restart's text
-    keeps off it)."""
+) -> tuple[str, int] | None:
+    """The first place of a restart's ``text`` beside its rule at ``px`` — (align, its top in
+    px): right of the rule, then left, a line (``RESTART_LINE_PX``) lower each time down the
+    panel — inside it clear of the ``dots`` and ``steps`` (``boxes.first_clear``); its box
+    added to ``dots`` (the next restart's text keeps off it); None where none is: its text is
+    left out."""
     w, h = CHAR_PX * len(text), LABEL_FONT + 2
     lefts = {"left": px + 3, "right": px - 3 - w}
-    tries = [(p, [(lefts[p[0]], p[1], lefts[p[0]] + w, p[1] + h)]) for p in RESTART_PLACES]
-    for avoid in (dots + steps, dots, []):  # (clear of nothing: the first inside the panel)
-        taken = Taken()
-        taken.add_array(avoid)
-        spot = first_clear(tries, taken, inside=(0, -math.inf, plot.width, math.inf), add=False)
-        if spot is not None:
-            break
-    place, (box,) = spot or tries[0]
+    tops = range(2, plot.height - h + 1, RESTART_LINE_PX)
+    places = [(align, top) for top in tops for align in ("left", "right")]
+    tries = [(p, [(lefts[p[0]], p[1], lefts[p[0]] + w, p[1] + h)]) for p in places]
+    taken = Taken()
+    taken.add_array(dots + steps)
+    spot = first_clear(tries, taken, inside=(0, -math.inf, plot.width, math.inf), add=False)
+    if spot is None:
+        return None
+    place, (box,) = spot
     dots.append(box)
     return place
 

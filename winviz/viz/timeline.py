@@ -168,9 +168,7 @@ def _timeline(
         a, b = spec.rows(layer)
         seg = (plot.px(a["x"]), plot.py(a["y"]), plot.px(b["x"]), plot.py(b["y"]))
         taken.add_segment(seg, a["kind"])
-    for box in labels._edge_boxes(watermark_layers, plot) + watermark_steps.restart_boxes(
-        restarts, plot
-    ):
+    for box in labels._edge_boxes(watermark_layers, plot):
         taken.add(box)
     # the allowed-lateness horizons are lines too: no label or edge text crosses one
     chains = window_lives.merge_chains(view, op) if derived else None
@@ -197,22 +195,22 @@ def _timeline(
     # (after the cleanups are placed) a ring round each mark others were counted on
     ring_layer = piles.ring_layer(occupied, mark_plot.x.channel("x"), y.channel("y"), 90)
     merge_layer = window_marks._merges(view, op, x, y, notes)
-    layers += [
-        ring_layer,
-        merge_layer,
-        *watermark_steps.restart_layers(restarts, y, notes=notes),
-    ]
+    layers += [ring_layer, merge_layer]
     layers = [layer for layer in layers if layer is not None]
     points.add_array(occupied.boxes())
     # (an edge text at its own place keeps off the marks and the lines, not off its own box)
     points.extend(lines)
     labels._taken_by_rules(points, horizon_layer, plot)
     layers = labels._edge_texts_off_marks(layers, plot, points, taken, notes)
-    if element_labels is not None and element_layer is not None:
-        # the element labels keep off the "merged" marks, the rings (at their offsets); the
-        # join marks were added to ``taken`` where they were placed
+    if restarts or element_labels is not None:
+        # the restarts' texts and the element labels keep off the "merged" marks, the rings
+        # (at their offsets); the join marks were added to ``taken`` where they were placed
         labels._taken_by_marks(taken, [merge_layer], plot, lines=False)
         labels._taken_by_marks(taken, [ring_layer], mark_plot, lines=False)
+    # the restarts' texts: off every mark, line and text so far; the element labels keep off
+    places = watermark_steps.restart_places(restarts, plot, taken)
+    layers += watermark_steps.restart_layers(restarts, y, places, notes=notes)
+    if element_labels is not None and element_layer is not None:
         layers += labels._element_label_layers(element_layer, element_labels, plot, taken, notes)
     layers = labels._drawing_order(layers)
     window_marks._with_category_scales(layers)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from winviz.viz import coinciding, palette, spec
-from winviz.viz.boxes import Box
+from winviz.viz.boxes import Taken, first_clear, overlaps
 from winviz.viz.labels import CHAR_PX, LABEL_FONT, Plot
 from winviz.viz.palette import TimeAxis
 from winviz.viz.trace_view import Columns, TraceView
@@ -237,23 +237,32 @@ def _runs(
     )
 
 
+RESTART_PLACES = (("left", "bottom"), ("left", "top"), ("right", "bottom"), ("right", "top"))
+"""Where a restart's text may go beside its rule across the plot (time on y), in order:
+(align at the plot's edge, its baseline at the rule) — above it at the left edge, below it,
+then at the right edge above and below."""
+
+
 def restart_layers(
     restarts: Sequence[Restart],
     time: TimeAxis,
-    places: Sequence[tuple[str, int]] = (),
+    places: Sequence[Any] = (),
     *,
     time_on_x: bool = False,
     notes: list[str] | None = None,
 ) -> list[spec.ChartDict]:
     """Every chart's restarts: a dashed rule at each restore's processing time on ``time``
-    (y; ``time_on_x``: x) and its ``Restart.text``, above it at the left edge or (time on x)
-    beside it at its place (``places``: (align, px from the top)); ``notes`` told what
-    each did (the clock back to the checkpoint's, every watermark to MIN)."""
+    (y; ``time_on_x``: x) and its ``Restart.text`` at its place: beside its rule (time on
+    x: ``places`` (align, px from the top)), or across the plot (time on y: ``places`` one of
+    ``RESTART_PLACES`` or None, its text left out; none given: the first of them); ``notes``
+    told what each did (the clock back to the checkpoint's, every watermark to MIN) and which
+    text is left out."""
     if not restarts:
         return []
     t = "x" if time_on_x else "y"
     rows = [{t: time.clip(r.proc_time)[0], "text": r.text(time)} for r in restarts]
-    for r in restarts if notes is not None else ():
+    places = places or [RESTART_PLACES[0]] * len(rows)
+    for r, place in zip(restarts, places, strict=True) if notes is not None else ():
         if r.failed_at is not None:
             notes.append(
                 f"a failure at {time.fmt(r.failed_at)}: the job {r.words()} — the clock "
@@ -262,6 +271,8 @@ def restart_layers(
             )
         else:
             notes.append(f"the run {r.words()}: every watermark started at MIN")
+        if place is None:
+            notes.append(restart_left_out(r, time))
     at = {t: time.channel(t)}
     rule = spec.layer(
         rows,
@@ -269,27 +280,51 @@ def restart_layers(
         at | {"tooltip": [{"field": "text", "type": "nominal", "title": "restart"}]},
     )
     style = {"size": LABEL_FONT, "color": palette.GUIDE_COLOR}
-    if not time_on_x:
-        above = at | {"x": {"value": 0}}
-        return [
-            rule,
-            spec.text_layer(rows, above, align="left", baseline="bottom", dx=4, dy=-2, **style),
-        ]
     texts = []
-    for align, top in dict.fromkeys(places):
-        part = [r for r, p in zip(rows, places, strict=True) if p == (align, top)]
-        beside = at | {"y": {"value": top}}
-        dx = 3 if align == "left" else -3
-        texts.append(spec.text_layer(part, beside, align=align, baseline="top", dx=dx, **style))
+    for place in dict.fromkeys(p for p in places if p is not None):
+        part = [r for r, p in zip(rows, places, strict=True) if p == place]
+        if time_on_x:
+            align, top = place
+            beside = at | {"y": {"value": top}}
+            dx = 3 if align == "left" else -3
+            texts.append(spec.text_layer(part, beside, align=align, baseline="top", dx=dx, **style))
+        else:  # (at the plot's edge: 4 px in, 2 px off the rule)
+            align, baseline = place
+            edge = at | {"x": {"value": 0} if align == "left" else {"value": "width"}}
+            dx, dy = (4 if align == "left" else -4), (-2 if baseline == "bottom" else 2)
+            texts.append(
+                spec.text_layer(part, edge, align=align, baseline=baseline, dx=dx, dy=dy, **style)
+            )
     return [rule, *texts]
 
 
-def restart_boxes(restarts: Sequence[Restart], plot: Plot) -> list[Box]:
-    """The pixel boxes of the restarts' texts above their rules (``restart_layers``, time on
-    y: 4 px right of the left edge, 2 px above the rule): labels keep off them."""
-    boxes = []
-    for r in restarts:
-        py = plot.py(plot.y.clip(r.proc_time)[0])
-        width = CHAR_PX * len(r.text(plot.y))
-        boxes.append((4.0, py - 2 - LABEL_FONT - 3, 4 + width, py - 2))
-    return boxes
+def restart_left_out(restart: Restart, time: TimeAxis) -> str:
+    """What a chart's subtitle says of a restart whose text is left out: "the restart's text at
+    500 ms is left out (it would cross marks): hover its rule"."""
+    at = time.fmt(restart.proc_time)
+    return f"the restart's text at {at} is left out (it would cross marks): hover its rule"
+
+
+def restart_places(
+    restarts: Sequence[Restart], plot: Plot, taken: Taken
+) -> list[tuple[str, str] | None]:
+    """Where each restart's text goes across the plot (time on y): the first of
+    ``RESTART_PLACES`` inside the plot crossing no mark, line or guide ``taken`` nor another
+    restart's rule (``boxes.first_clear``), its box added to ``taken`` (labels keep off it);
+    else None: its text left out (``restart_layers`` says so; its rule's tooltip names it)."""
+    rules = [plot.py(plot.y.clip(r.proc_time)[0]) for r in restarts]
+    places: list[tuple[str, str] | None] = []
+    for r, py in zip(restarts, rules, strict=True):
+        text = r.text(plot.y)
+        others = [(0, y - 1, plot.width, y + 1) for y in rules if y != py]
+        w, h = CHAR_PX * len(text), LABEL_FONT + 3
+        lefts = {"left": 4.0, "right": plot.width - 4 - w}
+        tops = {"bottom": py - 2 - h, "top": py + 2}
+        tries = [
+            (p, [(lefts[p[0]], tops[p[1]], lefts[p[0]] + w, tops[p[1]] + h)])
+            for p in RESTART_PLACES
+        ]
+        tries = [(p, [box]) for p, [box] in tries if not any(overlaps(box, o) for o in others)]
+        spot = first_clear(tries, taken, inside=plot.area)
+        places.append(None if spot is None else spot[0])
+    return places
