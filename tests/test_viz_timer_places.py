@@ -13,6 +13,7 @@ import pandas as pd
 from chart_jobs import kernel_job, late_union_job
 
 from tests.browser.gallery import running_example
+from tests.test_viz_restore_at_t import lesson_05_restore
 from winviz import viz
 from winviz.trace.coded import first_of_each
 from winviz.viz import timer_places as tp
@@ -165,6 +166,34 @@ def test_no_dedup_lies_on_a_rule_and_every_one_is_drawn_or_counted() -> None:
         taken.add_segment(seg)
     on = [r for r in dedup if "above" not in r and not free(taken, _box(r, px), tp.RULES)]
     assert on == []
+
+
+def test_a_dedup_and_its_count_keep_off_the_watermarks_dots() -> None:
+    """Lesson 05's restore job: the ▼ "×2" of 9,999 ms at 12,500 ms went 12 px right of
+    its timestamp's rule (its "×2" at 17 px), on the dot of the first attempt's last
+    watermark (10,999 ms at 12,200 ms; drawn over the ▼, its "×2" under it). The dots are
+    taken (``place_marks``): the ▼ goes 23 px right, its "×2" at 28 px, clear of every dot."""
+    spec = viz.timers_chart(lesson_05_restore().trace).to_dict()
+    main = spec["hconcat"][0]
+    px = tp.Plot(*_axes(main), main["width"], main["height"])
+    counts = rows(spec, lambda r: r.get("kind") == "dedup count")
+    assert [(r["x"], r["y"], r["dx"], r["text"]) for r in counts] == [
+        (9999, 3100, 13.0, "×4"),
+        (9999, 7300, 13.0, "×2"),
+        (9999, 12500, 28.0, "×2"),
+        (19999, 16200, 13.0, "×2"),
+    ]
+    dedup = rows(spec, lambda r: r.get("event") == DEDUP and r["y"] == 12500)
+    assert [(r["x"], r["dx"], r["registrations"]) for r in dedup] == [(9999, 23.0, 2)]
+    dots = rows(spec, lambda r: r.get("kind") == "watermark")
+    assert (10999, 12200) in [(r["x"], r["y"]) for r in dots]
+    taken = Taken()
+    for r in dots:  # (a dot of size 14 px²: a circle of radius √(14/π) px)
+        cx, cy, h = px.px(r["x"]), px.py(r["y"]), (14 / np.pi) ** 0.5
+        taken.add((cx - h, cy - h, cx + h, cy + h))
+    placed = [tp.dedup_boxes(px.px(r["x"]) + r["dx"], px.py(r["y"]), r["registrations"])
+              for r in rows(spec, lambda r: r.get("event") == DEDUP)]  # fmt: skip
+    assert [b for boxes in placed for b in boxes if not free(taken, b)] == []
 
 
 def _axes(main: dict[str, Any]) -> tuple[TimeAxis, TimeAxis]:

@@ -57,14 +57,14 @@ def place_marks(
         if layer
         for seg in line_segments(spec.rows(layer[0]), px, by)
     ]
-    every: list[Box] = []  # the boxes every view shows
+    every = _dot_boxes(staircase[1], px) if staircase else []  # the boxes every view shows
 
     def drawn(key: str | None) -> tuple[list[tuple[Segment, bool]], list[Box]]:
         """The segments and boxes drawn when the dropdown shows ``key`` (""/None: every key)."""
         mine = [r for r in rules if r["key"] == key] if key else rules
         return [(seg, True) for seg in rule_segments(mine, px)] + shared, boxes[key or ""] + every
 
-    on_plot, marks = drawn("")[0], [b for view in boxes.values() for b in view]
+    on_plot, marks = drawn("")[0], [b for view in boxes.values() for b in view] + every
     vertices = spec.rows(staircase[0]) if staircase else []
     label = watermark_label_off_marks(staircase[2:], px, marks, on_plot, vertices)
     every += marks[-1:] if label else []
@@ -73,6 +73,13 @@ def place_marks(
     if labels:
         labels = labels_off_marks(labels, px, marks, on_plot, extents[""], notes)
     return events + dedup_rows, rings, layers, [*labels, *label]
+
+
+def _dot_boxes(dots: spec.ChartDict, px: Plot) -> list[Box]:
+    """The boxes of the watermark's dots (a point layer: a circle of its mark's ``size``
+    px²), drawn over every mark: what is placed keeps off them."""
+    half = math.sqrt(dots["mark"]["size"] / math.pi)
+    return [_square(_at(r, px), half) for r in spec.rows(dots) if None not in (r["x"], r["y"])]
 
 
 RULES = (True,)  # the tags of the segments a ▼ keeps off: the rules (a text keeps off every line)
