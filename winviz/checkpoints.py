@@ -2,7 +2,9 @@
 ``CheckpointCoordinator``, barriers and operator state snapshots; docs/checkpoints.md).
 
 The engine is synchronous, so a checkpoint is taken at a **cut**: "after the first ``n`` source
-records" (a periodic one at ``T``: before the first record arriving at or after ``T``). It holds
+records" (a periodic one at ``T``: before the first record arriving at or after ``T``, the clock
+first run to ``T``: periodic watermark emissions and processing-time timers due by then go
+before the barrier, as in Flink, where the trigger comes at ``T``). It holds
 source positions, subtask states and metrics, exchange positions, the clock, and what sinks and side
 outputs received (rolled back on a restore). **Watermarks are not checkpointed** (Flink 2.3): a
 restored job starts every watermark at MIN (a ``watermark`` record at MIN, input ``"restore"``, for
@@ -275,6 +277,9 @@ class CheckpointCoordinator:
         t = self.next_trigger_time
         if t is not None and next_arrival is not None and next_arrival >= t:
             due = True
+            # Flink triggers it at ``t``: what the clock has due until then (periodic
+            # watermark emissions, processing-time timers) runs before the barrier
+            self.runtime.advance_clock(t)
             self._schedule_after(next_arrival)
         if consumed == self._restored_at:  # this cut is the checkpoint just restored
             due = False
