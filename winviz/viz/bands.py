@@ -9,7 +9,6 @@ it, the window still accepts late elements.
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import pairwise
 from typing import Any, NamedTuple
 
@@ -188,48 +187,32 @@ class _Window(NamedTuple):
 
 def per_window(view: TraceView, op: str, lives: pd.DataFrame | Columns) -> list[_Window] | None:
     """``_per_window(lives)`` as the run keeps it: each window's elements assigned and firings
-    that a restore rolled back (``restores.undone``) counted apart (``undone_elements``,
-    ``undone_firings``), not in ``elements`` and ``firings``; ``closed`` the last cleanup the
-    run keeps (``kept_times``; a window merged away keeps its merge), a later one a restore
-    rolled back in ``rolled_back_close``. With session merges, a window's elements are its own
-    and those the run's merges passed to it, its rolled-back ones so too
-    (``window_lives.rolled_back_lives``)."""
+    that a restore rolled back counted apart (``undone_elements``, ``undone_firings``), not in
+    ``elements`` and ``firings``; ``closed`` the close the run keeps, a later one a restore
+    rolled back in ``rolled_back_close``. The lives as kept are ``window_lives.rolled_back_lives``'
+    (session merges included), summed per window by the one rule, ``_per_window``."""
     windows = _per_window(lives)
     undone = window_lives.rolled_back_lives(view, op) if windows is not None else None
     if undone is None:
         return windows
-    undone_of: dict[str, Counter[tuple[int, int]]] = {"assigned": Counter(), "fired": Counter()}
-    at = zip(*(np.asarray(lives[c]).tolist() for c in ("window_start", "window_end")), strict=True)
-    for w, e, f in zip(at, undone.elements.tolist(), undone.firings.tolist(), strict=True):
-        undone_of["assigned"][w] += e
-        undone_of["fired"][w] += f
-    closes = kept_times(view, op, "cleanup", last=True)
-    out = []
-    for w in windows:
-        at = (w.window_start, w.window_end)
-        e, f = undone_of["assigned"][at], undone_of["fired"][at]
-        closed = w.closed
-        if closed is not None and not w.merged_into:
-            kept = closes.get(at)
-            closed = None if kept is None else int(kept)
-        out.append(
-            w._replace(
-                elements=w.elements - e,
-                firings=w.firings - f,
-                undone_elements=e,
-                undone_firings=f,
-                closed=closed,
-                rolled_back_close=None if closed == w.closed else w.closed,
-            )
+    columns = ("window_start", "window_end", "key", "opened", "merged_into")
+    kept = pd.DataFrame({c: np.asarray(lives[c]) for c in columns})
+    kept["elements"] = np.asarray(lives["elements"], dtype=np.int64) - undone.elements
+    kept["firings"] = np.asarray(lives["firings"], dtype=np.int64) - undone.firings
+    kept["closed"] = undone.closed
+    return [
+        k._replace(
+            undone_elements=w.elements - k.elements,
+            undone_firings=w.firings - k.firings,
+            rolled_back_close=None if k.closed == w.closed else w.closed,
         )
-    return out
+        for w, k in zip(windows, _per_window(kept) or [], strict=True)
+    ]
 
 
-def kept_times(
-    view: TraceView, op: str, kind: str, last: bool = False
-) -> dict[tuple[int, int], float]:
-    """Each (start, end) window's first (``last``: last) ``kind`` record over all keys that no
-    restore rolled back: its processing time (a rolled-back record is in the run at no t,
+def kept_times(view: TraceView, op: str, kind: str) -> dict[tuple[int, int], float]:
+    """Each (start, end) window's first ``kind`` record over all keys that no restore rolled
+    back: its processing time (a rolled-back record is in the run at no t,
     ``restores.kept_at``)."""
     rows = view.select(kind, operator=op)
     if len(view.select("restore")):
@@ -238,7 +221,7 @@ def kept_times(
     procs = view.numbers("proc_time", rows[present])
     timed = ~np.isnan(procs)  # (a record without a processing time is none of these)
     f_start, f_end, procs = f_start[present][timed], f_end[present][timed], procs[timed]
-    order = np.lexsort((procs if last else -procs, f_end, f_start))  # per window, its pick last
+    order = np.lexsort((-procs, f_end, f_start))  # per window, its first last
     at = zip(f_start[order].tolist(), f_end[order].tolist(), strict=True)
     return dict(zip(at, procs[order].tolist(), strict=True))
 
