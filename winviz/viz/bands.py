@@ -189,17 +189,14 @@ def per_window(view: TraceView, op: str, lives: pd.DataFrame | Columns) -> list[
     """``_per_window(lives)`` as the run keeps it: each window's elements assigned and firings
     that a restore rolled back counted apart (``undone_elements``, ``undone_firings``), not in
     ``elements`` and ``firings``; ``closed`` the close the run keeps, a later one a restore
-    rolled back in ``rolled_back_close``. The lives as kept are ``window_lives.rolled_back_lives``'
-    (session merges included), summed per window by the one rule, ``_per_window``."""
+    rolled back in ``rolled_back_close``: the lives as kept (``window_lives.as_kept``, session
+    merges included) summed per window by the one rule, ``_per_window``."""
     windows = _per_window(lives)
-    undone = window_lives.rolled_back_lives(view, op) if windows is not None else None
-    if undone is None:
+    if windows is None or window_lives.rolled_back_lives(view, op) is None:
         return windows
     columns = ("window_start", "window_end", "key", "opened", "merged_into")
-    kept = pd.DataFrame({c: np.asarray(lives[c]) for c in columns})
-    kept["elements"] = np.asarray(lives["elements"], dtype=np.int64) - undone.elements
-    kept["firings"] = np.asarray(lives["firings"], dtype=np.int64) - undone.firings
-    kept["closed"] = undone.closed
+    frame = pd.DataFrame({c: np.asarray(lives[c]) for c in (*columns, "elements", "firings")})
+    kept = window_lives.as_kept(view, op, frame.assign(closed=np.asarray(lives["closed"])))
     return [
         k._replace(
             undone_elements=w.elements - k.elements,

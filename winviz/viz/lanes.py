@@ -96,7 +96,7 @@ def _lanes(
 ) -> spec.ChartDict:
     view.read_parts(LANES_PARTS)
     op = pick_operator(view, operator)
-    bars = _as_kept(view, op, window_lives.window_lives(view, op))
+    bars = window_lives.as_kept(view, op, window_lives.window_lives(view, op))
     bars["status"] = [
         "merged away" if isinstance(m, str) else ("fired" if f else "not fired")
         for m, f in zip(bars["merged_into"].tolist(), bars["firings"].tolist(), strict=True)
@@ -185,30 +185,9 @@ def _lanes(
     return palette.finish(chart, name="window_lanes", notes=notes, heading="Window lanes")
 
 
-def _as_kept(view: TraceView, op: str, bars: pd.DataFrame) -> pd.DataFrame:
-    """The bars (``window_lives``' rows) as the run keeps them after a restore
-    (``window_lives.rolled_back_lives``): the elements and firings a restore rolled back taken
-    out (counted apart in ``undone_elements``, ``undone_firings``), ``closed`` the last cleanup
-    the run keeps (a merged-away bar: the kept merge), a later one it rolled back in
-    ``rolled_back_close`` (NaN: none). Without a restore, the bars as they are."""
-    undone = window_lives.rolled_back_lives(view, op)
-    if undone is None:
-        return bars
-    closed = bars["closed"].astype(float).to_numpy()
-    later = ~np.isnan(closed) & ~(undone.closed >= closed)  # (kept: none, or an earlier one)
-    return bars.assign(
-        elements=bars["elements"].to_numpy() - undone.elements,
-        firings=bars["firings"].to_numpy() - undone.firings,
-        closed=undone.closed,
-        undone_elements=undone.elements,
-        undone_firings=undone.firings,
-        rolled_back_close=np.where(later, closed, np.nan),
-    )
-
-
 def _kept_texts(bars: pd.DataFrame) -> tuple[list[Any], list[Any], list[str]]:
     """Each bar's elements, firings and close as its tooltip says them: after a restore
-    (``_as_kept``), what the run keeps, then what a restore rolled back
+    (``window_lives.as_kept``), what the run keeps, then what a restore rolled back
     (``vocabulary.kept_count``; "1,600 (1,700 rolled back by a restore)")."""
     closes = ["open at the end" if pd.isna(c) else f"{int(c):,}" for c in bars["closed"].tolist()]
     elements, firings = bars["elements"].tolist(), bars["firings"].tolist()

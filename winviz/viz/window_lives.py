@@ -231,6 +231,27 @@ def rolled_back_lives(view: TraceView, operator: str) -> RolledBack | None:
     return memoized(view, "rolled_back_lives", operator, build)
 
 
+def as_kept(view: TraceView, op: str, bars: pd.DataFrame) -> pd.DataFrame:
+    """``window_lives``' rows (``bars``) as the run keeps them after a restore
+    (``rolled_back_lives``): the elements and firings a restore rolled back taken
+    out (counted apart in ``undone_elements``, ``undone_firings``), ``closed`` the last cleanup
+    the run keeps (a merged-away bar: the kept merge), a later one it rolled back in
+    ``rolled_back_close`` (NaN: none). Without a restore, the bars as they are."""
+    undone = rolled_back_lives(view, op)
+    if undone is None:
+        return bars
+    closed = bars["closed"].astype(float).to_numpy()
+    later = ~np.isnan(closed) & ~(undone.closed >= closed)  # (kept: none, or an earlier one)
+    return bars.assign(
+        elements=bars["elements"].to_numpy() - undone.elements,
+        firings=bars["firings"].to_numpy() - undone.firings,
+        closed=undone.closed,
+        undone_elements=undone.elements,
+        undone_firings=undone.firings,
+        rolled_back_close=np.where(later, closed, np.nan),
+    )
+
+
 def _row_finder(lives: Columns) -> Callable[[TraceView, np.ndarray], np.ndarray]:
     """A function giving records (of a view) their ``window_life_columns`` row (``lives``: those
     columns), found by (key text, start, end); -1 for a record without a time window."""
